@@ -1,0 +1,373 @@
+/* perfmark — the command line: run a program under measurement, report a
+ * file, list event groups, check what this machine allows. */
+#define _GNU_SOURCE
+#include "pm_events.h"
+#include "report.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef PERFMARK_VERSION
+#define PERFMARK_VERSION "unknown"
+#endif
+
+static const char pm_usage[] =
+    "usage: perfmark <command> [options]\n"
+    "\n"
+    "Measure MPI + OpenMP programs with performance counters, per region, thread\n"
+    "and rank, into one HDF5 file; then report it.\n"
+    "\n"
+    "commands:\n"
+    "  run [options] -- CMD [ARGS...]   run CMD with perfmark preloaded\n"
+    "  report FILE.h5 [options]         aggregate a measurement file\n"
+    "  list                             event groups, and which events count here\n"
+    "  check                            what this machine allows (PMU, paranoid, ...)\n"
+    "  help [COMMAND]                   this text, or a command's\n"
+    "\n"
+    "perfmark COMMAND --help gives the options of COMMAND. Version " PERFMARK_VERSION ".\n";
+
+static const char pm_usage_run[] =
+    "usage: perfmark run [options] -- CMD [ARGS...]\n"
+    "\n"
+    "Runs CMD with libperfmark.so preloaded and measurement enabled. At exit the\n"
+    "measured process writes one HDF5 file and prints its name.\n"
+    "\n"
+    "options (each sets the environment variable in brackets):\n"
+    "  -e, --events LIST    event group (default, sw, ipc, none) or comma list of\n"
+    "                       libpfm4 event names with modifiers [PERFMARK_EVENTS]\n"
+    "  -o, --output PATH    output file, or a directory for the default name\n"
+    "                       perfmark-<job id or timestamp>.h5 [PERFMARK_OUTPUT]\n"
+    "  -q, --quiet          no messages on stderr (they are still in the file)\n"
+    "                       [PERFMARK_QUIET]\n"
+    "      --pinned         pin the per-thread counter groups: a group the kernel\n"
+    "                       takes away reads as lost (LOST_GENERATION) instead of\n"
+    "                       being multiplexed [PERFMARK_PINNED]\n"
+    "      --bind-cpu N     testing aid: count each thread only while it runs on\n"
+    "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
+    "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
+    "\n"
+    "Works as `perfmark run -- ./app`; programs that only link the markers and are\n"
+    "started some other way measure nothing.\n";
+
+static const char pm_usage_report[] =
+    "usage: perfmark report FILE.h5 [--format text|csv|json] [-o OUT]\n"
+    "\n"
+    "Per region (a tree by call path): visits, wall time, each event as total and\n"
+    "per-thread min/mean/max, and data-quality flags. Multiplexed values are\n"
+    "scaled (raw x enabled/running), marked as estimates, with the share of time\n"
+    "counted. Writes to stdout unless -o is given.\n";
+
+static const char pm_usage_list[] =
+    "usage: perfmark list\n"
+    "\n"
+    "Prints the named event groups, their events, and whether each event can be\n"
+    "counted on this machine (and why not).\n";
+
+static const char pm_usage_check[] =
+    "usage: perfmark check\n"
+    "\n"
+    "Reports hardware PMU presence, perf_event_paranoid, rdpmc, the NMI watchdog\n"
+    "and the clock, and what perfmark does about each.\n";
+
+static int pm_wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+/* libperfmark.so beside the binary: bin/perfmark → lib/libperfmark.so. */
+static int pm_find_library(char *out, size_t len)
+{
+    const char *env = getenv("PERFMARK_LIBRARY");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return access(out, R_OK);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    const char *rel[] = {"../lib/libperfmark.so", "../lib64/libperfmark.so",
+                         "libperfmark.so", "../lib/x86_64-linux-gnu/libperfmark.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(out, len, "%s/%s", exe, rel[i]);
+        char *real = realpath(out, NULL);
+        if (real) {
+            snprintf(out, len, "%s", real);
+            free(real);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int pm_cmd_run(int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if ((!strcmp(a, "-e") || !strcmp(a, "--events")) && value) {
+            setenv("PERFMARK_EVENTS", value, 1), i++;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && value) {
+            setenv("PERFMARK_OUTPUT", value, 1), i++;
+        } else if (!strcmp(a, "--bind-cpu") && value) {
+            setenv("PERFMARK_BIND_CPU", value, 1), i++;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            setenv("PERFMARK_QUIET", "1", 1);
+        } else if (!strcmp(a, "--pinned")) {
+            setenv("PERFMARK_PINNED", "1", 1);
+        } else if (a[0] != '-') {
+            break;  /* `perfmark run ./app` without `--` */
+        } else {
+            fprintf(stderr, "perfmark run: unknown option '%s'\n\n%s", a, pm_usage_run);
+            return 2;
+        }
+    }
+    if (i < argc && strcmp(argv[i], "--") == 0)
+        i++;
+    if (i >= argc) {
+        fprintf(stderr, "perfmark run: no command given\n\n%s", pm_usage_run);
+        return 2;
+    }
+    char lib[PATH_MAX];
+    if (pm_find_library(lib, sizeof lib) != 0) {
+        fprintf(stderr, "perfmark run: cannot find libperfmark.so next to this program "
+                "(set PERFMARK_LIBRARY); running %s unmeasured\n", argv[i]);
+    } else {
+        const char *old = getenv("LD_PRELOAD");
+        char *preload;
+        if (old && *old && !strstr(old, lib)) {
+            if (asprintf(&preload, "%s:%s", lib, old) < 0)
+                preload = NULL;
+        } else {
+            preload = strdup(lib);
+        }
+        if (preload)
+            setenv("LD_PRELOAD", preload, 1);
+        setenv("PERFMARK_ENABLE", "1", 1);
+        char pid[32];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid());
+        setenv("PERFMARK_PID", pid, 1);
+    }
+    execvp(argv[i], argv + i);
+    fprintf(stderr, "perfmark run: cannot run '%s': %s\n", argv[i], strerror(errno));
+    return errno == ENOENT ? 127 : 126;
+}
+
+/* ---- report ---------------------------------------------------------------- */
+
+static int pm_cmd_report(int argc, char **argv)
+{
+    const char *file = NULL, *format = "text", *out_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && i + 1 < argc)
+            format = argv[++i];
+        else if (!strncmp(a, "--format=", 9))
+            format = a + 9;
+        else if (!strcmp(a, "-o") && i + 1 < argc)
+            out_path = argv[++i];
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "perfmark report: unknown option '%s'\n\n%s", a, pm_usage_report);
+            return 2;
+        } else if (!file)
+            file = a;
+        else {
+            fprintf(stderr, "perfmark report: one file at a time ('%s')\n", a);
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "perfmark report: no file given\n\n%s", pm_usage_report);
+        return 2;
+    }
+    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
+        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv or json)\n", format);
+        return 2;
+    }
+    FILE *out = stdout;
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        fprintf(stderr, "perfmark report: cannot write %s: %s\n", out_path, strerror(errno));
+        return 1;
+    }
+    char err[1024] = "";
+    int rc = pm_report_file(file, format, out, err, sizeof err);
+    if (out != stdout && fclose(out) != 0 && rc == 0) {
+        snprintf(err, sizeof err, "writing %s failed: %s", out_path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "perfmark report: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- list ------------------------------------------------------------------ */
+
+static int pm_cmd_list(void)
+{
+    int pmu = pm_pmu_present();
+    printf("Event groups (PERFMARK_EVENTS or perfmark run -e):\n\n");
+    for (const struct pm_event_group_def *g = pm_event_groups; g->name; g++) {
+        printf("%-8s %s\n", g->name, g->description);
+        if (strcmp(g->name, "default") == 0)
+            printf("         here: %s\n", pmu ? "ipc + task-clock + page-faults"
+                                              : "sw (this machine has no hardware PMU)");
+        for (int i = 0; g->events[i]; i++) {
+            char why[PM_NOTE_LEN];
+            int ok = pm_event_probe(g->events[i], why, sizeof why);
+            printf("         %-18s %s%s\n", g->events[i], ok ? "counts here" : "no: ",
+                   ok ? "" : why);
+        }
+    }
+    printf("\nAny libpfm4 event name works too, with modifiers (u, k, and on hardware\n"
+           "events e, i, c=N), e.g. -e task-clock,page-faults:u. See docs/event-groups.md.\n");
+    return 0;
+}
+
+/* ---- check ------------------------------------------------------------------- */
+
+static int pm_read_int(const char *path, int *value)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fscanf(f, "%d", value) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+static void pm_check_rdpmc(int pmu)
+{
+    if (!pmu) {
+        printf("rdpmc:        not applicable (no hardware counters)\n"
+               "              perfmark reads counters with read() (~0.3 us per group).\n");
+        return;
+    }
+    struct pm_event ev;
+    char err[PM_NOTE_LEN];
+    int cap = -1;
+    if (pm_event_encode("instructions", pm_user_only(), &ev, err, sizeof err) == 0) {
+        int fd = pm_perf_open(&ev.attr, -1, -1);
+        if (fd >= 0) {
+            struct perf_event_mmap_page *p =
+                mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+            if (p != MAP_FAILED) {
+                cap = (int)p->cap_user_rdpmc;
+                munmap(p, (size_t)sysconf(_SC_PAGESIZE));
+            }
+            close(fd);
+        }
+    }
+    int sysfs = -1;
+    pm_read_int("/sys/bus/event_source/devices/cpu/rdpmc", &sysfs);
+    printf("rdpmc:        %s (sysfs rdpmc=%d)\n", cap == 1 ? "granted" : "not granted", sysfs);
+    printf("              perfmark reads %s.\n", cap == 1
+               ? "hardware counters with rdpmc from user space (no syscall)"
+               : "counters with read(); echo 2 > /sys/bus/event_source/devices/cpu/rdpmc "
+                 "allows rdpmc");
+}
+
+static int pm_cmd_check(void)
+{
+    int pmu = pm_pmu_present();
+    printf("perfmark %s on this machine\n\n", PERFMARK_VERSION);
+    printf("hardware PMU: %s\n", pmu ? "present" : "absent");
+    printf("              %s\n", pmu
+               ? "hardware events (cycles, instructions, TopDown) can be counted."
+               : "only software events count here (VM, container or no PMU driver);\n"
+                 "              perfmark falls back to the 'sw' group and says so in the file.");
+    int paranoid = 2;
+    if (pm_read_int("/proc/sys/kernel/perf_event_paranoid", &paranoid) != 0)
+        printf("paranoid:     unknown (no /proc/sys/kernel/perf_event_paranoid)\n");
+    else
+        printf("paranoid:     perf_event_paranoid=%d, running as %s\n              %s\n",
+               paranoid, geteuid() == 0 ? "root" : "a normal user",
+               geteuid() == 0 ? "root counts user and kernel space."
+               : paranoid >= 3 ? "level 3 may forbid perf_event_open for users: perfmark "
+                                 "then measures time only."
+               : paranoid >= 2 ? "user space only: perfmark counts with exclude_kernel=1 "
+                                 "(context-switches then read 0)."
+                               : "user and kernel space can be counted.");
+    pm_check_rdpmc(pmu);
+    int nmi = -1;
+    if (pm_read_int("/proc/sys/kernel/nmi_watchdog", &nmi) != 0)
+        printf("NMI watchdog: not present\n");
+    else
+        printf("NMI watchdog: %s\n              %s\n", nmi ? "on" : "off",
+               nmi && pmu ? "it holds one hardware counter: large groups multiplex sooner "
+                            "(sysctl kernel.nmi_watchdog=0 frees it)."
+                          : "no counter is taken from perfmark.");
+    char why[PM_NOTE_LEN];
+    int sw = pm_event_probe("task-clock", why, sizeof why);
+    printf("software:     %s\n", sw ? "task-clock, page-faults, ... count here"
+                                    : why);
+    printf("clock:        region wall time from %s\n",
+           "rdtsc where the TSC is invariant, else CLOCK_MONOTONIC");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(pm_usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        fputs(pm_usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("perfmark %s\n", PERFMARK_VERSION);
+        return 0;
+    }
+    struct { const char *name, *usage; } usages[] = {
+        {"run", pm_usage_run}, {"report", pm_usage_report},
+        {"list", pm_usage_list}, {"check", pm_usage_check},
+    };
+    if (!strcmp(cmd, "help")) {
+        for (size_t i = 0; argc > 2 && i < sizeof usages / sizeof *usages; i++)
+            if (!strcmp(argv[2], usages[i].name)) {
+                fputs(usages[i].usage, stdout);
+                return 0;
+            }
+        fputs(pm_usage, stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof usages / sizeof *usages; i++)
+        if (!strcmp(cmd, usages[i].name) && pm_wants_help(argc - 2, argv + 2)) {
+            fputs(usages[i].usage, stdout);
+            return 0;
+        }
+    if (!strcmp(cmd, "run"))
+        return pm_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report"))
+        return pm_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return pm_cmd_list();
+    if (!strcmp(cmd, "check"))
+        return pm_cmd_check();
+    fprintf(stderr, "perfmark: unknown command '%s'\n\n%s", cmd, pm_usage);
+    return 2;
+}

@@ -1,0 +1,67 @@
+/*
+ * perfmark.h — region markers for the perfmark measurement runtime.
+ *
+ * Mark the parts of your program you want measured:
+ *
+ *     #include <perfmark.h>
+ *     PERFMARK_REGION_BEGIN("solve");
+ *     ...
+ *     PERFMARK_REGION_END("solve");
+ *
+ * Link with -lperfmark. Regions nest: a region's identity is its call path
+ * ("main/solve/halo"), so the same name under two parents is two regions.
+ * Every thread keeps its own region stack; a thread perfmark has never seen
+ * is picked up on its first marker call.
+ *
+ * Run the program under `perfmark run -- ./app` (or preload libperfmark.so
+ * with PERFMARK_ENABLE=1) to measure it. Without that the markers do nothing
+ * and cost a few nanoseconds; compile with -DPERFMARK_DISABLE and the macros
+ * vanish entirely.
+ *
+ * Error contract (as in hwloc): functions return 0 on success and -1 when
+ * nothing was recorded (perfmark inactive, or the call was unbalanced). A
+ * marker never aborts, never blocks on I/O and never changes errno. Problems
+ * such as an end without a begin are reported once on stderr, recorded in the
+ * output file, and flag the region UNBALANCED.
+ */
+#ifndef PERFMARK_H
+#define PERFMARK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Enter / leave the region `name` on the calling thread.
+ * `name` is copied on first sight; it may be any NUL-terminated byte string
+ * (UTF-8 welcome, empty allowed). end() must name the innermost open region:
+ * a mismatched or unmatched end() is flagged UNBALANCED and ignored. */
+int perfmark_region_begin(const char *name);
+int perfmark_region_end(const char *name);
+
+/* Handle API: the fastest path. Resolve the name once, then enter and exit
+ * by handle. Handles are process-wide and stay valid until exit. Returns a
+ * negative value when perfmark is inactive; enter/exit accept it and do
+ * nothing. */
+typedef int32_t perfmark_region_t;
+perfmark_region_t perfmark_region(const char *name);
+int perfmark_region_enter(perfmark_region_t region);
+int perfmark_region_exit(perfmark_region_t region);
+
+/* 1 when this process is being measured, 0 otherwise. */
+int perfmark_active(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef PERFMARK_DISABLE
+#define PERFMARK_REGION_BEGIN(name) ((void)0)
+#define PERFMARK_REGION_END(name) ((void)0)
+#else
+#define PERFMARK_REGION_BEGIN(name) ((void)perfmark_region_begin(name))
+#define PERFMARK_REGION_END(name) ((void)perfmark_region_end(name))
+#endif
+
+#endif /* PERFMARK_H */

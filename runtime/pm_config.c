@@ -1,0 +1,79 @@
+#include "pm_config.h"
+#include "pm_log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int pm_parse_bool(const char *text, int fallback, int *bad)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (strcasecmp(text, yes[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (strcasecmp(text, no[i]) == 0)
+            return 0;
+    *bad = 1;
+    return fallback;
+}
+
+static int pm_env_bool(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return fallback;
+    int bad = 0;
+    int value = pm_parse_bool(v, fallback, &bad);
+    if (bad)
+        pm_msg(PM_MSG_ONCE, "%s='%.64s' is not a boolean (use 1 or 0); using %d",
+               name, v, fallback);
+    return value;
+}
+
+/* A non-negative integer no larger than max, or -1 (with a message) if the
+ * text is anything else. */
+static long pm_env_long(const char *name, long max)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    errno = 0;
+    long value = strtol(v, &end, 10);
+    if (errno || *end || value < 0 || value > max) {
+        pm_msg(PM_MSG_ONCE, "%s='%.64s' is not an integer in 0..%ld; ignoring it", name, v, max);
+        return -1;
+    }
+    return value;
+}
+
+static void pm_env_string(const char *name, char *dst, size_t size, const char *fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        v = fallback;
+    if (strlen(v) >= size) {
+        pm_msg(PM_MSG_ONCE, "%s is %zu bytes long, more than %zu; using '%s'", name,
+               strlen(v), size - 1, fallback);
+        v = fallback;
+    }
+    snprintf(dst, size, "%s", v);
+}
+
+void pm_config_read(struct pm_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->quiet = pm_env_bool("PERFMARK_QUIET", 0);
+    pm_log_set_quiet(cfg->quiet);
+    cfg->enable = pm_env_bool("PERFMARK_ENABLE", 0);
+    long pid = pm_env_long("PERFMARK_PID", 1L << 30);
+    cfg->launch_pid = pid < 0 ? 0 : pid;
+    pm_env_string("PERFMARK_EVENTS", cfg->events, sizeof cfg->events, "default");
+    pm_env_string("PERFMARK_OUTPUT", cfg->output, sizeof cfg->output, "");
+    cfg->bind_cpu = (int)pm_env_long("PERFMARK_BIND_CPU", 1 << 20);
+    cfg->pinned = pm_env_bool("PERFMARK_PINNED", 0);
+}

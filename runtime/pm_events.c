@@ -1,0 +1,447 @@
+#include "pm_events.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern const char *const pm_default_with_pmu[];
+
+static pthread_once_t pm_pfm_once = PTHREAD_ONCE_INIT;
+static int pm_pfm_status = -1;
+
+static void pm_pfm_init_once(void) { pm_pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -1; }
+
+int pm_events_init(void)
+{
+    pthread_once(&pm_pfm_once, pm_pfm_init_once);
+    return pm_pfm_status;
+}
+
+int pm_pmu_present(void)
+{
+    DIR *d = opendir("/sys/bus/event_source/devices");
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL)
+        found = strcmp(e->d_name, "cpu") == 0 || strncmp(e->d_name, "cpu_", 4) == 0 ||
+                strncmp(e->d_name, "armv", 4) == 0;
+    closedir(d);
+    return found;
+}
+
+static int pm_paranoid_level(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    int level = 2;
+    if (f) {
+        if (fscanf(f, "%d", &level) != 1)
+            level = 2;
+        fclose(f);
+    }
+    return level;
+}
+
+int pm_user_only(void) { return geteuid() != 0 && pm_paranoid_level() >= 2; }
+
+int pm_perf_open(struct perf_event_attr *attr, int cpu, int group_fd)
+{
+    return (int)syscall(SYS_perf_event_open, attr, 0, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+void pm_leader_attr(struct perf_event_attr *attr, int pinned)
+{
+    memset(attr, 0, sizeof *attr);
+    attr->size = sizeof *attr;
+    attr->type = PERF_TYPE_SOFTWARE;
+    attr->config = PERF_COUNT_SW_DUMMY;
+    attr->disabled = 1;
+    attr->pinned = pinned ? 1 : 0;
+    attr->exclude_kernel = 1;  /* allowed at every paranoid level */
+    attr->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                        PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+}
+
+/* ---- suggestions for unknown names ------------------------------------ */
+
+/* Names people type that are not libpfm4's canonical spelling. */
+static const char *const pm_common_names[] = {
+    "task-clock", "cpu-clock", "page-faults", "minor-faults", "major-faults",
+    "context-switches", "cpu-migrations", "alignment-faults", "emulation-faults",
+    "cycles", "instructions", "branches", "branch-misses", "cache-references",
+    "cache-misses", "ref-cycles", "bus-cycles", NULL,
+};
+
+static size_t pm_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+struct pm_suggestions {
+    const char *base;
+    char name[3][PM_EVENT_NAME_LEN];
+    size_t dist[3];
+};
+
+static void pm_suggest_consider(struct pm_suggestions *s, const char *candidate)
+{
+    size_t d = pm_edit_distance(s->base, candidate);
+    size_t limit = strlen(s->base) / 3 + 1;
+    if (d > limit || d == 0)
+        return;
+    for (int i = 0; i < 3; i++) {
+        if (s->name[i][0] && strcasecmp(s->name[i], candidate) == 0)
+            return;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!s->name[i][0] || d < s->dist[i]) {
+            for (int k = 2; k > i; k--) {
+                s->dist[k] = s->dist[k - 1];
+                memcpy(s->name[k], s->name[k - 1], PM_EVENT_NAME_LEN);
+            }
+            s->dist[i] = d;
+            snprintf(s->name[i], PM_EVENT_NAME_LEN, "%s", candidate);
+            return;
+        }
+    }
+}
+
+static void pm_suggest_from_libpfm(struct pm_suggestions *s)
+{
+    pfm_pmu_info_t pinfo;
+    pfm_event_info_t einfo;
+    for (int pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX; pmu++) {
+        memset(&pinfo, 0, sizeof pinfo);
+        pinfo.size = sizeof pinfo;
+        if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+            continue;
+        for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+            memset(&einfo, 0, sizeof einfo);
+            einfo.size = sizeof einfo;
+            if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) == PFM_SUCCESS)
+                pm_suggest_consider(s, einfo.name);
+        }
+    }
+}
+
+void pm_event_suggest(const char *bad, char *out, size_t outlen)
+{
+    char base[PM_EVENT_NAME_LEN];
+    const char *p = strstr(bad, "::");
+    snprintf(base, sizeof base, "%s", p ? p + 2 : bad);
+    base[strcspn(base, ":")] = '\0';
+
+    struct pm_suggestions s;
+    memset(&s, 0, sizeof s);
+    s.base = base;
+    for (const struct pm_event_group_def *g = pm_event_groups; g->name; g++)
+        pm_suggest_consider(&s, g->name);
+    for (int i = 0; pm_common_names[i]; i++)
+        pm_suggest_consider(&s, pm_common_names[i]);
+    if (pm_events_init() == 0)
+        pm_suggest_from_libpfm(&s);
+
+    out[0] = '\0';
+    int n = 0;
+    for (int i = 0; i < 3 && s.name[i][0]; i++)
+        n++;
+    for (int i = 0; i < n; i++) {
+        size_t used = strlen(out);
+        const char *sep = i == 0 ? "" : (i == n - 1 ? " or " : ", ");
+        snprintf(out + used, outlen - used, "%s%s", sep, s.name[i]);
+    }
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
+                    char *err, size_t errlen)
+{
+    memset(ev, 0, sizeof *ev);
+    if (!*name) {
+        snprintf(err, errlen, "empty event name");
+        return -1;
+    }
+    if (strlen(name) >= sizeof ev->name) {
+        snprintf(err, errlen, "event name '%.40s...' is longer than %zu bytes", name,
+                 sizeof ev->name - 1);
+        return -1;
+    }
+    if (pm_events_init() != 0) {
+        snprintf(err, errlen, "libpfm4 failed to initialise: cannot encode '%s'", name);
+        return -1;
+    }
+    snprintf(ev->name, sizeof ev->name, "%s", name);
+
+    char *fstr = NULL;
+    pfm_perf_encode_arg_t arg;
+    memset(&arg, 0, sizeof arg);
+    arg.attr = &ev->attr;
+    arg.fstr = &fstr;
+    arg.size = sizeof arg;
+    int plm = user_only ? PFM_PLM3 : (PFM_PLM0 | PFM_PLM3);
+    int rc = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+    if (rc != PFM_SUCCESS) {
+        free(fstr);
+        char close[3 * PM_EVENT_NAME_LEN + 16] = "";
+        switch (rc) {
+        case PFM_ERR_NOTFOUND:
+            pm_event_suggest(name, close, sizeof close);
+            snprintf(err, errlen, "unknown event '%s'%s%s%s", name,
+                     close[0] ? " (did you mean " : "", close, close[0] ? "?)" : "");
+            break;
+        case PFM_ERR_ATTR:
+            snprintf(err, errlen, "bad modifier in '%s' (known modifiers include u, k, "
+                     "and on hardware events e, i, c=N)", name);
+            break;
+        case PFM_ERR_ATTR_VAL:
+            snprintf(err, errlen, "bad modifier value in '%s' (e.g. c= takes 0..255)", name);
+            break;
+        case PFM_ERR_UMASK:
+            snprintf(err, errlen, "bad or missing unit mask in '%s'", name);
+            break;
+        default:
+            snprintf(err, errlen, "cannot encode '%s': %s", name, pfm_strerror(rc));
+            break;
+        }
+        return -1;
+    }
+    /* libpfm4 leaves size at 0; the kernel needs it. */
+    ev->attr.size = sizeof ev->attr;
+    ev->attr.disabled = 0;
+    ev->attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                           PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+    snprintf(ev->pfm_name, sizeof ev->pfm_name, "%s", fstr ? fstr : name);
+    free(fstr);
+    return 0;
+}
+
+/* ---- building the measured set ------------------------------------------ */
+
+__attribute__((format(printf, 2, 3)))
+static void pm_note(struct pm_eventset *set, const char *fmt, ...)
+{
+    if (set->nnotes >= PM_MAX_EVENTS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(set->notes[set->nnotes++], PM_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+const char *pm_event_open_failure(int err)
+{
+    switch (err) {
+    case ENOENT:
+        return pm_pmu_present() ? "not available on this CPU (ENOENT)"
+                                : "this machine has no hardware PMU (ENOENT)";
+    case EACCES:
+    case EPERM:
+        return "not permitted at this perf_event_paranoid level (append :u to count user "
+               "space only)";
+    case EOPNOTSUPP:
+        return "not supported by this kernel or PMU (EOPNOTSUPP)";
+    case EMFILE:
+    case ENFILE:
+        return "out of file descriptors";
+    default:
+        return strerror(err);
+    }
+}
+
+/* Names of a request, expanding group names; returns the count. */
+static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN], int max,
+                            struct pm_eventset *set)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", request);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*tok))
+            tok++;
+        char *end = tok + strlen(tok);
+        while (end > tok && isspace((unsigned char)end[-1]))
+            *--end = '\0';
+        if (!*tok)
+            continue;
+        const struct pm_event_group_def *g = pm_event_group_find(tok);
+        const char *const *list = NULL;
+        const char *single[2] = {tok, NULL};
+        if (g && strcmp(g->name, "default") == 0)
+            list = pm_pmu_present() ? pm_default_with_pmu : pm_event_group_find("sw")->events;
+        else
+            list = g ? g->events : single;
+        for (int i = 0; list[i]; i++) {
+            int dup = 0;
+            for (int k = 0; k < n; k++)
+                dup |= strcmp(names[k], list[i]) == 0;
+            if (dup)
+                continue;
+            if (n == max) {
+                pm_note(set, "more than %d events requested; '%s' and later ones are ignored",
+                        PM_MAX_EVENTS, list[i]);
+                return n;
+            }
+            snprintf(names[n++], PM_EVENT_NAME_LEN, "%s", list[i]);
+        }
+    }
+    return n;
+}
+
+/* Open the encoded events as real groups on this thread: members join the
+ * current group until the kernel refuses one (EINVAL/ENOSPC: it cannot be
+ * scheduled with the others); then a new group starts. An event that fails
+ * even alone is dropped with the reason. */
+static void pm_probe_and_group(struct pm_eventset *set, struct pm_event *cand, int ncand)
+{
+    int leader[PM_MAX_GROUPS], fds[PM_MAX_EVENTS], nfds = 0;
+    int ngroups = 0, members = 0;
+    struct perf_event_attr lattr;
+    set->n = 0;
+
+    for (int i = 0; i < ncand; i++) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            if (ngroups == 0 || (attempt == 1 && members > 0)) {
+                if (ngroups == PM_MAX_GROUPS)
+                    break;
+                pm_leader_attr(&lattr, 0);
+                leader[ngroups] = pm_perf_open(&lattr, -1, -1);
+                if (leader[ngroups] < 0) {
+                    pm_note(set, "cannot open a counter group leader (%s); counting nothing",
+                            strerror(errno));
+                    goto done;
+                }
+                ngroups++;
+                members = 0;
+            } else if (attempt == 1) {
+                break;  /* already alone in a fresh group: retrying will not help */
+            }
+            struct perf_event_attr attr = cand[i].attr;
+            int fd = pm_perf_open(&attr, -1, leader[ngroups - 1]);
+            if (fd >= 0) {
+                fds[nfds++] = fd;
+                members++;
+                set->ev[set->n] = cand[i];
+                set->ev[set->n].group = ngroups - 1;
+                set->n++;
+                break;
+            }
+            int e = errno;
+            int retry = (e == EINVAL || e == ENOSPC || e == E2BIG) && members > 0;
+            if (!retry) {
+                char why[PM_NOTE_LEN];
+                snprintf(why, sizeof why, "%s", e == ENOSPC || e == EINVAL
+                             ? "cannot be scheduled, even alone in its own group"
+                             : pm_event_open_failure(e));
+                pm_note(set, "event '%s' dropped: %s", cand[i].name, why);
+                break;
+            }
+        }
+    }
+done:
+    /* A trailing leader without members would cost a read for nothing. */
+    set->ngroups = set->n ? set->ev[set->n - 1].group + 1 : 0;
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    for (int g = 0; g < ngroups; g++)
+        close(leader[g]);
+}
+
+static int pm_encode_names(struct pm_eventset *set, char names[][PM_EVENT_NAME_LEN], int n,
+                           struct pm_event *cand)
+{
+    int user_only = pm_user_only();
+    int ncand = 0;
+    char err[PM_NOTE_LEN];
+    for (int i = 0; i < n; i++) {
+        if (pm_event_encode(names[i], user_only, &cand[ncand], err, sizeof err) == 0)
+            ncand++;
+        else
+            pm_note(set, "%s; it is not measured", err);
+    }
+    return ncand;
+}
+
+void pm_eventset_build(const char *request, struct pm_eventset *set)
+{
+    static char names[PM_MAX_EVENTS][PM_EVENT_NAME_LEN];
+    static struct pm_event cand[PM_MAX_EVENTS];
+    memset(set, 0, sizeof *set);
+    snprintf(set->requested, sizeof set->requested, "%s", request);
+
+    const struct pm_event_group_def *g = pm_event_group_find(request);
+    snprintf(set->group_name, sizeof set->group_name, "%s", g ? g->name : "custom");
+    if (g && strcmp(g->name, "default") == 0 && !pm_pmu_present()) {
+        snprintf(set->group_name, sizeof set->group_name, "sw");
+        snprintf(set->fallback, sizeof set->fallback,
+                 "this machine has no hardware PMU: the default group measures software "
+                 "events (sw) instead of cycles and instructions");
+    }
+
+    int n = pm_request_names(request, names, PM_MAX_EVENTS, set);
+    int ncand = pm_encode_names(set, names, n, cand);
+    pm_probe_and_group(set, cand, ncand);
+    if (set->n > 0 || n == 0)
+        return;
+
+    /* Nothing requested can be counted: measure sw rather than nothing. */
+    char dropped[512] = "";
+    for (int i = 0; i < n; i++) {
+        size_t used = strlen(dropped);
+        snprintf(dropped + used, sizeof dropped - used, "%s%s", i ? ", " : "", names[i]);
+    }
+    n = pm_request_names("sw", names, PM_MAX_EVENTS, set);
+    ncand = pm_encode_names(set, names, n, cand);
+    pm_probe_and_group(set, cand, ncand);
+    snprintf(set->group_name, sizeof set->group_name, "%s", set->n ? "sw" : "none");
+    snprintf(set->fallback, sizeof set->fallback,
+             "none of the requested events (%.300s) can be counted here; measuring %s instead",
+             dropped, set->n ? "the 'sw' group" : "time only (software events failed too)");
+}
+
+int pm_event_probe(const char *name, char *why, size_t whylen)
+{
+    struct pm_event ev;
+    if (pm_event_encode(name, pm_user_only(), &ev, why, whylen) != 0)
+        return 0;
+    int fd = pm_perf_open(&ev.attr, -1, -1);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", pm_event_open_failure(errno));
+        return 0;
+    }
+    close(fd);
+    why[0] = '\0';
+    return 1;
+}

@@ -1,0 +1,80 @@
+/* pm_events — event names to perf_event_attr, through libpfm4.
+ *
+ * A request (PERFMARK_EVENTS) is a group name from the table in
+ * pm_event_groups.c or a comma list of libpfm4 event names with modifiers
+ * (u, k, e, i, c=N, ...). pm_eventset_build() encodes each name, then opens
+ * the events for real on the calling thread to learn which ones this machine
+ * counts and how many fit in one kernel group; what does not work is dropped
+ * with a reason, and a request of which nothing works falls back to `sw`. */
+#ifndef PM_EVENTS_H
+#define PM_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+
+#define PM_MAX_EVENTS 32
+#define PM_MAX_GROUPS 8
+#define PM_EVENT_NAME_LEN 128
+#define PM_NOTE_LEN 768
+
+struct pm_event_group_def {
+    const char *name;
+    const char *description;
+    int needs_pmu;               /* hardware events: counts only where a PMU exists */
+    const char *events[8];       /* NULL-terminated */
+};
+
+/* The table, terminated by an entry whose name is NULL. */
+extern const struct pm_event_group_def pm_event_groups[];
+const struct pm_event_group_def *pm_event_group_find(const char *name);
+
+struct pm_event {
+    char name[PM_EVENT_NAME_LEN];  /* as the user (or group table) wrote it */
+    char pfm_name[256];            /* libpfm4's fully qualified name */
+    struct perf_event_attr attr;   /* attr.size set, disabled = 0 */
+    int group;                     /* kernel group index, after pm_eventset_build */
+};
+
+struct pm_eventset {
+    int n;
+    struct pm_event ev[PM_MAX_EVENTS];  /* ordered by group */
+    int ngroups;
+    char group_name[64];        /* table group measured, or "custom" */
+    char requested[1024];
+    char fallback[PM_NOTE_LEN]; /* why the request was replaced, or "" */
+    int nnotes;                 /* problems to tell the user about */
+    char notes[PM_MAX_EVENTS][PM_NOTE_LEN];
+};
+
+/* pfm_initialize() once; 0 or -1 (libpfm4 unusable: timer only). */
+int pm_events_init(void);
+/* 1 if the kernel exposes a CPU PMU (cpu, cpu_core, cpu_atom, armv8...). */
+int pm_pmu_present(void);
+/* 1 when this process may only count user space (paranoid >= 2, unprivileged). */
+int pm_user_only(void);
+
+/* Encode one event. Returns 0, or -1 with a sentence in err naming the
+ * problem (unknown event + close matches, bad modifier, bad value). */
+int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
+                    char *err, size_t errlen);
+
+/* Up to three known event or group names close to `bad`, as "a, b or c",
+ * or "" when nothing is close. */
+void pm_event_suggest(const char *bad, char *out, size_t outlen);
+
+/* Resolve, probe and group a request. Never fails: the worst outcome is an
+ * empty set (timer only) with notes saying why. */
+void pm_eventset_build(const char *request, struct pm_eventset *set);
+
+/* Does `name` count on this machine? 1, or 0 with the reason in why. */
+int pm_event_probe(const char *name, char *why, size_t whylen);
+/* A sentence for a perf_event_open errno. */
+const char *pm_event_open_failure(int err);
+
+/* The attr of a group leader: a disabled software dummy. */
+void pm_leader_attr(struct perf_event_attr *attr, int pinned);
+
+/* Open one event on the calling thread (cpu -1 or a CPU, leader fd or -1). */
+int pm_perf_open(struct perf_event_attr *attr, int cpu, int group_fd);
+
+#endif

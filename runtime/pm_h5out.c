@@ -1,0 +1,471 @@
+#include "pm_h5out.h"
+#include "pm_flags.h"
+#include "pm_log.h"
+#include "pm_names.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Datasets larger than this many elements are chunked and compressed. */
+#define PM_CHUNK_THRESHOLD 65536
+
+/* ---- merging regions by path ------------------------------------------------- */
+
+struct pm_merged {
+    int32_t n, cap;
+    int32_t *parent, *name, *depth;
+    int32_t *hash;      /* region + 1, 0 empty */
+    uint32_t mask;
+    int32_t **map;      /* per thread: node → region */
+};
+
+static uint32_t pm_merge_hash(int32_t parent, int32_t name, uint32_t mask)
+{
+    uint64_t key = (uint64_t)(uint32_t)(parent + 1) << 32 | (uint32_t)name;
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static int pm_merge_grow(struct pm_merged *m)
+{
+    int32_t cap = m->cap ? m->cap * 2 : 256;
+    int32_t *p = realloc(m->parent, (size_t)cap * sizeof *p);
+    if (!p)
+        return -1;
+    m->parent = p;
+    if (!(p = realloc(m->name, (size_t)cap * sizeof *p)))
+        return -1;
+    m->name = p;
+    if (!(p = realloc(m->depth, (size_t)cap * sizeof *p)))
+        return -1;
+    m->depth = p;
+    m->cap = cap;
+    uint32_t size = (uint32_t)cap * 2;
+    int32_t *hash = calloc(size, sizeof *hash);
+    if (!hash)
+        return -1;
+    for (int32_t r = 0; r < m->n; r++) {
+        uint32_t h = pm_merge_hash(m->parent[r], m->name[r], size - 1);
+        while (hash[h])
+            h = (h + 1) & (size - 1);
+        hash[h] = r + 1;
+    }
+    free(m->hash);
+    m->hash = hash;
+    m->mask = size - 1;
+    return 0;
+}
+
+static int32_t pm_merge_find(struct pm_merged *m, int32_t parent, int32_t name, int32_t depth)
+{
+    if (m->n == m->cap && pm_merge_grow(m) != 0)
+        return -1;
+    uint32_t h = pm_merge_hash(parent, name, m->mask);
+    for (; m->hash[h]; h = (h + 1) & m->mask) {
+        int32_t r = m->hash[h] - 1;
+        if (m->parent[r] == parent && m->name[r] == name)
+            return r;
+    }
+    int32_t r = m->n++;
+    m->parent[r] = parent;
+    m->name[r] = name;
+    m->depth[r] = depth;
+    m->hash[h] = r + 1;
+    return r;
+}
+
+static void pm_merge_free(struct pm_merged *m, int32_t nthreads)
+{
+    if (m->map)
+        for (int32_t t = 0; t < nthreads; t++)
+            free(m->map[t]);
+    free(m->map), free(m->parent), free(m->name), free(m->depth), free(m->hash);
+}
+
+/* Thread node arrays list parents before children, so one pass suffices. */
+static int pm_merge(struct pm_merged *m, const struct pm_output *o)
+{
+    memset(m, 0, sizeof *m);
+    if (pm_merge_grow(m) != 0 || !(m->map = calloc((size_t)o->nthreads + 1, sizeof *m->map)))
+        return -1;
+    for (int32_t t = 0; t < o->nthreads; t++) {
+        const struct pm_thread *th = o->threads[t];
+        m->map[t] = malloc(((size_t)th->nnodes + 1) * sizeof **m->map);
+        if (!m->map[t])
+            return -1;
+        for (int32_t n = 0; n < th->nnodes; n++) {
+            const struct pm_node *node = &th->nodes[n];
+            int32_t parent = node->parent < 0 ? -1 : m->map[t][node->parent];
+            m->map[t][n] = pm_merge_find(m, parent, node->name, (int32_t)node->depth);
+            if (m->map[t][n] < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- HDF5 helpers ---------------------------------------------------------------- */
+
+static hid_t pm_string_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static int pm_attr_string(hid_t loc, const char *name, const char *value)
+{
+    hid_t type = pm_string_type(), space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, &value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space), H5Tclose(type);
+    return rc < 0 ? -1 : 0;
+}
+
+static int pm_attr_scalar(hid_t loc, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
+    return rc < 0 ? -1 : 0;
+}
+
+static int pm_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                      const void *data)
+{
+    hsize_t total = 1;
+    for (int i = 0; i < rank; i++)
+        total *= dims[i];
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (total > PM_CHUNK_THRESHOLD) {
+        hsize_t chunk[3];
+        hsize_t budget = PM_CHUNK_THRESHOLD;  /* elements per chunk, last dims first */
+        for (int i = rank - 1; i >= 0; i--) {
+            chunk[i] = dims[i] < budget ? dims[i] : budget;
+            if (chunk[i] == 0)
+                chunk[i] = 1;
+            budget = budget / chunk[i] ? budget / chunk[i] : 1;
+        }
+        H5Pset_chunk(dcpl, rank, chunk);
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 4);
+    }
+    hid_t ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    herr_t rc = ds < 0 ? -1 : (total ? H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0);
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Pclose(dcpl), H5Sclose(space);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- tables --------------------------------------------------------------------- */
+
+struct pm_h5_event {
+    const char *name, *pfm_name;
+    int32_t group;
+    uint32_t type;
+    uint64_t config, config1, config2;
+    uint8_t exclude_user, exclude_kernel;
+};
+
+static int pm_write_events(hid_t file, const struct pm_eventset *set)
+{
+    hid_t str = pm_string_type();
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_event));
+    H5Tinsert(t, "name", HOFFSET(struct pm_h5_event, name), str);
+    H5Tinsert(t, "pfm_name", HOFFSET(struct pm_h5_event, pfm_name), str);
+    H5Tinsert(t, "group", HOFFSET(struct pm_h5_event, group), H5T_NATIVE_INT32);
+    H5Tinsert(t, "type", HOFFSET(struct pm_h5_event, type), H5T_NATIVE_UINT32);
+    H5Tinsert(t, "config", HOFFSET(struct pm_h5_event, config), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "config1", HOFFSET(struct pm_h5_event, config1), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "config2", HOFFSET(struct pm_h5_event, config2), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "exclude_user", HOFFSET(struct pm_h5_event, exclude_user), H5T_NATIVE_UINT8);
+    H5Tinsert(t, "exclude_kernel", HOFFSET(struct pm_h5_event, exclude_kernel),
+              H5T_NATIVE_UINT8);
+    struct pm_h5_event rows[PM_MAX_EVENTS];
+    for (int i = 0; i < set->n; i++) {
+        const struct pm_event *e = &set->ev[i];
+        rows[i] = (struct pm_h5_event){e->name, e->pfm_name, e->group, e->attr.type,
+                                       e->attr.config, e->attr.config1, e->attr.config2,
+                                       (uint8_t)e->attr.exclude_user,
+                                       (uint8_t)e->attr.exclude_kernel};
+    }
+    hsize_t dims[1] = {(hsize_t)set->n};
+    int rc = pm_dataset(file, "events", t, 1, dims, rows);
+    H5Tclose(t), H5Tclose(str);
+    return rc;
+}
+
+struct pm_h5_region {
+    const char *name;
+    int32_t parent, depth;
+    const char *kind, *path;
+};
+
+static int pm_write_regions(hid_t file, const struct pm_merged *m)
+{
+    struct pm_h5_region *rows = calloc((size_t)m->n + 1, sizeof *rows);
+    char **paths = calloc((size_t)m->n + 1, sizeof *paths);
+    int rc = -1;
+    if (!rows || !paths)
+        goto out;
+    for (int32_t r = 0; r < m->n; r++) {
+        const char *name = pm_name_get(m->name[r]);
+        const char *up = m->parent[r] < 0 ? NULL : paths[m->parent[r]];
+        size_t len = strlen(name) + (up ? strlen(up) + 1 : 0) + 1;
+        if (!(paths[r] = malloc(len)))
+            goto out;
+        snprintf(paths[r], len, "%s%s%s", up ? up : "", up ? "/" : "", name);
+        rows[r] = (struct pm_h5_region){name, m->parent[r], m->depth[r], "user", paths[r]};
+    }
+    hid_t str = pm_string_type();
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_region));
+    H5Tinsert(t, "name", HOFFSET(struct pm_h5_region, name), str);
+    H5Tinsert(t, "parent", HOFFSET(struct pm_h5_region, parent), H5T_NATIVE_INT32);
+    H5Tinsert(t, "depth", HOFFSET(struct pm_h5_region, depth), H5T_NATIVE_INT32);
+    H5Tinsert(t, "kind", HOFFSET(struct pm_h5_region, kind), str);
+    H5Tinsert(t, "path", HOFFSET(struct pm_h5_region, path), str);
+    hsize_t dims[1] = {(hsize_t)m->n};
+    rc = pm_dataset(file, "regions", t, 1, dims, rows);
+    H5Tclose(t), H5Tclose(str);
+out:
+    if (paths)
+        for (int32_t r = 0; r < m->n; r++)
+            free(paths[r]);
+    free(paths), free(rows);
+    return rc;
+}
+
+struct pm_h5_thread {
+    int32_t rank, thread;
+    int64_t pid, tid;
+    const char *host;
+    int32_t cpu_first, cpu_last;
+    uint8_t exited;
+    int32_t open_at_end;
+};
+
+static int pm_write_threads(hid_t file, const struct pm_output *o)
+{
+    struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
+    if (!rows)
+        return -1;
+    for (int32_t i = 0; i < o->nthreads; i++) {
+        const struct pm_thread *t = o->threads[i];
+        rows[i] = (struct pm_h5_thread){0, t->index, o->pid, t->tid, o->host, t->cpu_first,
+                                        t->cpu_last, (uint8_t)t->exited, t->open_at_end};
+    }
+    hid_t str = pm_string_type();
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_thread));
+    H5Tinsert(t, "rank", HOFFSET(struct pm_h5_thread, rank), H5T_NATIVE_INT32);
+    H5Tinsert(t, "thread", HOFFSET(struct pm_h5_thread, thread), H5T_NATIVE_INT32);
+    H5Tinsert(t, "pid", HOFFSET(struct pm_h5_thread, pid), H5T_NATIVE_INT64);
+    H5Tinsert(t, "tid", HOFFSET(struct pm_h5_thread, tid), H5T_NATIVE_INT64);
+    H5Tinsert(t, "host", HOFFSET(struct pm_h5_thread, host), str);
+    H5Tinsert(t, "cpu_first", HOFFSET(struct pm_h5_thread, cpu_first), H5T_NATIVE_INT32);
+    H5Tinsert(t, "cpu_last", HOFFSET(struct pm_h5_thread, cpu_last), H5T_NATIVE_INT32);
+    H5Tinsert(t, "exited", HOFFSET(struct pm_h5_thread, exited), H5T_NATIVE_UINT8);
+    H5Tinsert(t, "open_at_end", HOFFSET(struct pm_h5_thread, open_at_end), H5T_NATIVE_INT32);
+    hsize_t dims[1] = {(hsize_t)o->nthreads};
+    int rc = pm_dataset(file, "threads", t, 1, dims, rows);
+    H5Tclose(t), H5Tclose(str);
+    free(rows);
+    return rc;
+}
+
+static int pm_write_messages(hid_t file)
+{
+    size_t n = pm_msg_count();
+    const char **rows = calloc(n + 1, sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        rows[i] = pm_msg_get(i);
+    hid_t str = pm_string_type();
+    hsize_t dims[1] = {(hsize_t)n};
+    int rc = pm_dataset(file, "messages", str, 1, dims, rows);
+    H5Tclose(str);
+    free(rows);
+    return rc;
+}
+
+/* ---- the per-(thread, region) arrays ------------------------------------------------- */
+
+static int pm_write_cells(hid_t file, const struct pm_output *o, const struct pm_merged *m)
+{
+    const hsize_t T = (hsize_t)o->nthreads, R = (hsize_t)m->n;
+    const hsize_t E = (hsize_t)o->set->n, G = (hsize_t)o->set->ngroups;
+    const unsigned stride = pm_stride(o->set);
+    uint64_t *visits = calloc(T * R + 1, 8), *wall = calloc(T * R + 1, 8);
+    uint32_t *flags = calloc(T * R + 1, 4);
+    uint64_t *counts = calloc(T * R * E + 1, 8);
+    uint64_t *ena = calloc(T * R * G + 1, 8), *run = calloc(T * R * G + 1, 8);
+    int rc = -1;
+    if (!visits || !wall || !flags || !counts || !ena || !run)
+        goto out;
+    for (hsize_t t = 0; t < T; t++) {
+        const struct pm_thread *th = o->threads[t];
+        for (int32_t n = 0; n < th->nnodes; n++) {
+            hsize_t cell = t * R + (hsize_t)m->map[t][n];
+            const struct pm_node *node = &th->nodes[n];
+            const uint64_t *acc = th->acc + (size_t)n * stride;
+            visits[cell] += node->visits;
+            wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
+            flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
+            for (hsize_t e = 0; e < E; e++)
+                counts[cell * E + e] += acc[e];
+            for (hsize_t g = 0; g < G; g++) {
+                ena[cell * G + g] += acc[E + g];
+                run[cell * G + g] += acc[E + G + g];
+            }
+        }
+    }
+    hid_t grp = H5Gcreate2(file, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (grp < 0)
+        goto out;
+    hsize_t d2[2] = {T, R}, d3e[3] = {T, R, E}, d3g[3] = {T, R, G};
+    rc = pm_dataset(grp, "visits", H5T_NATIVE_UINT64, 2, d2, visits);
+    rc |= pm_dataset(grp, "wall_ns", H5T_NATIVE_UINT64, 2, d2, wall);
+    rc |= pm_dataset(grp, "counts", H5T_NATIVE_UINT64, 3, d3e, counts);
+    rc |= pm_dataset(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, ena);
+    rc |= pm_dataset(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, run);
+    rc |= pm_dataset(grp, "flags", H5T_NATIVE_UINT32, 2, d2, flags);
+    hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
+    for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
+        rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
+                             &pm_flag_names[i].bit);
+    if (fds >= 0)
+        H5Dclose(fds);
+    H5Gclose(grp);
+out:
+    free(visits), free(wall), free(flags), free(counts), free(ena), free(run);
+    return rc ? -1 : 0;
+}
+
+/* Split stride-word readings into counts [N,E], enabled [N,G], running [N,G]. */
+static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t rows,
+                             const uint64_t *const *readings, const uint64_t *wall)
+{
+    const hsize_t E = (hsize_t)set->n, G = (hsize_t)set->ngroups;
+    uint64_t *counts = calloc(rows * E + 1, 8), *ena = calloc(rows * G + 1, 8),
+             *run = calloc(rows * G + 1, 8);
+    int rc = -1;
+    if (counts && ena && run) {
+        for (hsize_t r = 0; r < rows; r++) {
+            memcpy(counts + r * E, readings[r], E * 8);
+            memcpy(ena + r * G, readings[r] + E, G * 8);
+            memcpy(run + r * G, readings[r] + E + G, G * 8);
+        }
+        hsize_t d1[1] = {rows}, de[2] = {rows, E}, dg[2] = {rows, G};
+        rc = pm_dataset(grp, "counts", H5T_NATIVE_UINT64, 2, de, counts);
+        rc |= pm_dataset(grp, "enabled_ns", H5T_NATIVE_UINT64, 2, dg, ena);
+        rc |= pm_dataset(grp, "running_ns", H5T_NATIVE_UINT64, 2, dg, run);
+        if (wall)
+            rc |= pm_dataset(grp, "wall_ns", H5T_NATIVE_UINT64, 1, d1, wall);
+    }
+    free(counts), free(ena), free(run);
+    return rc ? -1 : 0;
+}
+
+static int pm_write_totals(hid_t file, const struct pm_output *o)
+{
+    const uint64_t **readings = calloc((size_t)o->nthreads + 1, sizeof *readings);
+    uint64_t *wall = calloc((size_t)o->nthreads + 1, sizeof *wall);
+    int rc = -1;
+    if (!readings || !wall)
+        goto out;
+    for (int32_t t = 0; t < o->nthreads; t++) {
+        const struct pm_thread *th = o->threads[t];
+        readings[t] = th->total;
+        wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
+    }
+    hid_t grp = H5Gcreate2(file, "thread", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    rc = grp < 0 ? -1 : pm_write_readings(grp, o->set, (hsize_t)o->nthreads, readings, wall);
+    if (grp >= 0)
+        H5Gclose(grp);
+    grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const uint64_t *rank[1] = {o->rank};
+    rc |= grp < 0 ? -1 : pm_write_readings(grp, o->set, o->rank ? 1 : 0, rank, NULL);
+    if (grp >= 0)
+        H5Gclose(grp);
+out:
+    free(readings), free(wall);
+    return rc ? -1 : 0;
+}
+
+static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
+{
+    const struct pm_eventset *set = o->set;
+    char measured[PM_MAX_EVENTS * (PM_EVENT_NAME_LEN + 1) + 1] = "";
+    for (int i = 0; i < set->n; i++) {
+        size_t used = strlen(measured);
+        snprintf(measured + used, sizeof measured - used, "%s%s", i ? "," : "",
+                 set->ev[i].name);
+    }
+    int32_t version = PM_SCHEMA_VERSION, groups = set->ngroups, cpu = o->bind_cpu;
+    int64_t pid = o->pid;
+    uint8_t partial = (uint8_t)o->partial;
+    int rc = pm_attr_scalar(file, "schema_version", H5T_NATIVE_INT32, &version);
+    rc |= pm_attr_string(file, "perfmark_version", PERFMARK_VERSION);
+    rc |= pm_attr_string(file, "command", o->command);
+    rc |= pm_attr_string(file, "host", o->host);
+    rc |= pm_attr_scalar(file, "pid", H5T_NATIVE_INT64, &pid);
+    rc |= pm_attr_string(file, "start_time", o->start_time);
+    rc |= pm_attr_scalar(file, "duration_ns", H5T_NATIVE_UINT64, &o->duration_ns);
+    rc |= pm_attr_string(file, "clock", o->clock);
+    rc |= pm_attr_string(file, "events_requested", set->requested);
+    rc |= pm_attr_string(file, "events_measured", measured);
+    rc |= pm_attr_string(file, "event_group", set->n ? set->group_name : "none");
+    rc |= pm_attr_string(file, "fallback", set->fallback);
+    rc |= pm_attr_scalar(file, "kernel_groups", H5T_NATIVE_INT32, &groups);
+    rc |= pm_attr_scalar(file, "bind_cpu", H5T_NATIVE_INT32, &cpu);
+    rc |= pm_attr_scalar(file, "partial", H5T_NATIVE_UINT8, &partial);
+    return rc ? -1 : 0;
+}
+
+int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_t errlen)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  /* our message, not HDF5's stack dump */
+    struct pm_merged m;
+    if (pm_merge(&m, o) != 0) {
+        pm_merge_free(&m, o->nthreads);
+        snprintf(err, errlen, "out of memory merging regions");
+        return -1;
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+    errno = 0;
+    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (file < 0) {
+        int e = errno;
+        pm_merge_free(&m, o->nthreads);
+        snprintf(err, errlen, "cannot create %s: %s", path, e ? strerror(e) : "HDF5 error");
+        return -1;
+    }
+    int rc = pm_write_root_attrs(file, o);
+    rc |= pm_write_events(file, o->set);
+    rc |= pm_write_regions(file, &m);
+    rc |= pm_write_threads(file, o);
+    rc |= pm_write_cells(file, o, &m);
+    rc |= pm_write_totals(file, o);
+    rc |= pm_write_messages(file);
+    rc |= H5Fclose(file) < 0;
+    pm_merge_free(&m, o->nthreads);
+    if (rc) {
+        unlink(path);
+        snprintf(err, errlen, "writing %s failed (disk full or HDF5 error)", path);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,107 @@
+#include "pm_names.h"
+#include "pm_log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Names live in chunks that never move, so readers need no lock. */
+#define PM_CHUNK_BITS 12
+#define PM_CHUNK_SIZE (1 << PM_CHUNK_BITS)
+#define PM_MAX_CHUNKS 4096  /* 16M names */
+
+static pthread_mutex_t pm_names_mutex = PTHREAD_MUTEX_INITIALIZER;
+static const char **pm_chunks[PM_MAX_CHUNKS];
+static int32_t pm_count;
+static int32_t *pm_hash;      /* open addressing: name id + 1, 0 = empty */
+static uint32_t pm_hash_mask;
+
+static uint32_t pm_fnv1a(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+const char *pm_name_get(int32_t id)
+{
+    if (id < 0 || id >= pm_count)
+        return "";
+    return pm_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)];
+}
+
+int32_t pm_name_count(void) { return pm_count; }
+
+static int pm_hash_grow(void)
+{
+    uint32_t size = pm_hash_mask ? (pm_hash_mask + 1) * 2 : 1024;
+    int32_t *table = calloc(size, sizeof *table);
+    if (!table)
+        return -1;
+    for (int32_t id = 0; id < pm_count; id++) {
+        const char *s = pm_name_get(id);
+        uint32_t h = pm_fnv1a(s, strlen(s)) & (size - 1);
+        while (table[h])
+            h = (h + 1) & (size - 1);
+        table[h] = id + 1;
+    }
+    free(pm_hash);
+    pm_hash = table;
+    pm_hash_mask = size - 1;
+    return 0;
+}
+
+static int32_t pm_name_add(const char *name, size_t len, uint32_t slot)
+{
+    int32_t id = pm_count;
+    if ((id >> PM_CHUNK_BITS) >= PM_MAX_CHUNKS)
+        return -1;
+    const char ***chunk = &pm_chunks[id >> PM_CHUNK_BITS];
+    if (!*chunk && !(*chunk = calloc(PM_CHUNK_SIZE, sizeof **chunk)))
+        return -1;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    (*chunk)[id & (PM_CHUNK_SIZE - 1)] = copy;
+    pm_hash[slot] = id + 1;
+    __atomic_store_n(&pm_count, id + 1, __ATOMIC_RELEASE);
+    return id;
+}
+
+int32_t pm_name_intern(const char *name, const char **interned)
+{
+    size_t len = strnlen(name, PM_NAME_MAX + 1);
+    if (len > PM_NAME_MAX) {
+        pm_msg(PM_MSG_NAME, "a region name longer than %d bytes was truncated ('%.40s...')",
+               PM_NAME_MAX, name);
+        len = PM_NAME_MAX;
+    }
+    pthread_mutex_lock(&pm_names_mutex);
+    int32_t id = -1;
+    if ((uint32_t)pm_count * 2 >= pm_hash_mask && pm_hash_grow() != 0)
+        goto out;
+    uint32_t h = pm_fnv1a(name, len) & pm_hash_mask;
+    for (;; h = (h + 1) & pm_hash_mask) {
+        int32_t slot = pm_hash[h];
+        if (!slot) {
+            id = pm_name_add(name, len, h);
+            break;
+        }
+        const char *s = pm_name_get(slot - 1);
+        if (strncmp(s, name, len) == 0 && s[len] == '\0') {
+            id = slot - 1;
+            break;
+        }
+    }
+out:
+    pthread_mutex_unlock(&pm_names_mutex);
+    if (id >= 0 && interned)
+        *interned = pm_name_get(id);
+    return id;
+}
+
+void pm_names_lock(void) { pthread_mutex_lock(&pm_names_mutex); }
+void pm_names_unlock(void) { pthread_mutex_unlock(&pm_names_mutex); }

@@ -1,0 +1,21 @@
+/* pm_names — process-wide interning of region names to small integer ids.
+ * Taken under a mutex, but only on a thread's first sight of a name: the
+ * per-thread cache in pm_thread keeps the hot path lock-free. Interned
+ * strings never move and are never freed. */
+#ifndef PM_NAMES_H
+#define PM_NAMES_H
+
+#include <stdint.h>
+
+/* Longer names are truncated (and a message says so). */
+#define PM_NAME_MAX 1024
+
+/* The id of `name` (truncated to PM_NAME_MAX bytes); -1 only if out of memory. */
+int32_t pm_name_intern(const char *name, const char **interned);
+const char *pm_name_get(int32_t id);
+int32_t pm_name_count(void);
+/* Fork handlers: keep the table consistent across fork(). */
+void pm_names_lock(void);
+void pm_names_unlock(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* pm_rdpmc — reading a counter from user space through its perf mmap page.
+ *
+ * The kernel's seqlock protocol (include/uapi/linux/perf_event.h): retry
+ * while `lock` changes; the count is `offset` plus the live PMC when the
+ * event is on a counter now (`index != 0`) and the kernel allows rdpmc
+ * (`cap_user_rdpmc`); enabled/running advance by the TSC delta converted with
+ * time_mult/time_shift when `cap_user_time`. A pure function of the page and
+ * two instruction hooks, so it is testable on machines without a PMU. */
+#ifndef PM_RDPMC_H
+#define PM_RDPMC_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+struct pm_rdpmc_hooks {
+    uint64_t (*rdpmc)(uint32_t counter);
+    uint64_t (*rdtsc)(void);
+};
+
+extern const struct pm_rdpmc_hooks pm_rdpmc_hw;
+
+/* 0 and the value/enabled/running, or -1 when the event is not readable from
+ * user space right now (not on a counter, or rdpmc not granted): read(). */
+int pm_rdpmc_read(const volatile struct perf_event_mmap_page *pc,
+                  const struct pm_rdpmc_hooks *hooks, uint64_t *value,
+                  uint64_t *enabled, uint64_t *running);
+
+#endif

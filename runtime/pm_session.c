@@ -1,0 +1,363 @@
+#define _GNU_SOURCE
+#include "pm_session.h"
+#include "pm_clock.h"
+#include "pm_config.h"
+#include "pm_h5out.h"
+#include "pm_log.h"
+#include "pm_names.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile int pm_state;
+
+static struct pm_config pm_cfg;
+static struct pm_eventset pm_set;
+static struct pm_counterset pm_process_set;
+static pthread_mutex_t pm_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pm_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pm_thread **pm_threads;
+static int32_t pm_nthreads, pm_threads_cap;
+static pthread_key_t pm_thread_key;
+static char pm_start_time[32];
+static char pm_stamp[32];
+static uint64_t pm_start_mono;
+static int pm_fork_child;
+static char pm_command[2048];
+
+/* ---- starting -------------------------------------------------------------- */
+
+static void pm_read_command(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, pm_command, sizeof pm_command - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0) {
+        snprintf(pm_command, sizeof pm_command, "(unknown)");
+        return;
+    }
+    for (ssize_t i = 0; i < n - 1; i++)
+        if (pm_command[i] == '\0')
+            pm_command[i] = ' ';
+    pm_command[n] = '\0';
+}
+
+static void pm_mark_start(void)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(pm_start_time, sizeof pm_start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    localtime_r(&now, &tm);
+    strftime(pm_stamp, sizeof pm_stamp, "%Y%m%d-%H%M%S", &tm);
+    pm_start_mono = pm_mono_ns();
+}
+
+static void pm_report_events(void)
+{
+    if (pm_set.fallback[0])
+        pm_msg(PM_MSG_ONCE, "%s", pm_set.fallback);
+    for (int i = 0; i < pm_set.nnotes; i++)
+        pm_msg(PM_MSG_ONCE, "%s", pm_set.notes[i]);
+}
+
+static void pm_thread_gone(void *arg);
+static void pm_atfork_prepare(void);
+static void pm_atfork_parent(void);
+static void pm_atfork_child(void);
+
+static void pm_session_start(void)
+{
+    pm_clock_init();
+    pm_mark_start();
+    pm_read_command();
+    pm_eventset_build(pm_cfg.events, &pm_set);
+    pm_report_events();
+    pthread_key_create(&pm_thread_key, pm_thread_gone);
+    pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
+    if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
+        pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
+               "file will have no /rank totals", strerror(errno));
+    pm_state = PM_ON;
+}
+
+__attribute__((constructor)) static void pm_session_ctor(void)
+{
+    pm_config_read(&pm_cfg);
+    if (!pm_cfg.enable)
+        return;
+    if (pm_cfg.launch_pid && pm_cfg.launch_pid != (long)getpid()) {
+        pm_state = PM_LAZY;
+        return;
+    }
+    pm_session_start();
+    pm_session_thread_slow();  /* the main thread is thread 0 from the start */
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+static int pm_register(struct pm_thread *t)
+{
+    pthread_mutex_lock(&pm_threads_lock);
+    int ok = 1;
+    if (pm_nthreads == pm_threads_cap) {
+        int32_t cap = pm_threads_cap ? pm_threads_cap * 2 : 16;
+        struct pm_thread **grown = realloc(pm_threads, (size_t)cap * sizeof *grown);
+        if (grown) {
+            pm_threads = grown;
+            pm_threads_cap = cap;
+        } else {
+            ok = 0;
+        }
+    }
+    if (ok) {
+        t->index = pm_nthreads;
+        pm_threads[pm_nthreads++] = t;
+    }
+    pthread_mutex_unlock(&pm_threads_lock);
+    return ok ? 0 : -1;
+}
+
+struct pm_thread *pm_session_thread_slow(void)
+{
+    if (pm_state == PM_LAZY) {
+        pthread_mutex_lock(&pm_start_lock);
+        if (pm_state == PM_LAZY)
+            pm_session_start();
+        pthread_mutex_unlock(&pm_start_lock);
+    }
+    if (pm_state != PM_ON)
+        return NULL;
+    if (pm_self)
+        return pm_self;
+    struct pm_thread *t = pm_thread_create(&pm_set, pm_cfg.bind_cpu, pm_cfg.pinned, -1);
+    if (!t || pm_register(t) != 0)
+        return NULL;  /* out of memory: this thread stays unmeasured */
+    pthread_setspecific(pm_thread_key, t);
+    pm_self = t;
+    return t;
+}
+
+/* pthread key destructor: the thread is exiting; keep its data. */
+static void pm_thread_gone(void *arg)
+{
+    struct pm_thread *t = arg;
+    if (pm_state != PM_ON || t != pm_self)
+        return;
+    pm_thread_finish(t, "exited");
+    pm_counterset_close(&t->cs);
+    t->exited = 1;
+    pm_self = NULL;
+}
+
+/* ---- fork -------------------------------------------------------------------- */
+
+static void pm_atfork_prepare(void)
+{
+    pm_names_lock();
+    pthread_mutex_lock(&pm_threads_lock);
+}
+
+static void pm_atfork_parent(void)
+{
+    pthread_mutex_unlock(&pm_threads_lock);
+    pm_names_unlock();
+}
+
+/* The child's fds are the parent's events: never read them. Its file holds
+ * only what it measures itself; regions open across the fork end up
+ * LOST_GENERATION because the counters are reopened. */
+static void pm_atfork_child(void)
+{
+    pthread_mutex_unlock(&pm_threads_lock);
+    pm_names_unlock();
+    if (pm_state != PM_ON)
+        return;
+    pm_fork_child = 1;
+    pm_msg_reset();
+    pm_counterset_close(&pm_process_set);
+    pm_nthreads = 0;
+    if (pm_self) {
+        pm_thread_after_fork(pm_self);
+        pm_threads[pm_nthreads++] = pm_self;
+    }
+    pm_start_mono = pm_mono_ns();
+}
+
+/* ---- writing ------------------------------------------------------------------- */
+
+static void pm_default_name(char *out, size_t len)
+{
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!job || !*job)
+        job = getenv("PBS_JOBID");
+    if (job && *job && strlen(job) < 64 && !strchr(job, '/'))
+        snprintf(out, len, "perfmark-%s.h5", job);
+    else
+        snprintf(out, len, "perfmark-%s.h5", pm_stamp);
+}
+
+/* The path the user asked for (a directory gets the default name inside). */
+static void pm_wanted_path(char *out, size_t len)
+{
+    char name[128];
+    pm_default_name(name, sizeof name);
+    struct stat st;
+    if (!pm_cfg.output[0])
+        snprintf(out, len, "%s", name);
+    else if (stat(pm_cfg.output, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, len, "%s/%s", pm_cfg.output, name);
+    else
+        snprintf(out, len, "%s", pm_cfg.output);
+    if (pm_fork_child) {
+        char stem[PM_PATH_MAX];
+        snprintf(stem, sizeof stem, "%s", out);
+        size_t n = strlen(stem);
+        int has_ext = n > 3 && strcmp(stem + n - 3, ".h5") == 0;
+        if (has_ext)
+            stem[n - 3] = '\0';
+        snprintf(out, len, "%s.child-%ld.h5", stem, (long)getpid());
+    }
+}
+
+/* `path` with ".N" before the extension (N = 0: path itself). */
+static void pm_numbered(const char *path, int n, char *out, size_t len)
+{
+    if (n == 0) {
+        snprintf(out, len, "%s", path);
+        return;
+    }
+    size_t l = strlen(path);
+    if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
+        snprintf(out, len, "%.*s.%d.h5", (int)(l - 3), path, n);
+    else
+        snprintf(out, len, "%s.%d", path, n);
+}
+
+/* Publish tmp under `want` or a numbered variant, never replacing a file
+ * (link() fails on an existing name where rename() would clobber it). */
+static int pm_publish(const char *tmp, const char *want, char *final, size_t len)
+{
+    for (int n = 0; n < 1000; n++) {
+        pm_numbered(want, n, final, len);
+        if (link(tmp, final) == 0) {
+            unlink(tmp);
+            return 0;
+        }
+        if (errno == EEXIST)
+            continue;
+        /* No hard links here (some parallel file systems): rename if free. */
+        if (access(final, F_OK) == 0)
+            continue;
+        return rename(tmp, final);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static int pm_write_to(const char *want, const struct pm_output *o, char *final, size_t len,
+                       char *err, size_t errlen)
+{
+    char tmp[PM_PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", want, (long)getpid());
+    unlink(tmp);  /* a leftover of an earlier process with our pid */
+    if (pm_h5out_write(tmp, o, err, errlen) != 0)
+        return -1;
+    if (pm_publish(tmp, want, final, len) != 0) {
+        snprintf(err, errlen, "cannot rename %s into place: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void pm_write_file(const struct pm_output *o)
+{
+    char want[PM_PATH_MAX], final[PM_PATH_MAX + 16], err[PM_PATH_MAX + 256];
+    pm_wanted_path(want, sizeof want);
+    if (pm_write_to(want, o, final, sizeof final, err, sizeof err) != 0) {
+        /* Fall back to a place we can write, keeping the file name. */
+        const char *base = strrchr(want, '/') ? strrchr(want, '/') + 1 : want;
+        const char *dirs[] = {getenv("TMPDIR"), "/tmp", "/var/tmp"};
+        int written = 0;
+        char err2[PM_PATH_MAX + 256];
+        for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !written; i++) {
+            if (!dirs[i] || !*dirs[i])
+                continue;
+            char alt[PM_PATH_MAX];
+            snprintf(alt, sizeof alt, "%s/%s", dirs[i], base);
+            written = pm_write_to(alt, o, final, sizeof final, err2, sizeof err2) == 0;
+        }
+        if (!written) {
+            pm_msg(PM_MSG_ONCE, "could not write the measurement: %s; nothing was saved", err);
+            return;
+        }
+        pm_msg(PM_MSG_ONCE, "%s; wrote %s instead", err, final);
+        return;
+    }
+    if (strcmp(final, want) != 0)
+        pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
+               want, final);
+    if (!pm_cfg.quiet)
+        fprintf(stderr, "perfmark: wrote %s (%d thread(s), events: %s) — see: perfmark report "
+                "%s\n", final, (int)o->nthreads, pm_set.n ? pm_set.group_name : "none",
+                final);
+}
+
+static int pm_any_data(void)
+{
+    for (int32_t i = 0; i < pm_nthreads; i++)
+        if (pm_thread_has_data(pm_threads[i]))
+            return 1;
+    return 0;
+}
+
+void pm_session_finalize(void)
+{
+    pthread_mutex_lock(&pm_start_lock);
+    if (pm_state != PM_ON) {
+        pthread_mutex_unlock(&pm_start_lock);
+        return;
+    }
+    pm_state = PM_STOPPED;
+    pthread_mutex_unlock(&pm_start_lock);
+
+    for (int32_t i = 0; i < pm_nthreads; i++) {
+        struct pm_thread *t = pm_threads[i];
+        if (t == pm_self)
+            pm_thread_finish(t, "reached process exit");
+        else if (!t->exited)
+            pm_thread_finish_remote(t);
+    }
+    /* A fork child that only passed through (fork+exec, fork+_exit) or did
+     * nothing measurable writes no file. */
+    if (pm_fork_child && !pm_any_data())
+        return;
+
+    uint64_t rank[3 * PM_MAX_EVENTS];
+    int have_rank = pm_process_set.state == PM_CS_OPEN;
+    if (have_rank)
+        pm_counterset_read(&pm_process_set, rank);
+    pm_msg_summarise();
+
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    struct pm_output o = {
+        .set = &pm_set, .threads = pm_threads, .nthreads = pm_nthreads,
+        .rank = have_rank ? rank : NULL, .ns_per_tick = pm_clock_ns_per_tick(),
+        .command = pm_command, .host = host, .start_time = pm_start_time,
+        .clock = pm_clock_name(), .pid = (long)getpid(),
+        .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
+    };
+    pm_write_file(&o);
+}
+
+__attribute__((destructor)) static void pm_session_dtor(void) { pm_session_finalize(); }

@@ -1,0 +1,335 @@
+#define _GNU_SOURCE
+#include "pm_thread.h"
+#include "pm_clock.h"
+#include "pm_flags.h"
+#include "pm_log.h"
+#include "pm_names.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PM_FRAME_HEADER 3   /* node|cpu, ticks, generation */
+
+__thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
+
+#define pm_unlikely(x) __builtin_expect(!!(x), 0)
+
+static inline uint64_t *pm_frame(struct pm_thread *t, int32_t level)
+{
+    return t->stack + (size_t)level * t->frame_words;
+}
+
+/* A reading, with thread totals rebased when the generation moved (the
+ * counts before the change cannot be compared with those after). */
+static inline uint64_t pm_thread_read(struct pm_thread *t, uint64_t *out)
+{
+    uint64_t gen = t->stride ? pm_counterset_read(&t->cs, out) : t->cs.generation;
+    if (pm_unlikely(gen != t->base_generation)) {
+        memcpy(t->base, out, t->stride * sizeof *out);
+        t->base_generation = gen;
+    }
+    return gen;
+}
+
+struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
+                                   int32_t index)
+{
+    struct pm_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->index = index;
+    t->tid = gettid();
+    t->cpu_first = t->cpu_last = sched_getcpu();
+    t->stride = pm_stride(set);
+    t->frame_words = PM_FRAME_HEADER + t->stride;
+    t->cur = -1;
+    t->scratch = calloc(t->stride + 1, sizeof *t->scratch);
+    t->base = calloc(t->stride + 1, sizeof *t->base);
+    t->total = calloc(t->stride + 1, sizeof *t->total);
+    if (!t->scratch || !t->base || !t->total) {
+        free(t->scratch), free(t->base), free(t->total), free(t);
+        return NULL;
+    }
+    if (pm_counterset_open(&t->cs, set, bind_cpu, 0, pinned) != 0)
+        pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d: %s; its regions "
+               "get visits and time only", index, strerror(errno));
+    t->base_generation = t->cs.generation + 1;  /* force the first rebase */
+    pm_thread_read(t, t->scratch);
+    t->start_ticks = pm_ticks();
+    return t;
+}
+
+/* ---- region tree ------------------------------------------------------- */
+
+static inline uint64_t pm_child_key(int32_t parent, int32_t name)
+{
+    return (uint64_t)(uint32_t)(parent + 1) << 32 | (uint32_t)name;
+}
+
+static inline uint32_t pm_child_hash(uint64_t key, uint32_t mask)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static int pm_child_grow(struct pm_thread *t)
+{
+    uint32_t size = t->child_mask ? (t->child_mask + 1) * 2 : 64;
+    int32_t *child = malloc(size * sizeof *child);
+    uint64_t *key = malloc(size * sizeof *key);
+    if (!child || !key) {
+        free(child), free(key);
+        return -1;
+    }
+    memset(child, 0xff, size * sizeof *child);
+    for (int32_t n = 0; n < t->nnodes; n++) {
+        uint64_t k = pm_child_key(t->nodes[n].parent, t->nodes[n].name);
+        uint32_t h = pm_child_hash(k, size - 1);
+        while (child[h] >= 0)
+            h = (h + 1) & (size - 1);
+        child[h] = n;
+        key[h] = k;
+    }
+    free(t->child), free(t->child_key);
+    t->child = child;
+    t->child_key = key;
+    t->child_mask = size - 1;
+    return 0;
+}
+
+static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
+{
+    if (t->nnodes == t->node_cap) {
+        int32_t cap = t->node_cap ? t->node_cap * 2 : 32;
+        struct pm_node *nodes = realloc(t->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes)
+            return -1;
+        t->nodes = nodes;
+        uint64_t *acc = realloc(t->acc, (size_t)cap * t->stride * sizeof *acc + 1);
+        if (!acc)
+            return -1;
+        t->acc = acc;
+        t->node_cap = cap;
+    }
+    if ((uint32_t)t->nnodes * 2 >= t->child_mask && pm_child_grow(t) != 0)
+        return -1;
+    int32_t n = t->nnodes++;
+    t->nodes[n] = (struct pm_node){.parent = parent, .name = name,
+                                   .depth = parent < 0 ? 0 : t->nodes[parent].depth + 1};
+    memset(t->acc + (size_t)n * t->stride, 0, t->stride * sizeof *t->acc);
+    return n;
+}
+
+/* The node for `name` under `parent`, created on first sight. */
+static inline int32_t pm_node_find(struct pm_thread *t, int32_t parent, int32_t name)
+{
+    uint64_t key = pm_child_key(parent, name);
+    if (t->child_mask) {
+        for (uint32_t h = pm_child_hash(key, t->child_mask);; h = (h + 1) & t->child_mask) {
+            int32_t n = t->child[h];
+            if (n < 0)
+                break;
+            if (t->child_key[h] == key)
+                return n;
+        }
+    }
+    int32_t n = pm_node_add(t, parent, name);
+    if (n < 0)
+        return -1;
+    uint32_t h = pm_child_hash(key, t->child_mask);
+    while (t->child[h] >= 0)
+        h = (h + 1) & t->child_mask;
+    t->child[h] = n;
+    t->child_key[h] = key;
+    return n;
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+int32_t pm_thread_name_id(struct pm_thread *t, const char *name)
+{
+    uintptr_t p = (uintptr_t)name;
+    struct pm_name_slot *slot = &t->cache[((p >> 3) ^ (p >> 11)) & (PM_NAME_CACHE - 1)];
+    if (slot->key == name && strncmp(name, slot->interned, PM_NAME_MAX) == 0)
+        return slot->id;
+    const char *interned;
+    int32_t id = pm_name_intern(name, &interned);
+    if (id >= 0) {
+        slot->key = name;
+        slot->interned = interned;
+        slot->id = id;
+    }
+    return id;
+}
+
+/* ---- enter / exit ------------------------------------------------------------ */
+
+static int pm_stack_grow(struct pm_thread *t)
+{
+    int32_t cap = t->stack_cap ? t->stack_cap * 2 : 16;
+    uint64_t *stack = realloc(t->stack, (size_t)cap * t->frame_words * sizeof *stack);
+    if (!stack)
+        return -1;
+    t->stack = stack;
+    t->stack_cap = cap;
+    return 0;
+}
+
+int pm_thread_enter(struct pm_thread *t, int32_t name)
+{
+    int32_t node = pm_node_find(t, t->cur, name);
+    if (pm_unlikely(node < 0 || (t->depth == t->stack_cap && pm_stack_grow(t) != 0)))
+        return -1;
+    uint64_t *f = pm_frame(t, t->depth++);
+    t->cur = node;
+    f[0] = (uint32_t)node | (uint64_t)(uint32_t)sched_getcpu() << 32;
+    f[2] = pm_thread_read(t, f + PM_FRAME_HEADER);
+    f[1] = pm_ticks();  /* last: the region's time excludes our read */
+    return 0;
+}
+
+/* Close the innermost open region with a reading taken now. */
+static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
+{
+    uint64_t ticks = pm_ticks();  /* first: the region's time excludes our read */
+    uint64_t *now = t->scratch;
+    uint64_t gen = pm_thread_read(t, now);
+    int cpu = sched_getcpu();
+    uint64_t *f = pm_frame(t, --t->depth);
+    int32_t node = (int32_t)(uint32_t)f[0];
+    int enter_cpu = (int)(f[0] >> 32);
+    struct pm_node *n = &t->nodes[node];
+    uint32_t flags = extra_flags;
+
+    n->visits++;
+    n->ticks += ticks - f[1];
+    if (gen == f[2]) {
+        const uint64_t *then = f + PM_FRAME_HEADER;
+        uint64_t *acc = t->acc + (size_t)node * t->stride;
+        unsigned e = t->cs.set->n, g = t->cs.set->ngroups;
+        for (unsigned i = 0; i < e + 2 * g; i++)
+            acc[i] += now[i] - then[i];
+        for (unsigned k = 0; k < g; k++) {
+            uint64_t enabled = now[e + k] - then[e + k];
+            uint64_t running = now[e + g + k] - then[e + g + k];
+            if (running < enabled)
+                flags |= running ? PM_FLAG_MULTIPLEXED : PM_FLAG_NOT_COUNTED;
+        }
+    } else {
+        flags |= PM_FLAG_LOST_GENERATION;
+    }
+    if (cpu != enter_cpu)
+        flags |= PM_FLAG_MIGRATED;
+    n->flags |= flags;
+    t->cpu_last = cpu;
+    t->cur = n->parent;
+}
+
+static int32_t pm_open_level(const struct pm_thread *t, int32_t name)
+{
+    for (int32_t level = t->depth - 1; level >= 0; level--) {
+        const uint64_t *f = t->stack + (size_t)level * t->frame_words;
+        if (t->nodes[(int32_t)(uint32_t)f[0]].name == name)
+            return level;
+    }
+    return -1;
+}
+
+static int pm_unbalanced_exit(struct pm_thread *t, int32_t name)
+{
+    int32_t level = pm_open_level(t, name);
+    if (level < 0) {
+        int32_t node = pm_node_find(t, t->cur, name);
+        if (node >= 0)
+            t->nodes[node].flags |= PM_FLAG_UNBALANCED;
+        pm_msg(PM_MSG_UNBALANCED, "region end '%.200s' on thread %d without a matching "
+               "begin: ignored, region flagged UNBALANCED", pm_name_get(name), t->index);
+        return -1;
+    }
+    pm_msg(PM_MSG_UNBALANCED, "region end '%.200s' on thread %d while '%.200s' is still "
+           "open inside it: closed the inner region(s) there, flagged UNBALANCED",
+           pm_name_get(name), t->index, pm_name_get(t->nodes[t->cur].name));
+    while (t->depth - 1 > level)
+        pm_close_top(t, PM_FLAG_UNBALANCED);
+    pm_close_top(t, 0);
+    return -1;
+}
+
+int pm_thread_exit(struct pm_thread *t, int32_t name)
+{
+    if (pm_unlikely(t->depth == 0 || t->nodes[t->cur].name != name))
+        return pm_unbalanced_exit(t, name);
+    pm_close_top(t, 0);
+    return 0;
+}
+
+/* ---- thread end, fork ---------------------------------------------------------- */
+
+static void pm_settle_totals(struct pm_thread *t, const uint64_t *now, uint64_t gen)
+{
+    t->end_ticks = pm_ticks();
+    if (gen == t->base_generation)
+        for (unsigned i = 0; i < t->stride; i++)
+            t->total[i] += now[i] - t->base[i];
+    memcpy(t->base, now, t->stride * sizeof *now);
+}
+
+void pm_thread_finish(struct pm_thread *t, const char *why)
+{
+    t->open_at_end = t->depth;
+    if (t->depth > 0)
+        pm_msg(PM_MSG_UNBALANCED, "thread %d %s inside region '%.200s'%s: closed %d open "
+               "region(s) there, flagged UNBALANCED", t->index, why,
+               pm_name_get(t->nodes[t->cur].name), t->depth > 1 ? " (nested)" : "",
+               (int)t->depth);
+    while (t->depth > 0)
+        pm_close_top(t, PM_FLAG_UNBALANCED);
+    uint64_t gen = pm_thread_read(t, t->scratch);
+    pm_settle_totals(t, t->scratch, gen);
+}
+
+void pm_thread_finish_remote(struct pm_thread *t)
+{
+    int32_t depth = t->depth;
+    t->open_at_end = depth;
+    for (int32_t level = 0; level < depth; level++) {
+        int32_t node = (int32_t)(uint32_t)pm_frame(t, level)[0];
+        t->nodes[node].flags |= PM_FLAG_UNBALANCED;
+    }
+    if (depth > 0)
+        pm_msg(PM_MSG_UNBALANCED, "thread %d is still running inside %d region(s) at exit: "
+               "those visits are not counted, regions flagged UNBALANCED", t->index,
+               (int)depth);
+    uint64_t *now = calloc(t->stride + 1, sizeof *now);
+    if (!now)
+        return;
+    /* Reading another thread's per-thread counters is allowed: the fd is ours. */
+    uint64_t gen = t->stride ? pm_counterset_read(&t->cs, now) : t->cs.generation;
+    pm_settle_totals(t, now, gen);
+    free(now);
+}
+
+void pm_thread_after_fork(struct pm_thread *t)
+{
+    pm_counterset_forget(&t->cs);
+    for (int32_t n = 0; n < t->nnodes; n++) {
+        t->nodes[n].visits = 0;
+        t->nodes[n].ticks = 0;
+        t->nodes[n].flags = 0;
+    }
+    memset(t->acc, 0, (size_t)t->nnodes * t->stride * sizeof *t->acc);
+    memset(t->total, 0, t->stride * sizeof *t->total);
+    t->start_ticks = pm_ticks();
+    t->tid = gettid();
+    t->index = 0;
+}
+
+int pm_thread_has_data(const struct pm_thread *t)
+{
+    for (int32_t n = 0; n < t->nnodes; n++)
+        if (t->nodes[n].visits || t->nodes[n].flags)
+            return 1;
+    return t->depth > 0;
+}

@@ -1,0 +1,85 @@
+/* pm_thread — one OS thread's measurement state: its counter set, its
+ * region tree (nodes keyed by parent and name: regions are call paths), the
+ * stack of open regions with the reading taken at each begin, and a small
+ * cache from name pointers to name ids.
+ *
+ * Hot path rules: enter/exit touch only this struct (TLS, no lock), do one
+ * counter read and no allocation once a region path has been seen and the
+ * stack has reached its depth. Memory grows with distinct paths, not visits. */
+#ifndef PM_THREAD_H
+#define PM_THREAD_H
+
+#include "pm_counterset.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PM_NAME_CACHE 256
+
+struct pm_node {
+    int32_t parent;   /* node index, -1 at top level */
+    int32_t name;     /* pm_names id */
+    uint32_t flags;   /* pm_flag bits */
+    uint32_t depth;
+    uint64_t visits;
+    uint64_t ticks;   /* inclusive, pm_clock ticks */
+};
+
+struct pm_name_slot {
+    const char *key;       /* the caller's pointer */
+    const char *interned;  /* to check the caller did not reuse the buffer */
+    int32_t id;
+};
+
+struct pm_thread {
+    int32_t index;          /* thread number in this process, order of first sight */
+    pid_t tid;
+    int cpu_first, cpu_last;
+    int exited;
+    int open_at_end;
+    struct pm_counterset cs;
+    unsigned stride;        /* words per reading: E counts, G enabled, G running */
+
+    struct pm_node *nodes;  /* region tree, parents before children */
+    uint64_t *acc;          /* nodes × stride accumulated deltas */
+    int32_t nnodes, node_cap;
+
+    int32_t *child;         /* hash (parent, name) → node; -1 empty */
+    uint64_t *child_key;
+    uint32_t child_mask;
+
+    uint64_t *stack;        /* frames of frame_words: node|cpu, ticks, generation, reading */
+    unsigned frame_words;
+    int32_t depth, stack_cap;
+    int32_t cur;            /* innermost open node, -1 at top */
+
+    uint64_t *scratch;      /* reading at exit */
+    uint64_t *base;         /* reading the thread totals run from */
+    uint64_t base_generation;
+    uint64_t *total;        /* whole-thread totals (stride words) */
+    uint64_t start_ticks, end_ticks;
+
+    struct pm_name_slot cache[PM_NAME_CACHE];
+};
+
+/* The calling thread's state, NULL until its first marker call. */
+extern __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
+
+struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
+                                   int32_t index);
+/* Region by name id; 0, or -1 when the call was unbalanced. */
+int pm_thread_enter(struct pm_thread *t, int32_t name);
+int pm_thread_exit(struct pm_thread *t, int32_t name);
+int32_t pm_thread_name_id(struct pm_thread *t, const char *name);
+/* Close every open region (flagged UNBALANCED), settle totals. `why` names
+ * the occasion for the message ("exited", "is still running at exit"). */
+void pm_thread_finish(struct pm_thread *t, const char *why);
+/* Settle totals of a thread that is still running elsewhere; its open
+ * regions are flagged but not closed. */
+void pm_thread_finish_remote(struct pm_thread *t);
+/* In a fork child: reopen counters lazily, forget the parent's data. */
+void pm_thread_after_fork(struct pm_thread *t);
+/* Any data worth writing? */
+int pm_thread_has_data(const struct pm_thread *t);
+
+#endif
