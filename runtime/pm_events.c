@@ -77,7 +77,7 @@ void pm_leader_attr(struct perf_event_attr *attr, int pinned)
 /* Names people type that are not libpfm4's canonical spelling. */
 static const char *const pm_common_names[] = {
     "task-clock", "cpu-clock", "page-faults", "minor-faults", "major-faults",
-    "context-switches", "cpu-migrations", "alignment-faults", "emulation-faults",
+    "context-switches", "cpu-migrations",
     "cycles", "instructions", "branches", "branch-misses", "cache-references",
     "cache-misses", "ref-cycles", "bus-cycles", NULL,
 };

@@ -1,0 +1,511 @@
+#!/usr/bin/python3
+"""End-to-end tests: run real programs under `perfmark run` on the real
+kernel and check the HDF5 file against ground truth known by construction.
+
+usage: /usr/bin/python3 e2e.py BUILD_DIR CASE
+Each CASE is a function below named case_<CASE>. Exit 0 = pass, 77 = skipped
+(missing capability, reason printed), anything else = failure.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+BUILD = os.path.abspath(sys.argv[1])
+PERFMARK = os.path.join(BUILD, "bin", "perfmark")
+PROGS = os.path.join(BUILD, "tests")
+SKIP = 77
+FLAGS = {"MULTIPLEXED": 0x01, "NOT_COUNTED": 0x02, "LOST_GENERATION": 0x04,
+         "MIGRATED": 0x08, "UNBALANCED": 0x10, "SHORT": 0x20, "PARTIAL": 0x40}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def text(x):
+    return x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+
+
+def run(args, env=None, cwd=None, expect=0):
+    full_env = dict(os.environ)
+    for k in list(full_env):
+        if k.startswith("PERFMARK_"):
+            del full_env[k]
+    full_env.update(env or {})
+    p = subprocess.run(args, env=full_env, cwd=cwd, capture_output=True, text=True,
+                       errors="replace", timeout=600)
+    if expect is not None and p.returncode != expect:
+        raise Failure("%s exited %d, want %d\nstdout: %s\nstderr: %s" % (
+            " ".join(args), p.returncode, expect, p.stdout[-2000:], p.stderr[-2000:]))
+    return p
+
+
+class Measured:
+    """One perfmark file, with helpers to look cells up by region path."""
+
+    def __init__(self, path):
+        self.path = path
+        self.f = h5py.File(path, "r")
+        self.events = [text(e) for e in self.f["events"]["name"]]
+        self.groups = list(self.f["events"]["group"])
+        self.paths = [text(p) for p in self.f["regions"]["path"]]
+        self.visits = self.f["region/visits"][:]
+        self.wall = self.f["region/wall_ns"][:]
+        self.counts = self.f["region/counts"][:]
+        self.enabled = self.f["region/enabled_ns"][:]
+        self.running = self.f["region/running_ns"][:]
+        self.flags = self.f["region/flags"][:]
+        self.threads = self.f["threads"][:]
+        self.messages = [text(m) for m in self.f["messages"][:]]
+
+    def attr(self, name):
+        return text(self.f.attrs[name])
+
+    def region(self, path):
+        check(path in self.paths, "region %r not in file (have %r)" % (path, self.paths[:20]))
+        return self.paths.index(path)
+
+    def event(self, name):
+        check(name in self.events, "event %r not measured (have %r)" % (name, self.events))
+        return self.events.index(name)
+
+    def rows_visiting(self, path):
+        r = self.region(path)
+        return [t for t in range(self.visits.shape[0]) if self.visits[t, r] > 0]
+
+    def count(self, t, path, event):
+        return int(self.counts[t, self.region(path), self.event(event)])
+
+    def flag_names(self, t, path):
+        v = int(self.flags[t, self.region(path)])
+        return {n for n, b in FLAGS.items() if v & b}
+
+
+def perfmark_run(tmp, prog_args, events="sw", env=None, expect=0, name="out.h5", opts=()):
+    out = os.path.join(tmp, name)
+    e = {"TMPDIR": tmp}
+    e.update(env or {})
+    cmd = [PERFMARK, "run", "-e", events, "-o", out] + list(opts) + ["--"] + prog_args
+    p = run(cmd, env=e, cwd=tmp, expect=expect)
+    return p, out
+
+
+def prog(name):
+    if name == "nested_regions":  # the demo lives with the examples
+        return os.path.join(BUILD, "bin", name)
+    return os.path.join(PROGS, name)
+
+
+def perfmark_lines(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("perfmark: ")]
+
+
+# ---- ground truth from the kernel ---------------------------------------------
+
+def pagefaults(pages, threads):
+    with tempfile.TemporaryDirectory() as tmp:
+        _, out = perfmark_run(tmp, [prog("pagefaults"), str(pages), str(threads)])
+        m = Measured(out)
+        rows = m.rows_visiting("touch")
+        check(len(rows) == threads, "%d threads visited 'touch', want %d" % (len(rows), threads))
+        for t in rows:
+            pf = m.count(t, "touch", "page-faults")
+            check(pages <= pf <= pages + 8,
+                  "thread row %d: %d page-faults for %d pages touched" % (t, pf, pages))
+            check(m.visits[t, m.region("touch")] == 1, "visits != 1")
+            check(not m.flag_names(t, "touch") - {"MIGRATED"},
+                  "unexpected flags %s" % m.flag_names(t, "touch"))
+        print("page-faults per thread:", [m.count(t, "touch", "page-faults") for t in rows])
+
+
+def case_pagefaults_1k_1t():
+    pagefaults(1000, 1)
+
+
+def case_pagefaults_100k_1t():
+    pagefaults(100000, 1)
+
+
+def case_pagefaults_1k_4t():
+    pagefaults(1000, 4)
+
+
+def case_pagefaults_100k_4t():
+    pagefaults(100000, 4)
+
+
+def case_taskclock():
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [prog("taskclock"), "200", "2"])
+        truth = {}
+        for line in p.stdout.splitlines():
+            if line.startswith("cputime_ns"):
+                _, tid, ns = line.split()
+                truth[int(tid)] = int(ns)
+        check(len(truth) == 2, "program printed %r" % p.stdout)
+        m = Measured(out)
+        rows = m.rows_visiting("spin")
+        measured = sorted(m.count(t, "spin", "task-clock") for t in rows)
+        expected = sorted(truth.values())
+        for got, want in zip(measured, expected):
+            check(abs(got - want) <= 0.10 * want,
+                  "task-clock %d ns vs CLOCK_THREAD_CPUTIME_ID %d ns: more than 10%% apart"
+                  % (got, want))
+            # wall time of a spinning region is at least its CPU time
+            print("task-clock %.1f ms, thread CPU time %.1f ms" % (got / 1e6, want / 1e6))
+        for t in rows:
+            r = m.region("spin")
+            check(m.wall[t, r] >= 0.9 * min(expected), "wall %d ns below CPU time" % m.wall[t, r])
+
+
+def case_visits():
+    reps = 1000000
+    with tempfile.TemporaryDirectory() as tmp:
+        _, out = perfmark_run(tmp, [prog("visits"), str(reps)])
+        m = Measured(out)
+        for path in ("outer", "outer/inner", "h_outer", "h_outer/h_inner"):
+            v = int(m.visits[:, m.region(path)].sum())
+            check(v == reps, "%s: %d visits, want %d" % (path, v, reps))
+        check(int(m.visits[:, m.region("cycle")].sum()) == 1, "cycle visits")
+        for k in range(100):
+            path = "cycle/name%02d" % k
+            v = int(m.visits[:, m.region(path)].sum())
+            check(v == reps // 100, "%s: %d visits, want %d" % (path, v, reps // 100))
+        check(len(m.paths) == 5 + 100, "%d regions, want 105" % len(m.paths))
+        # MIGRATED is real under load (the scheduler moves the thread); nothing else may be set
+        check(not (m.flags & ~FLAGS["MIGRATED"]).any(), "flags set: %s" % m.flags[m.flags != 0])
+        # nesting: inner's time is inside outer's
+        check(m.wall[:, m.region("outer/inner")].sum() < m.wall[:, m.region("outer")].sum(),
+              "inner wall time not below outer")
+
+
+def case_migrate():
+    if (os.cpu_count() or 1) < 2:
+        print("SKIP: needs 2 CPUs to migrate a thread between them")
+        return SKIP
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [prog("migrate"), "60"], events="task-clock,page-faults",
+                              opts=["--bind-cpu", "0"])
+        truth = dict((k, int(v)) for k, v in (l.split() for l in p.stdout.splitlines()))
+        m = Measured(out)
+        check(int(m.f.attrs["bind_cpu"]) == 0, "bind_cpu attribute not recorded")
+        t = m.rows_visiting("half")[0]
+        half, away = m.region("half"), m.region("away")
+        ena, run_ = int(m.enabled[t, half, 0]), int(m.running[t, half, 0])
+        check({"MULTIPLEXED", "MIGRATED"} <= m.flag_names(t, "half"),
+              "half: flags %s, want MULTIPLEXED and MIGRATED" % m.flag_names(t, "half"))
+        check(0 < run_ < ena, "half: running %d enabled %d" % (run_, ena))
+        share = run_ / ena
+        want = truth["half_on_cpu0_ns"] / (truth["half_on_cpu0_ns"] + truth["half_on_cpu1_ns"])
+        check(abs(share - want) < 0.15, "half: counted share %.2f, ground truth %.2f" % (share, want))
+        # running time is the time on CPU 0, enabled the time on both
+        check(abs(run_ - truth["half_on_cpu0_ns"]) < 0.15 * truth["half_on_cpu0_ns"],
+              "half: running %d vs %d ns on CPU 0" % (run_, truth["half_on_cpu0_ns"]))
+        tc = int(m.counts[t, half, m.event("task-clock")])
+        check(abs(tc - run_) < 0.15 * run_, "raw task-clock %d vs running %d" % (tc, run_))
+        check("NOT_COUNTED" in m.flag_names(t, "away"),
+              "away: flags %s, want NOT_COUNTED" % m.flag_names(t, "away"))
+        check(int(m.running[t, away, 0]) == 0 and int(m.enabled[t, away, 0]) > 0,
+              "away: running %d enabled %d" % (m.running[t, away, 0], m.enabled[t, away, 0]))
+        print("half: enabled %.1f ms running %.1f ms (share %.2f, truth %.2f); away not counted"
+              % (ena / 1e6, run_ / 1e6, share, want))
+
+
+def case_fork():
+    pages = 1000
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [prog("forker"), str(pages)])
+        child_pid = int(p.stdout.split()[1])
+        parent = Measured(out)
+        t = parent.rows_visiting("span")[0]
+        check(parent.flag_names(t, "span") <= {"MIGRATED"},
+              "parent span flags %s" % parent.flag_names(t, "span"))
+        check(parent.flag_names(t, "before") <= {"MIGRATED"}, "parent before flagged")
+        check(pages <= parent.count(t, "before", "page-faults") <= pages + 8, "parent before pf")
+        # the parent's own touch after fork is inside span: at least `pages` faults
+        # (copy-on-write of its stack adds a few)
+        check(parent.count(t, "span", "page-faults") >= pages, "parent span pf")
+        check("child_work" not in parent.paths, "child region leaked into the parent file")
+        child_files = glob.glob(os.path.join(tmp, "out.child-%d.h5" % child_pid))
+        check(child_files, "no child file (have %s)" % os.listdir(tmp))
+        child = Measured(child_files[0])
+        ct = child.rows_visiting("span/child_work")[0]
+        pf = child.count(ct, "span/child_work", "page-faults")
+        check(pages <= pf <= pages + 8, "child_work: %d page-faults for %d pages" % (pf, pages))
+        check(child.flag_names(ct, "span/child_work") <= {"MIGRATED"}, "child_work flagged")
+        check("LOST_GENERATION" in child.flag_names(ct, "span"),
+              "child span flags %s, want LOST_GENERATION" % child.flag_names(ct, "span"))
+        check(child.count(ct, "span", "page-faults") == 0, "lost span still has counts")
+        check(int(child.visits[ct, child.region("before")]) == 0,
+              "child file repeats the parent's regions")
+
+
+# ---- events: hardware requested where there is no PMU ---------------------------
+
+def no_pmu():
+    devs = os.listdir("/sys/bus/event_source/devices")
+    return not any(d == "cpu" or d.startswith("cpu_") for d in devs)
+
+
+def hw_fallback(events, env=None):
+    if not no_pmu():
+        print("SKIP: this machine has a hardware PMU; the fallback path is not taken")
+        return SKIP
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [prog("pagefaults"), "1000", "1"], events=events, env=env)
+        lines = [l for l in perfmark_lines(p.stderr) if "wrote" not in l]
+        fallback = [l for l in lines if "none of the requested events" in l]
+        check(len(fallback) == 1, "want one fallback message, got %r" % lines)
+        check("'sw' group" in fallback[0], "message does not say what was done: %r" % fallback[0])
+        m = Measured(out)
+        check(m.attr("events_requested") == events, "requested %r" % m.attr("events_requested"))
+        check(m.attr("events_measured") == "task-clock,page-faults,context-switches,cpu-migrations",
+              "measured %r" % m.attr("events_measured"))
+        check("none of the requested" in m.attr("fallback"), "fallback attr %r" % m.attr("fallback"))
+        check(any("dropped" in x for x in m.messages), "per-event reasons not in the file")
+        t = m.rows_visiting("touch")[0]
+        check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "data not measured after fallback")
+        print(fallback[0])
+
+
+def case_hw_fallback():
+    return hw_fallback("cycles,instructions")
+
+
+def case_hw_fallback_spr():
+    return hw_fallback("spr::INST_RETIRED:ANY_P,spr::TOPDOWN:SLOTS",
+                       env={"LIBPFM_ENCODE_INACTIVE": "1"})
+
+
+# ---- bad input: one clear message, app runs on, exit status kept, file written ----
+
+def misuse(mode, events="sw", env=None, expect_file=True):
+    tmp = tempfile.mkdtemp()
+    p, out = perfmark_run(tmp, [prog("misuse"), mode], events=events, env=env, expect=3)
+    check("misuse %s done" % mode in p.stdout, "application did not run on: %r" % p.stdout)
+    if expect_file:
+        check(os.path.exists(out), "no file written (%s)" % os.listdir(tmp))
+    return p, (Measured(out) if expect_file else None), tmp
+
+
+def case_bad_unknown_event():
+    p, m, _ = misuse("plain", events="page-fault,task-clock")
+    lines = perfmark_lines(p.stderr)
+    bad = [l for l in lines if "unknown event 'page-fault'" in l]
+    check(len(bad) == 1, "want one message, got %r" % lines)
+    check("did you mean page-faults" in bad[0], "no suggestion: %r" % bad[0])
+    check(m.attr("events_measured") == "task-clock", "measured %r" % m.attr("events_measured"))
+
+
+def case_bad_modifier():
+    p, m, _ = misuse("plain", events="page-faults:x,task-clock")
+    bad = [l for l in perfmark_lines(p.stderr) if "bad modifier" in l]
+    check(len(bad) == 1 and "page-faults:x" in bad[0], "messages %r" % perfmark_lines(p.stderr))
+    check(m.attr("events_measured") == "task-clock", "measured %r" % m.attr("events_measured"))
+
+
+def case_bad_too_many_events():
+    names = ["page-faults", "task-clock", "cpu-clock", "minor-faults", "major-faults",
+             "context-switches", "cpu-migrations", "PERF_COUNT_SW_CPU_CLOCK",
+             "PERF_COUNT_SW_TASK_CLOCK"]
+    spellings = [n + mod for mod in ("", ":u", ":k", ":u:k") for n in names]  # 36 distinct
+    p, m, _ = misuse("plain", events=",".join(spellings))
+    lines = perfmark_lines(p.stderr)
+    limit = [l for l in lines if "more than 32 events requested" in l]
+    check(len(limit) == 1, "want one limit message: %r" % lines)
+    check(len(m.events) == 32, "%d events measured, want 32" % len(m.events))
+    check(m.events == spellings[:32], "the first 32 requested are not the ones measured")
+
+
+def case_bad_unwritable_output():
+    tmp = tempfile.mkdtemp()
+    out = "/proc/perfmark-nonexistent/out.h5"
+    p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--", prog("misuse"), "plain"],
+            env={"TMPDIR": tmp}, expect=3)
+    lines = perfmark_lines(p.stderr)
+    where = os.path.join(tmp, "out.h5")
+    msg = [l for l in lines if "instead" in l and out in l]
+    check(len(msg) == 1 and where in msg[0], "want one message naming %s: %r" % (where, lines))
+    check(os.path.exists(where), "fallback file missing")
+    Measured(where)
+
+
+def case_bad_existing_output():
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    with open(out, "w") as f:
+        f.write("precious")
+    p, _ = perfmark_run(tmp, [prog("misuse"), "plain"], expect=3)
+    check(open(out).read() == "precious", "existing file was clobbered")
+    check(os.path.exists(os.path.join(tmp, "out.1.h5")), "no numbered file: %s" % os.listdir(tmp))
+    check(any("never overwrites" in l for l in perfmark_lines(p.stderr)), "no message")
+
+
+def case_bad_end_without_begin():
+    p, m, _ = misuse("end_without_begin")
+    check(any("without a matching begin" in l for l in perfmark_lines(p.stderr)), "no message")
+    check("UNBALANCED" in m.flag_names(0, "never_begun"), "never_begun not flagged")
+    check(int(m.visits[0, m.region("never_begun")]) == 0, "phantom visit counted")
+    check(m.flag_names(0, "fine") <= {"MIGRATED"} and int(m.visits[0, m.region("fine")]) == 1,
+          "a later good region was disturbed")
+
+
+def case_bad_mismatched():
+    p, m, _ = misuse("mismatched")
+    check(any("still open inside it" in l for l in perfmark_lines(p.stderr)), "no message")
+    check("UNBALANCED" in m.flag_names(0, "outer/inner"), "inner not flagged")
+    check(int(m.visits[0, m.region("outer")]) == 1, "outer not closed")
+    check(int(m.visits[0, m.region("after")]) == 1, "stack not recovered: 'after' is not top level")
+
+
+def case_bad_open_at_exit():
+    p, m, _ = misuse("open_at_exit")
+    check(any("left_open" in l and "process exit" in l for l in perfmark_lines(p.stderr)),
+          "no message: %r" % perfmark_lines(p.stderr))
+    check("UNBALANCED" in m.flag_names(0, "left_open"), "not flagged")
+    check(int(m.visits[0, m.region("left_open")]) == 1, "open region's time was dropped")
+    check(int(m.threads["open_at_end"][0]) == 1, "open_at_end not recorded")
+
+
+def case_bad_thread_exit_inside():
+    p, m, _ = misuse("thread_exit_inside")
+    check(any("exited inside region" in l for l in perfmark_lines(p.stderr)), "no message")
+    rows = m.rows_visiting("thread_region")
+    check(len(rows) == 1, "thread row missing")
+    t = rows[0]
+    check("UNBALANCED" in m.flag_names(t, "thread_region/thread_inner"), "inner not flagged")
+    check(int(m.threads["exited"][t]) == 1 and int(m.threads["open_at_end"][t]) == 2,
+          "thread row %r" % (m.threads[t],))
+
+
+def case_bad_many_names():
+    p, m, _ = misuse("many_names")
+    check(len(m.paths) == 100000, "%d regions, want 100000" % len(m.paths))
+    check(int(m.visits.sum()) == 100000, "visits %d" % m.visits.sum())
+
+
+def case_bad_odd_names():
+    p, m, _ = misuse("odd_names")
+    names = [m.f["regions"]["name"][i] for i in range(len(m.paths))]
+    raw = [n if isinstance(n, bytes) else n.encode() for n in names]
+    check(b"" in raw, "empty name missing")
+    check("Ünïcödé ✓ 测量".encode() in raw, "UTF-8 name not kept byte for byte")
+    check(b"a/b" in raw and b'quote"comma,' in raw, "names with / or quotes lost")
+    longest = max(len(n) for n in raw)
+    check(longest == 1024, "long name stored with %d bytes, want truncation to 1024" % longest)
+    check(any("truncated" in l for l in perfmark_lines(p.stderr)), "no truncation message")
+    check(int(m.visits.sum()) == 5, "visits %d" % m.visits.sum())
+
+
+# ---- inert outside perfmark -----------------------------------------------------
+
+def case_inert_without_perfmark():
+    tmp = tempfile.mkdtemp()
+    p = run([prog("nested_regions")], cwd=tmp)
+    check("measured: no" in p.stdout, "markers active outside perfmark: %r" % p.stdout)
+    check(not p.stderr.strip(), "printed %r" % p.stderr)
+    check(not os.listdir(tmp), "files written: %s" % os.listdir(tmp))
+
+
+def case_disabled_markers():
+    p = run([prog("disabled_markers")])
+    check("disabled markers: ok" in p.stdout, "output %r" % p.stdout)
+
+
+# ---- CLI --------------------------------------------------------------------------
+
+def case_cli_help():
+    top = run([PERFMARK, "--help"]).stdout
+    for cmd in ("run", "report", "list", "check"):
+        check(cmd in top, "%s missing from --help" % cmd)
+        sub = run([PERFMARK, cmd, "--help"]).stdout
+        check(sub.startswith("usage: perfmark %s" % cmd), "%s --help: %r" % (cmd, sub[:80]))
+    run([PERFMARK, "frobnicate"], expect=2)
+    run([PERFMARK, "run"], expect=2)
+
+
+def case_cli_list():
+    out = run([PERFMARK, "list"]).stdout
+    for g in ("default", "sw", "ipc", "none"):
+        check("\n%s " % g in "\n" + out, "group %s missing" % g)
+    check("task-clock" in out and "counts here" in out, "sw events not shown as counting")
+    if no_pmu():
+        check("no hardware PMU" in out, "list does not say why cycles fail here")
+
+
+def case_cli_check():
+    out = run([PERFMARK, "check"]).stdout
+    for key in ("hardware PMU:", "paranoid:", "rdpmc:", "NMI watchdog:", "software:"):
+        check(key in out, "%s missing from check" % key)
+    par = open("/proc/sys/kernel/perf_event_paranoid").read().strip()
+    check("perf_event_paranoid=%s" % par in out, "paranoid level not reported")
+    if no_pmu():
+        check("absent" in out and "falls back" in out, "no-PMU consequence not said")
+
+
+# ---- the file without perfmark ------------------------------------------------------
+
+def case_h5dump_readable():
+    with tempfile.TemporaryDirectory() as tmp:
+        _, out = perfmark_run(tmp, [prog("nested_regions")])
+        p = run(["h5dump", "-H", out])
+        for name in ("schema_version", "/events", "/regions", "/threads", "region/counts"):
+            check(name.split("/")[-1] in p.stdout, "%s not in h5dump output" % name)
+        m = Measured(out)
+        check(int(m.f.attrs["schema_version"]) == 1, "schema_version")
+        check(not glob.glob(os.path.join(tmp, "*.tmp-*")), "temporary file left behind")
+
+
+def case_report_end_to_end():
+    with tempfile.TemporaryDirectory() as tmp:
+        _, out = perfmark_run(tmp, [prog("nested_regions")])
+        m = Measured(out)
+        text_out = run([PERFMARK, "report", out]).stdout
+        for path in ("init", "solve", "stencil", "worker", "compute"):
+            check(path in text_out, "region %s missing from the text report" % path)
+        j = json.loads(run([PERFMARK, "report", out, "--format", "json"]).stdout)
+        by_path = {r["path"]: r for r in j["regions"]}
+        for r, path in enumerate(m.paths):
+            check(path in by_path, "%s missing from JSON" % path)
+            check(by_path[path]["visits"] == int(m.visits[:, r].sum()), "%s visits" % path)
+            pf = m.event("page-faults")
+            rows = [t for t in range(m.visits.shape[0]) if m.visits[t, r] > 0]
+            want = int(m.counts[rows, r, pf].sum())
+            got = by_path[path]["events"]["page-faults"]["total"]
+            check(abs(got - want) <= 1e-6 * max(1, want), "%s page-faults %s vs %s" % (path, got, want))
+        csv_path = os.path.join(tmp, "r.csv")
+        run([PERFMARK, "report", out, "--format", "csv", "-o", csv_path])
+        check(os.path.getsize(csv_path) > 0, "empty CSV")
+        run([PERFMARK, "report", os.path.join(tmp, "missing.h5")], expect=1)
+
+
+def main():
+    case = sys.argv[2]
+    fn = globals().get("case_" + case)
+    if not fn:
+        print("unknown case %s" % case)
+        return 2
+    try:
+        rc = fn()
+    except Failure as e:
+        print("FAIL %s: %s" % (case, e))
+        return 1
+    if rc == SKIP:
+        return SKIP
+    print("PASS %s" % case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

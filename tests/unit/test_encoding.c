@@ -1,0 +1,93 @@
+/* Golden table: event names → perf_event_attr through libpfm4, for Intel
+ * models this machine does not have (LIBPFM_ENCODE_INACTIVE=1), the
+ * software events, and every class of bad input. Each row carries its line
+ * so a failure points at the entry. Encodings: Intel SDM event select layout
+ * (event | umask << 8 | edge << 18 | inv << 23 | cmask << 24). */
+#include "check.h"
+#include "pm_events.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct golden {
+    int line;
+    const char *name;
+    int ok;                 /* 1: encodes, 0: must be refused */
+    unsigned type;
+    unsigned long long config;
+    int exclude_user, exclude_kernel;
+    const char *message;    /* for refusals: text the sentence must contain */
+};
+
+#define ROW(...) {__LINE__, __VA_ARGS__}
+static const struct golden table[] = {
+    ROW("spr::INST_RETIRED:ANY_P", 1, PERF_TYPE_RAW, 0xc0, 0, 0, NULL),
+    ROW("spr::TOPDOWN:SLOTS", 1, PERF_TYPE_RAW, 0x400, 0, 0, NULL),
+    ROW("spr::TOPDOWN:BACKEND_BOUND_SLOTS", 1, PERF_TYPE_RAW, 0x200, 0, 0, NULL),
+    ROW("spr::MEM_LOAD_RETIRED:L3_MISS", 1, PERF_TYPE_RAW, 0x20d1, 0, 0, NULL),
+    ROW("icx::BR_MISP_RETIRED:ALL_BRANCHES", 1, PERF_TYPE_RAW, 0xc5, 0, 0, NULL),
+    ROW("icx::CPU_CLK_UNHALTED:THREAD_P", 1, PERF_TYPE_RAW, 0x3c, 0, 0, NULL),
+    ROW("icx::TOPDOWN:SLOTS", 1, PERF_TYPE_RAW, 0x400, 0, 0, NULL),
+    /* modifiers: user/kernel mode, edge, invert, counter mask */
+    ROW("icx::INST_RETIRED:ANY_P:u", 1, PERF_TYPE_RAW, 0xc0, 0, 1, NULL),
+    ROW("icx::INST_RETIRED:ANY_P:k", 1, PERF_TYPE_RAW, 0xc0, 1, 0, NULL),
+    ROW("icx::INST_RETIRED:ANY_P:e:c=1", 1, PERF_TYPE_RAW, 0x10400c0, 0, 0, NULL),
+    ROW("icx::INST_RETIRED:ANY_P:i:c=1", 1, PERF_TYPE_RAW, 0x18000c0, 0, 0, NULL),
+    ROW("icx::INST_RETIRED:ANY_P:e:i:c=2", 1, PERF_TYPE_RAW, 0x28400c0, 0, 0, NULL),
+    /* software events, by the names people type */
+    ROW("task-clock", 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0, NULL),
+    ROW("page-faults", 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 0, NULL),
+    ROW("page-faults:u", 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 1, NULL),
+    ROW("context-switches", 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, NULL),
+    ROW("cpu-migrations", 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0, 0, NULL),
+    ROW("cycles", 1, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, NULL),
+    ROW("instructions", 1, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, NULL),
+    /* refusals */
+    ROW("page-fault", 0, 0, 0, 0, 0, "did you mean page-faults"),
+    ROW("task-clok", 0, 0, 0, 0, 0, "did you mean task-clock"),
+    ROW("icx::NOPE", 0, 0, 0, 0, 0, "unknown event 'icx::NOPE'"),
+    ROW("page-faults:x", 0, 0, 0, 0, 0, "bad modifier in 'page-faults:x'"),
+    ROW("spr::INST_RETIRED:ANY_P:zz", 0, 0, 0, 0, 0, "bad modifier"),
+    ROW("spr::INST_RETIRED:ANY_P:c=300", 0, 0, 0, 0, 0, "bad modifier value"),
+    /* Intel: edge detect is meaningless without a counter mask */
+    ROW("icx::INST_RETIRED:ANY_P:e", 0, 0, 0, 0, 0, "bad modifier"),
+    ROW("", 0, 0, 0, 0, 0, "empty event name"),
+};
+
+int main(void)
+{
+    /* Must be set before libpfm4 initialises: encode PMUs not present. */
+    setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+    CHECK(pm_events_init() == 0, "libpfm4 did not initialise");
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        const struct golden *g = &table[i];
+        struct pm_event ev;
+        char err[PM_NOTE_LEN] = "";
+        int rc = pm_event_encode(g->name, 0, &ev, err, sizeof err);
+        if (g->ok) {
+            CHECK(rc == 0, "line %d '%s': refused: %s", g->line, g->name, err);
+            if (rc)
+                continue;
+            CHECK(ev.attr.type == g->type, "line %d '%s': type %u, want %u", g->line,
+                  g->name, ev.attr.type, g->type);
+            CHECK(ev.attr.config == g->config, "line %d '%s': config %#llx, want %#llx",
+                  g->line, g->name, (unsigned long long)ev.attr.config, g->config);
+            CHECK(ev.attr.exclude_user == (unsigned)g->exclude_user &&
+                      ev.attr.exclude_kernel == (unsigned)g->exclude_kernel,
+                  "line %d '%s': exclude_user=%d exclude_kernel=%d", g->line, g->name,
+                  ev.attr.exclude_user, ev.attr.exclude_kernel);
+            CHECK(ev.attr.size == sizeof ev.attr, "line %d: attr.size not set", g->line);
+        } else {
+            CHECK(rc != 0, "line %d '%s': accepted, must be refused", g->line, g->name);
+            CHECK(strstr(err, g->message) != NULL, "line %d '%s': message '%s' lacks '%s'",
+                  g->line, g->name, err, g->message);
+        }
+    }
+    /* Unprivileged at paranoid >= 2: perfmark asks for user space only. */
+    struct pm_event ev;
+    char err[PM_NOTE_LEN];
+    CHECK(pm_event_encode("task-clock", 1, &ev, err, sizeof err) == 0 &&
+              ev.attr.exclude_kernel == 1 && ev.attr.exclude_user == 0,
+          "user_only did not give exclude_kernel");
+    return TEST_DONE("test_encoding");
+}
