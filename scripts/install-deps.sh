@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Debian 12 packages perfmark builds, tests and runs its demo with. Run as root.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config gfortran clang libomp-dev \
+  libpfm4-dev libhwloc-dev hwloc \
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools \
+  python3-h5py python3-numpy >/dev/null
+echo "perfmark: build dependencies installed"
