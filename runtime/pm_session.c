@@ -6,6 +6,7 @@
 #include "pm_log.h"
 #include "pm_names.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,6 +32,20 @@ static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
 static char pm_command[2048];
+static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
+                                          where the program chdir'ed to */
+
+/* If the process resolves perfmark_region_begin in another object, another
+ * copy of libperfmark (linked from one prefix, preloaded from another) owns
+ * the markers; this copy must stay out of the way. */
+int pm_markers_are_primary(void)
+{
+    void *first = dlsym(RTLD_DEFAULT, "perfmark_region_begin");
+    Dl_info theirs, ours;
+    if (!first || !dladdr(first, &theirs) || !dladdr((void *)pm_markers_are_primary, &ours))
+        return 1;
+    return theirs.dli_fbase == ours.dli_fbase;
+}
 
 /* ---- starting -------------------------------------------------------------- */
 
@@ -59,6 +74,8 @@ static void pm_mark_start(void)
     localtime_r(&now, &tm);
     strftime(pm_stamp, sizeof pm_stamp, "%Y%m%d-%H%M%S", &tm);
     pm_start_mono = pm_mono_ns();
+    if (!getcwd(pm_start_cwd, sizeof pm_start_cwd))
+        pm_start_cwd[0] = '\0';
 }
 
 static void pm_report_events(void)
@@ -94,6 +111,11 @@ __attribute__((constructor)) static void pm_session_ctor(void)
     pm_config_read(&pm_cfg);
     if (!pm_cfg.enable)
         return;
+    if (!pm_markers_are_primary()) {
+        /* Two copies loaded (linked from one prefix, preloaded from
+         * another): only the one the program's calls reach measures. */
+        return;
+    }
     if (pm_cfg.launch_pid && pm_cfg.launch_pid != (long)getpid()) {
         pm_state = PM_LAZY;
         return;
@@ -217,6 +239,11 @@ static void pm_wanted_path(char *out, size_t len)
         snprintf(out, len, "%s/%s", pm_cfg.output, name);
     else
         snprintf(out, len, "%s", pm_cfg.output);
+    if (out[0] != '/' && pm_start_cwd[0]) {
+        char rel[PM_PATH_MAX];
+        snprintf(rel, sizeof rel, "%s", out);
+        snprintf(out, len, "%s/%s", pm_start_cwd, rel);
+    }
     if (pm_fork_child) {
         char stem[PM_PATH_MAX];
         snprintf(stem, sizeof stem, "%s", out);

@@ -27,6 +27,9 @@ static inline struct pm_thread *pm_session_thread(void)
     return pm_session_thread_slow();
 }
 
+/* 0 when another copy of libperfmark in this process owns the markers. */
+int pm_markers_are_primary(void);
+
 /* Write the file now (idempotent). Called at exit; later also by the MPI
  * finalize wrapper. */
 void pm_session_finalize(void);

@@ -418,6 +418,25 @@ def case_inert_without_perfmark():
     check(not os.listdir(tmp), "files written: %s" % os.listdir(tmp))
 
 
+def case_two_copies():
+    """App linked with one libperfmark, another copy preloaded: one file, from
+    the copy the program's calls reach."""
+    import shutil
+    tmp = tempfile.mkdtemp()
+    copy = os.path.join(tmp, "copy")
+    os.mkdir(copy)
+    shutil.copy(os.path.join(BUILD, "lib", "libperfmark.so.0"), os.path.join(copy, "libperfmark.so"))
+    out = os.path.join(tmp, "out.h5")
+    run([prog("pagefaults"), "100", "1"], cwd=tmp,
+        env={"LD_PRELOAD": os.path.join(copy, "libperfmark.so"), "PERFMARK_ENABLE": "1",
+             "PERFMARK_EVENTS": "sw", "PERFMARK_OUTPUT": out})
+    files = [f for f in os.listdir(tmp) if f.endswith(".h5")]
+    check(files == ["out.h5"], "want exactly one file, got %s" % files)
+    m = Measured(out)
+    t = m.rows_visiting("touch")[0]
+    check(100 <= m.count(t, "touch", "page-faults") <= 108, "region not measured")
+
+
 def case_disabled_markers():
     p = run([prog("disabled_markers")])
     check("disabled markers: ok" in p.stdout, "output %r" % p.stdout)
