@@ -1,6 +1,7 @@
 /* The public marker API (include/perfmark.h): thin entry points onto the
- * calling thread's state. errno is preserved: a marker must never change
- * what the application sees. */
+ * calling thread's state. A marker never changes errno: the hot path makes
+ * no call that can set it (raw syscall for reads), and every slow path that
+ * can (allocation, interning, reopening, messages) saves and restores it. */
 #include "perfmark.h"
 #include "pm_names.h"
 #include "pm_session.h"
@@ -12,25 +13,13 @@
 PM_PUBLIC int perfmark_region_begin(const char *name)
 {
     struct pm_thread *t = pm_session_thread();
-    if (!t || !name)
-        return -1;
-    int saved = errno;
-    int32_t id = pm_thread_name_id(t, name);
-    int rc = id < 0 ? -1 : pm_thread_enter(t, id);
-    errno = saved;
-    return rc;
+    return t && name ? pm_thread_begin_name(t, name) : -1;
 }
 
 PM_PUBLIC int perfmark_region_end(const char *name)
 {
     struct pm_thread *t = pm_session_thread();
-    if (!t || !name)
-        return -1;
-    int saved = errno;
-    int32_t id = pm_thread_name_id(t, name);
-    int rc = id < 0 ? -1 : pm_thread_exit(t, id);
-    errno = saved;
-    return rc;
+    return t && name ? pm_thread_end_name(t, name) : -1;
 }
 
 PM_PUBLIC perfmark_region_t perfmark_region(const char *name)
@@ -46,23 +35,13 @@ PM_PUBLIC perfmark_region_t perfmark_region(const char *name)
 PM_PUBLIC int perfmark_region_enter(perfmark_region_t region)
 {
     struct pm_thread *t = pm_session_thread();
-    if (!t || region < 0 || region >= pm_name_count())
-        return -1;
-    int saved = errno;
-    int rc = pm_thread_enter(t, region);
-    errno = saved;
-    return rc;
+    return t && region >= 0 && region < pm_name_count() ? pm_thread_enter(t, region) : -1;
 }
 
 PM_PUBLIC int perfmark_region_exit(perfmark_region_t region)
 {
     struct pm_thread *t = pm_session_thread();
-    if (!t || region < 0 || region >= pm_name_count())
-        return -1;
-    int saved = errno;
-    int rc = pm_thread_exit(t, region);
-    errno = saved;
-    return rc;
+    return t && region >= 0 && region < pm_name_count() ? pm_thread_exit(t, region) : -1;
 }
 
 PM_PUBLIC int perfmark_active(void) { return pm_session_thread() != NULL; }

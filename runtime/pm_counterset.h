@@ -32,6 +32,9 @@ struct pm_counterset {
     int fd[PM_MAX_EVENTS];
     struct perf_event_mmap_page *page[PM_MAX_EVENTS]; /* rdpmc path, or NULL */
     int use_rdpmc;
+    /* cached at open so that a read touches neither the big eventset nor a loop */
+    int ngroups, nevents;
+    int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
 };
 
 static inline unsigned pm_stride(const struct pm_eventset *set)

@@ -1,5 +1,6 @@
 #include "pm_log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ static void pm_keep(const char *text)
 
 void pm_msg(enum pm_msg_kind kind, const char *fmt, ...)
 {
+    int saved = errno;  /* callers may sit on a marker's path */
     char text[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -49,6 +51,7 @@ void pm_msg(enum pm_msg_kind kind, const char *fmt, ...)
             fprintf(stderr, "perfmark: %s\n", text);
     }
     pthread_mutex_unlock(&pm_log_lock);
+    errno = saved;
 }
 
 void pm_msg_summarise(void)

@@ -31,7 +31,7 @@ const char *pm_name_get(int32_t id)
     return pm_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)];
 }
 
-int32_t pm_name_count(void) { return pm_count; }
+int32_t pm_name_count(void) { return __atomic_load_n(&pm_count, __ATOMIC_ACQUIRE); }
 
 static int pm_hash_grow(void)
 {
@@ -60,11 +60,11 @@ static int32_t pm_name_add(const char *name, size_t len, uint32_t slot)
     const char ***chunk = &pm_chunks[id >> PM_CHUNK_BITS];
     if (!*chunk && !(*chunk = calloc(PM_CHUNK_SIZE, sizeof **chunk)))
         return -1;
-    char *copy = malloc(len + 1);
+    /* zero-padded to whole words for pm_streq */
+    char *copy = calloc(1, (len + 8) & ~(size_t)7);
     if (!copy)
         return -1;
     memcpy(copy, name, len);
-    copy[len] = '\0';
     (*chunk)[id & (PM_CHUNK_SIZE - 1)] = copy;
     pm_hash[slot] = id + 1;
     __atomic_store_n(&pm_count, id + 1, __ATOMIC_RELEASE);

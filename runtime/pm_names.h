@@ -10,7 +10,8 @@
 /* Longer names are truncated (and a message says so). */
 #define PM_NAME_MAX 1024
 
-/* The id of `name` (truncated to PM_NAME_MAX bytes); -1 only if out of memory. */
+/* The id of `name` (truncated to PM_NAME_MAX bytes); -1 only if out of memory.
+ * The interned copy is 8-byte aligned and zero-padded to whole words. */
 int32_t pm_name_intern(const char *name, const char **interned);
 const char *pm_name_get(int32_t id);
 int32_t pm_name_count(void);

@@ -148,7 +148,19 @@ static int pm_register(struct pm_thread *t)
     return ok ? 0 : -1;
 }
 
+static struct pm_thread *pm_session_pickup(void);
+
+/* errno belongs to the application: starting a session or a thread opens
+ * files and allocates, so keep it. */
 struct pm_thread *pm_session_thread_slow(void)
+{
+    int saved = errno;
+    struct pm_thread *t = pm_session_pickup();
+    errno = saved;
+    return t;
+}
+
+static struct pm_thread *pm_session_pickup(void)
 {
     if (pm_state == PM_LAZY) {
         pthread_mutex_lock(&pm_start_lock);

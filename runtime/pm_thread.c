@@ -4,8 +4,10 @@
 #include "pm_flags.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_streq.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
 
 #define pm_unlikely(x) __builtin_expect(!!(x), 0)
+#define pm_likely(x) __builtin_expect(!!(x), 1)
 
 static inline uint64_t *pm_frame(struct pm_thread *t, int32_t level)
 {
@@ -46,6 +49,8 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     t->stride = pm_stride(set);
     t->frame_words = PM_FRAME_HEADER + t->stride;
     t->cur = -1;
+    for (int i = 0; i < PM_HANDLE_MEMO; i++)
+        t->handle_memo[i].name = -1;
     t->scratch = calloc(t->stride + 1, sizeof *t->scratch);
     t->base = calloc(t->stride + 1, sizeof *t->base);
     t->total = calloc(t->stride + 1, sizeof *t->total);
@@ -116,9 +121,27 @@ static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
     if ((uint32_t)t->nnodes * 2 >= t->child_mask && pm_child_grow(t) != 0)
         return -1;
     int32_t n = t->nnodes++;
-    t->nodes[n] = (struct pm_node){.parent = parent, .name = name,
+    t->nodes[n] = (struct pm_node){.parent = parent, .name = name, .str = pm_name_get(name),
                                    .depth = parent < 0 ? 0 : t->nodes[parent].depth + 1};
     memset(t->acc + (size_t)n * t->stride, 0, t->stride * sizeof *t->acc);
+    return n;
+}
+
+/* Slow half of pm_node_find: a path seen for the first time. Allocation
+ * may touch errno, which belongs to the application. */
+static __attribute__((noinline)) int32_t pm_node_insert(struct pm_thread *t, int32_t parent,
+                                                        int32_t name, uint64_t key)
+{
+    int saved = errno;
+    int32_t n = pm_node_add(t, parent, name);
+    if (n >= 0) {
+        uint32_t h = pm_child_hash(key, t->child_mask);
+        while (t->child[h] >= 0)
+            h = (h + 1) & t->child_mask;
+        t->child[h] = n;
+        t->child_key[h] = key;
+    }
+    errno = saved;
     return n;
 }
 
@@ -135,41 +158,51 @@ static inline int32_t pm_node_find(struct pm_thread *t, int32_t parent, int32_t 
                 return n;
         }
     }
-    int32_t n = pm_node_add(t, parent, name);
-    if (n < 0)
-        return -1;
-    uint32_t h = pm_child_hash(key, t->child_mask);
-    while (t->child[h] >= 0)
-        h = (h + 1) & t->child_mask;
-    t->child[h] = n;
-    t->child_key[h] = key;
-    return n;
+    return pm_node_insert(t, parent, name, key);
 }
 
 /* ---- names --------------------------------------------------------------- */
 
-int32_t pm_thread_name_id(struct pm_thread *t, const char *name)
+static inline struct pm_name_slot *pm_name_slot(struct pm_thread *t, const char *name)
 {
     uintptr_t p = (uintptr_t)name;
-    struct pm_name_slot *slot = &t->cache[((p >> 3) ^ (p >> 11)) & (PM_NAME_CACHE - 1)];
-    if (slot->key == name && strncmp(name, slot->interned, PM_NAME_MAX) == 0)
-        return slot->id;
+    return &t->cache[((p >> 3) ^ (p >> 11)) & (PM_NAME_CACHE - 1)];
+}
+
+/* The caller's pointer may be a reused buffer with new contents: a hit
+ * needs the same pointer and the same bytes. */
+static inline int pm_name_slot_hit(const struct pm_name_slot *slot, const char *name)
+{
+    return slot->key == name && pm_streq(name, slot->interned, PM_NAME_MAX);
+}
+
+static __attribute__((noinline)) int32_t pm_name_slot_fill(struct pm_name_slot *slot,
+                                                           const char *name)
+{
+    int saved = errno;
     const char *interned;
     int32_t id = pm_name_intern(name, &interned);
-    if (id >= 0) {
-        slot->key = name;
-        slot->interned = interned;
-        slot->id = id;
-    }
+    if (id >= 0)
+        *slot = (struct pm_name_slot){.key = name, .interned = interned, .id = id,
+                                      .memo_parent = INT32_MIN};
+    errno = saved;
     return id;
+}
+
+int32_t pm_thread_name_id(struct pm_thread *t, const char *name)
+{
+    struct pm_name_slot *slot = pm_name_slot(t, name);
+    return pm_name_slot_hit(slot, name) ? slot->id : pm_name_slot_fill(slot, name);
 }
 
 /* ---- enter / exit ------------------------------------------------------------ */
 
-static int pm_stack_grow(struct pm_thread *t)
+static __attribute__((noinline)) int pm_stack_grow(struct pm_thread *t)
 {
+    int saved = errno;
     int32_t cap = t->stack_cap ? t->stack_cap * 2 : 16;
     uint64_t *stack = realloc(t->stack, (size_t)cap * t->frame_words * sizeof *stack);
+    errno = saved;
     if (!stack)
         return -1;
     t->stack = stack;
@@ -177,9 +210,8 @@ static int pm_stack_grow(struct pm_thread *t)
     return 0;
 }
 
-int pm_thread_enter(struct pm_thread *t, int32_t name)
+static inline int pm_enter_node(struct pm_thread *t, int32_t node)
 {
-    int32_t node = pm_node_find(t, t->cur, name);
     if (pm_unlikely(node < 0 || (t->depth == t->stack_cap && pm_stack_grow(t) != 0)))
         return -1;
     uint64_t *f = pm_frame(t, t->depth++);
@@ -188,6 +220,28 @@ int pm_thread_enter(struct pm_thread *t, int32_t name)
     f[2] = pm_thread_read(t, f + PM_FRAME_HEADER);
     f[1] = pm_ticks();  /* last: the region's time excludes our read */
     return 0;
+}
+
+int pm_thread_enter(struct pm_thread *t, int32_t name)
+{
+    /* Most handles are entered under the same parent each time: remember
+     * the last (parent → node) per handle and skip the tree hash. */
+    struct pm_handle_memo *m = &t->handle_memo[(uint32_t)name & (PM_HANDLE_MEMO - 1)];
+    if (pm_unlikely(m->name != name || m->parent != t->cur))
+        *m = (struct pm_handle_memo){name, t->cur, pm_node_find(t, t->cur, name)};
+    return pm_enter_node(t, m->node);
+}
+
+int pm_thread_begin_name(struct pm_thread *t, const char *name)
+{
+    struct pm_name_slot *slot = pm_name_slot(t, name);
+    if (pm_unlikely(!pm_name_slot_hit(slot, name)) && pm_name_slot_fill(slot, name) < 0)
+        return -1;
+    if (pm_unlikely(slot->memo_parent != t->cur)) {
+        slot->memo_node = pm_node_find(t, t->cur, slot->id);
+        slot->memo_parent = t->cur;
+    }
+    return pm_enter_node(t, slot->memo_node);
 }
 
 /* Close the innermost open region with a reading taken now. */
@@ -208,7 +262,7 @@ static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
     if (gen == f[2]) {
         const uint64_t *then = f + PM_FRAME_HEADER;
         uint64_t *acc = t->acc + (size_t)node * t->stride;
-        unsigned e = t->cs.set->n, g = t->cs.set->ngroups;
+        unsigned e = (unsigned)t->cs.nevents, g = (unsigned)t->cs.ngroups;
         for (unsigned i = 0; i < e + 2 * g; i++)
             acc[i] += now[i] - then[i];
         for (unsigned k = 0; k < g; k++) {
@@ -263,6 +317,18 @@ int pm_thread_exit(struct pm_thread *t, int32_t name)
         return pm_unbalanced_exit(t, name);
     pm_close_top(t, 0);
     return 0;
+}
+
+int pm_thread_end_name(struct pm_thread *t, const char *name)
+{
+    /* The balanced case needs no lookup: compare with the innermost name. */
+    if (pm_likely(t->depth > 0 &&
+                  pm_streq(name, t->nodes[t->cur].str, PM_NAME_MAX))) {
+        pm_close_top(t, 0);
+        return 0;
+    }
+    int32_t id = pm_thread_name_id(t, name);
+    return id < 0 ? -1 : pm_unbalanced_exit(t, id);
 }
 
 /* ---- thread end, fork ---------------------------------------------------------- */

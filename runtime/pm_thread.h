@@ -23,13 +23,22 @@ struct pm_node {
     uint32_t depth;
     uint64_t visits;
     uint64_t ticks;   /* inclusive, pm_clock ticks */
+    const char *str;  /* the interned name, for end(name) without a lookup */
 };
 
 struct pm_name_slot {
     const char *key;       /* the caller's pointer */
     const char *interned;  /* to check the caller did not reuse the buffer */
     int32_t id;
+    int32_t memo_parent;   /* last parent this name was entered under ... */
+    int32_t memo_node;     /* ... and the node it gave (skips the tree hash) */
 };
+
+struct pm_handle_memo {
+    int32_t name, parent, node;
+};
+
+#define PM_HANDLE_MEMO 256
 
 struct pm_thread {
     int32_t index;          /* thread number in this process, order of first sight */
@@ -60,6 +69,7 @@ struct pm_thread {
     uint64_t start_ticks, end_ticks;
 
     struct pm_name_slot cache[PM_NAME_CACHE];
+    struct pm_handle_memo handle_memo[PM_HANDLE_MEMO];
 };
 
 /* The calling thread's state, NULL until its first marker call. */
@@ -67,9 +77,12 @@ extern __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec
 
 struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
                                    int32_t index);
-/* Region by name id; 0, or -1 when the call was unbalanced. */
+/* Region by name id (handles); 0, or -1 when the call was unbalanced. */
 int pm_thread_enter(struct pm_thread *t, int32_t name);
 int pm_thread_exit(struct pm_thread *t, int32_t name);
+/* Region by name string; same contract. */
+int pm_thread_begin_name(struct pm_thread *t, const char *name);
+int pm_thread_end_name(struct pm_thread *t, const char *name);
 int32_t pm_thread_name_id(struct pm_thread *t, const char *name);
 /* Close every open region (flagged UNBALANCED), settle totals. `why` names
  * the occasion for the message ("exited", "is still running at exit"). */

@@ -408,6 +408,12 @@ def case_bad_odd_names():
     check(int(m.visits.sum()) == 5, "visits %d" % m.visits.sum())
 
 
+def case_errno_kept():
+    p, m, _ = misuse("errno")
+    check(int(m.visits[:, m.region("deep0")].sum()) == 1, "deep0 not measured")
+    check(int(m.visits[:, m.region("picked_up")].sum()) == 1, "thread region not measured")
+
+
 # ---- inert outside perfmark -----------------------------------------------------
 
 def case_inert_without_perfmark():

@@ -1,6 +1,7 @@
 /* Marker misuse and odd names. Every mode exits with status 3 so the test
  * can prove perfmark leaves the application's exit status alone.
  * usage: misuse MODE   (modes below) */
+#include <errno.h>
 #include <perfmark.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,45 @@ static void *exit_inside(void *arg)
     perfmark_region_begin("thread_region");
     perfmark_region_begin("thread_inner");
     return NULL;  /* thread ends with both open */
+}
+
+/* errno must come back unchanged from every kind of marker call. */
+#define KEEP(call)                                                        \
+    do {                                                                  \
+        errno = EDOM;                                                     \
+        (void)(call);                                                     \
+        if (errno != EDOM) {                                              \
+            fprintf(stderr, "misuse: errno changed to %d by %s\n", errno, #call); \
+            exit(4);                                                      \
+        }                                                                 \
+    } while (0)
+
+static void *errno_thread(void *arg)
+{
+    KEEP(perfmark_region_begin("picked_up"));  /* thread pickup: opens counters */
+    KEEP(perfmark_region_end("picked_up"));
+    return NULL;
+}
+
+static void check_errno(void)
+{
+    char name[32];
+    for (int i = 0; i < 300; i++) {  /* new names, new paths, stack growth */
+        snprintf(name, sizeof name, "deep%d", i);
+        KEEP(perfmark_region_begin(name));
+    }
+    for (int i = 299; i >= 0; i--) {
+        snprintf(name, sizeof name, "deep%d", i);
+        KEEP(perfmark_region_end(name));
+    }
+    KEEP(perfmark_region_end("not_open"));            /* unbalanced: message */
+    perfmark_region_t h = perfmark_region("handle");
+    KEEP(perfmark_region_enter(h));
+    KEEP(perfmark_region_exit(h));
+    KEEP(perfmark_region_exit(h));                    /* unbalanced by handle */
+    pthread_t t;
+    pthread_create(&t, NULL, errno_thread, NULL);
+    pthread_join(t, NULL);
 }
 
 int main(int argc, char **argv)
@@ -48,6 +88,8 @@ int main(int argc, char **argv)
             perfmark_region_begin(names[i]);
             perfmark_region_end(names[i]);
         }
+    } else if (!strcmp(mode, "errno")) {
+        check_errno();
     } else if (!strcmp(mode, "plain")) {
         perfmark_region_begin("plain");
         perfmark_region_end("plain");

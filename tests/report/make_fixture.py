@@ -18,6 +18,10 @@ Variants:
   garbage    not an HDF5 file at all.
   badshape   `full` with /region/counts one event too wide.
   badtree    `full` with a region whose parent comes after it.
+  extras     reader robustness: two events with the same name, fixed-length
+             string attributes, a flag bit named only by its /region/flags
+             attribute and one named nowhere, two /rank rows (ranks 0 and 1),
+             no /messages dataset.
 
 Values are chosen here; tests/report/check_report.py never relies on them: it
 recomputes everything it expects from the file with h5py.
@@ -63,7 +67,7 @@ REGIONS = [
     ("Üñï", 2),                         # 5 UTF-8
     ("a/b", 4),                         # 6 slash inside a name
     (LONG + "\x1b[31m", 1),             # 7 long, with an escape sequence
-    (b"bad\xffutf8", 5),                # 8 invalid UTF-8, depth 3
+    (b"bad\xff\xe2\x82utf8", 5),        # 8 invalid UTF-8 (bad byte, cut sequence), depth 3
     ("+plus", 6),                       # 9
     ("-minus", 6),                      # 10
     ("@at", 0),                         # 11
@@ -120,6 +124,10 @@ def cell_values(variant):
     counts[t, r, 1:] //= 2
     flags[t, r] |= FLAGS["MULTIPLEXED"]
     t, r = CELL_NOTCOUNTED
+    for other in range(T):  # its only visitor: the region has no estimate at all
+        if other != t:
+            visits[other, r] = wall[other, r] = 0
+            counts[other, r, :] = enabled[other, r, :] = running[other, r, :] = 0
     running[t, r, 1] = 0
     counts[t, r, 1:] = 0
     flags[t, r] |= FLAGS["NOT_COUNTED"]
@@ -261,6 +269,47 @@ def write_empty(path):
         f.create_dataset("messages", shape=(0,), dtype=STR)
 
 
+def write_extras(path):
+    E, G, T2, R2 = 2, 1, 2, 2
+    with h5py.File(path, "w") as f:
+        write_root_attrs(f, "clean", 1)
+        f.attrs.create("kernel_groups", G, dtype="<i4")
+        f.attrs.create("command", np.array(b"./fixed --len", dtype="S13"))
+        f.attrs.create("clock", np.array(b"monotonic", dtype="S16"))
+        f.attrs["events_measured"] = "cycles,cycles"
+        ev = np.zeros(E, EVENT_DT)
+        ev[0] = ("cycles", "perf::CYCLES:u", 0, 0, 0, 0, 0, 0, 1)
+        ev[1] = ("cycles", "perf::CYCLES:k", 0, 0, 0, 0, 0, 1, 0)
+        f.create_dataset("events", data=ev)
+        rg = np.zeros(R2, REGION_DT)
+        rg[0] = ("outer", -1, 0, "user", "outer")
+        rg[1] = ("inner", 0, 1, "user", "outer/inner")
+        f.create_dataset("regions", data=rg)
+        th = np.zeros(T2, THREAD_DT)
+        th[0] = (0, 0, 10, 10, "node-a", 0, 0, 0, 0)
+        th[1] = (1, 0, 20, 20, "node-b", 1, 1, 0, 0)
+        f.create_dataset("threads", data=th)
+        g = f.create_group("region")
+        g["visits"] = np.array([[1, 2], [3, 0]], "<u8")
+        g["wall_ns"] = np.array([[5000, 2000], [9000, 0]], "<u8")
+        g["counts"] = np.array([[[10, 20], [30, 40]], [[50, 60], [0, 0]]], "<u8")
+        g["enabled_ns"] = np.array([[[5000], [2000]], [[9000], [0]]], "<u8")
+        g["running_ns"] = np.array([[[2500], [2000]], [[3000], [0]]], "<u8")
+        fl = g.create_dataset("flags", data=np.array([[0x81, 0], [0x100, 0]], "<u4"))
+        for name, bit in FLAGS.items():
+            fl.attrs.create(name, bit, dtype="<u4")
+        fl.attrs.create("FUTURE_FLAG", 0x80, dtype="<u4")
+        g = f.create_group("thread")
+        g["wall_ns"] = np.array([8000, 9500], "<u8")
+        g["counts"] = np.array([[15, 25], [55, 66]], "<u8")
+        g["enabled_ns"] = np.array([[8000], [9500]], "<u8")
+        g["running_ns"] = np.array([[4000], [9500]], "<u8")
+        g = f.create_group("rank")
+        g["counts"] = np.array([[40, 50], [60, 70]], "<u8")
+        g["enabled_ns"] = np.array([[8000], [9500]], "<u8")
+        g["running_ns"] = np.array([[8000], [4750]], "<u8")
+
+
 def write_foreign(path):
     with h5py.File(path, "w") as f:
         f.attrs["creator"] = "some other tool"
@@ -295,6 +344,7 @@ VARIANTS = {
     "garbage": write_garbage,
     "badshape": lambda p: write_full(p, "badshape"),
     "badtree": lambda p: write_full(p, "badtree"),
+    "extras": write_extras,
 }
 
 
