@@ -204,19 +204,28 @@ static int pm_cmd_report(int argc, char **argv)
         fprintf(stderr, "perfmark report: unknown format '%s' (text, csv or json)\n", format);
         return 2;
     }
-    FILE *out = stdout;
-    if (out_path && !(out = fopen(out_path, "w"))) {
-        fprintf(stderr, "perfmark report: cannot write %s: %s\n", out_path, strerror(errno));
+    /* Render into memory first: a failed report leaves no half output file. */
+    char *text = NULL, err[1024] = "";
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        fprintf(stderr, "perfmark report: out of memory\n");
         return 1;
     }
-    char err[1024] = "";
-    int rc = pm_report_file(file, format, out, err, sizeof err);
-    if (out != stdout && fclose(out) != 0 && rc == 0) {
-        snprintf(err, sizeof err, "writing %s failed: %s", out_path, strerror(errno));
-        rc = -1;
-    }
+    int rc = pm_report_file(file, format, mem, err, sizeof err);
+    fclose(mem);
     if (rc != 0) {
         fprintf(stderr, "perfmark report: %s\n", err);
+        free(text);
+        return 1;
+    }
+    FILE *out = out_path ? fopen(out_path, "w") : stdout;
+    int ok = out && fwrite(text, 1, len, out) == len;
+    ok = (out && out != stdout ? fclose(out) == 0 : fflush(stdout) == 0) && ok;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "perfmark report: cannot write %s: %s\n",
+                out_path ? out_path : "standard output", strerror(errno));
         return 1;
     }
     return 0;

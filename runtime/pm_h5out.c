@@ -354,7 +354,7 @@ out:
 
 /* Split stride-word readings into counts [N,E], enabled [N,G], running [N,G]. */
 static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t rows,
-                             const uint64_t *const *readings, const uint64_t *wall)
+                             const uint64_t *const *readings)
 {
     const hsize_t E = (hsize_t)set->n, G = (hsize_t)set->ngroups;
     uint64_t *counts = calloc(rows * E + 1, 8), *ena = calloc(rows * G + 1, 8),
@@ -366,12 +366,10 @@ static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t r
             memcpy(ena + r * G, readings[r] + E, G * 8);
             memcpy(run + r * G, readings[r] + E + G, G * 8);
         }
-        hsize_t d1[1] = {rows}, de[2] = {rows, E}, dg[2] = {rows, G};
+        hsize_t de[2] = {rows, E}, dg[2] = {rows, G};
         rc = pm_dataset(grp, "counts", H5T_NATIVE_UINT64, 2, de, counts);
         rc |= pm_dataset(grp, "enabled_ns", H5T_NATIVE_UINT64, 2, dg, ena);
         rc |= pm_dataset(grp, "running_ns", H5T_NATIVE_UINT64, 2, dg, run);
-        if (wall)
-            rc |= pm_dataset(grp, "wall_ns", H5T_NATIVE_UINT64, 1, d1, wall);
     }
     free(counts), free(ena), free(run);
     return rc ? -1 : 0;
@@ -379,27 +377,38 @@ static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t r
 
 static int pm_write_totals(hid_t file, const struct pm_output *o)
 {
-    const uint64_t **readings = calloc((size_t)o->nthreads + 1, sizeof *readings);
-    uint64_t *wall = calloc((size_t)o->nthreads + 1, sizeof *wall);
+    hsize_t T = (hsize_t)o->nthreads, N = o->rank ? 1 : 0;
+    const uint64_t **readings = calloc(T + 1, sizeof *readings);
+    uint64_t *wall = calloc(T + 1, sizeof *wall);
+    uint32_t *flags = calloc(T + 1, sizeof *flags);
     int rc = -1;
-    if (!readings || !wall)
+    if (!readings || !wall || !flags)
         goto out;
-    for (int32_t t = 0; t < o->nthreads; t++) {
+    for (hsize_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
         readings[t] = th->total;
         wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
+        flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0);
     }
     hid_t grp = H5Gcreate2(file, "thread", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    rc = grp < 0 ? -1 : pm_write_readings(grp, o->set, (hsize_t)o->nthreads, readings, wall);
-    if (grp >= 0)
+    rc = grp < 0 ? -1 : pm_write_readings(grp, o->set, T, readings);
+    if (grp >= 0) {
+        hsize_t d1[1] = {T};
+        rc |= pm_dataset(grp, "wall_ns", H5T_NATIVE_UINT64, 1, d1, wall);
+        rc |= pm_dataset(grp, "flags", H5T_NATIVE_UINT32, 1, d1, flags);
         H5Gclose(grp);
+    }
     grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     const uint64_t *rank[1] = {o->rank};
-    rc |= grp < 0 ? -1 : pm_write_readings(grp, o->set, o->rank ? 1 : 0, rank, NULL);
-    if (grp >= 0)
+    int32_t rank_id[1] = {0};
+    rc |= grp < 0 ? -1 : pm_write_readings(grp, o->set, N, rank);
+    if (grp >= 0) {
+        hsize_t d1[1] = {N};
+        rc |= pm_dataset(grp, "rank", H5T_NATIVE_INT32, 1, d1, rank_id);
         H5Gclose(grp);
+    }
 out:
-    free(readings), free(wall);
+    free(readings), free(wall), free(flags);
     return rc ? -1 : 0;
 }
 

@@ -31,6 +31,11 @@ static inline uint64_t pm_thread_read(struct pm_thread *t, uint64_t *out)
 {
     uint64_t gen = t->stride ? pm_counterset_read(&t->cs, out) : t->cs.generation;
     if (pm_unlikely(gen != t->base_generation)) {
+        /* Counts before the change are lost to the totals (unless the
+         * totals were just reset, as in a fork child). */
+        if (!t->totals_fresh)
+            t->total_flags |= PM_FLAG_LOST_GENERATION;
+        t->totals_fresh = 0;
         memcpy(t->base, out, t->stride * sizeof *out);
         t->base_generation = gen;
     }
@@ -62,6 +67,7 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
         pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d: %s; its regions "
                "get visits and time only", index, strerror(errno));
     t->base_generation = t->cs.generation + 1;  /* force the first rebase */
+    t->totals_fresh = 1;
     pm_thread_read(t, t->scratch);
     t->start_ticks = pm_ticks();
     return t;
@@ -387,6 +393,8 @@ void pm_thread_after_fork(struct pm_thread *t)
     }
     memset(t->acc, 0, (size_t)t->nnodes * t->stride * sizeof *t->acc);
     memset(t->total, 0, t->stride * sizeof *t->total);
+    t->total_flags = 0;
+    t->totals_fresh = 1;
     t->start_ticks = pm_ticks();
     t->tid = gettid();
     t->index = 0;

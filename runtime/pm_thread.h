@@ -65,6 +65,8 @@ struct pm_thread {
     uint64_t *scratch;      /* reading at exit */
     uint64_t *base;         /* reading the thread totals run from */
     uint64_t base_generation;
+    uint32_t total_flags;   /* LOST_GENERATION if the totals missed a reopen */
+    int totals_fresh;       /* totals just (re)started: the next rebase is expected */
     uint64_t *total;        /* whole-thread totals (stride words) */
     uint64_t start_ticks, end_ticks;
 

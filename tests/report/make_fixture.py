@@ -21,7 +21,7 @@ Variants:
   extras     reader robustness: two events with the same name, fixed-length
              string attributes, a flag bit named only by its /region/flags
              attribute and one named nowhere, two /rank rows (ranks 0 and 1),
-             no /messages dataset.
+             counts in a cell without a completed visit, no /messages dataset.
 
 Values are chosen here; tests/report/check_report.py never relies on them: it
 recomputes everything it expects from the file with h5py.
@@ -292,9 +292,11 @@ def write_extras(path):
         g = f.create_group("region")
         g["visits"] = np.array([[1, 2], [3, 0]], "<u8")
         g["wall_ns"] = np.array([[5000, 2000], [9000, 0]], "<u8")
-        g["counts"] = np.array([[[10, 20], [30, 40]], [[50, 60], [0, 0]]], "<u8")
-        g["enabled_ns"] = np.array([[[5000], [2000]], [[9000], [0]]], "<u8")
-        g["running_ns"] = np.array([[[2500], [2000]], [[3000], [0]]], "<u8")
+        # thread 1 has counts in "inner" without a completed visit: they count
+        # in the total, not in the per-thread min/mean/max
+        g["counts"] = np.array([[[10, 20], [30, 40]], [[50, 60], [5, 6]]], "<u8")
+        g["enabled_ns"] = np.array([[[5000], [2000]], [[9000], [100]]], "<u8")
+        g["running_ns"] = np.array([[[2500], [2000]], [[3000], [100]]], "<u8")
         fl = g.create_dataset("flags", data=np.array([[0x81, 0], [0x100, 0]], "<u4"))
         for name, bit in FLAGS.items():
             fl.attrs.create(name, bit, dtype="<u4")

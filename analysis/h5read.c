@@ -1,0 +1,1090 @@
+/*
+ * h5read.c — load a perfmark HDF5 file (schema 1) into a struct pm_data.
+ *
+ * Everything is read up front and every shape is checked against T/R/E/G, so
+ * a truncated, foreign or corrupt file ends here with a message instead of
+ * reaching the report code. HDF5's own error printing is switched off for the
+ * duration of the load: the caller gets one line, not an error stack.
+ */
+#include "h5read.h"
+
+#include <hdf5.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PM_ANY ((hsize_t)-1) /* shape entry taken from the file */
+
+struct pm_rd {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+    hid_t file;
+    hid_t root;
+};
+
+/* ---------------------------------------------------------------- errors */
+
+/* User data (path, HDF5 text) may contain newlines; the message is one line. */
+static void pm_oneline(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+/* Keeps the first message: it is raised where the problem was detected and
+ * is the most specific one. */
+static int pm_fail(struct pm_rd *rd, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    if (rd->failed)
+        return -1;
+    rd->failed = 1;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (rd->err && rd->errlen > 0) {
+        snprintf(rd->err, rd->errlen, "%s: %s", rd->path, msg);
+        pm_oneline(rd->err);
+    }
+    return -1;
+}
+
+static int pm_oom(struct pm_rd *rd)
+{
+    return pm_fail(rd, "out of memory");
+}
+
+struct pm_reason {
+    char text[200];
+};
+
+static herr_t pm_reason_walk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    struct pm_reason *r = data;
+
+    if (n == 0 && e->desc)
+        snprintf(r->text, sizeof r->text, "%s", e->desc);
+    return 0;
+}
+
+/* The innermost HDF5 error description ("truncated file: eof = ..."), which
+ * says more than the API-level "unable to open file". */
+static const char *pm_hdf5_reason(struct pm_reason *r)
+{
+    r->text[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, pm_reason_walk, r);
+    if (r->text[0] == '\0')
+        snprintf(r->text, sizeof r->text, "HDF5 error");
+    return r->text;
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static char *pm_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* Character set of a file string type. Memory types use the file's own:
+ * HDF5 refuses to convert between ASCII and UTF-8 strings. */
+static H5T_cset_t pm_cset(hid_t filetype)
+{
+    H5T_cset_t c = H5Tget_cset(filetype);
+
+    return c == H5T_CSET_ASCII ? H5T_CSET_ASCII : H5T_CSET_UTF8;
+}
+
+static hid_t pm_vlen_str_type(H5T_cset_t cset)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+
+    if (t < 0)
+        return -1;
+    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, cset) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* A fixed-length string type one byte longer than the file's, so that HDF5
+ * always leaves room for the terminating NUL. */
+static hid_t pm_fixed_str_type(size_t filesize, H5T_cset_t cset)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+
+    if (t < 0)
+        return -1;
+    if (H5Tset_size(t, filesize + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+        H5Tset_cset(t, cset) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static int pm_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a)
+        return -1;
+    *out = a * b;
+    return 0;
+}
+
+static void pm_fmt_dims(char *buf, size_t len, const hsize_t *dims, int n)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%llu", i ? "," : "",
+                         (unsigned long long)dims[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static int pm_link_exists(struct pm_rd *rd, const char *name)
+{
+    return H5Lexists(rd->file, name, H5P_DEFAULT) > 0;
+}
+
+/* ------------------------------------------------------------------ open */
+
+static int pm_open(struct pm_rd *rd)
+{
+    struct stat st;
+    struct pm_reason why;
+    htri_t is_hdf5;
+    hid_t fapl;
+
+    if (stat(rd->path, &st) != 0)
+        return pm_fail(rd, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return pm_fail(rd, "is a directory");
+    is_hdf5 = H5Fis_hdf5(rd->path);
+    if (is_hdf5 == 0)
+        return pm_fail(rd, "not a perfmark file (not an HDF5 file)");
+
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return pm_fail(rd, "cannot set up HDF5 (%s)", pm_hdf5_reason(&why));
+    /* STRONG: closing the file also closes anything an error path left open. */
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    /* Shared file systems without flock must not stop a read-only reader. */
+    H5Pset_file_locking(fapl, 1, 1);
+    rd->file = H5Fopen(rd->path, H5F_ACC_RDONLY, fapl);
+    if (rd->file < 0)
+        pm_hdf5_reason(&why); /* before the next call clears the error stack */
+    H5Pclose(fapl);
+    if (rd->file < 0) {
+        if (is_hdf5 > 0)
+            return pm_fail(rd, "damaged or truncated HDF5 file (%s)", why.text);
+        return pm_fail(rd, "cannot open (%s)", why.text);
+    }
+    rd->root = H5Gopen2(rd->file, "/", H5P_DEFAULT);
+    if (rd->root < 0)
+        return pm_fail(rd, "cannot open the root group (%s)", pm_hdf5_reason(&why));
+    return 0;
+}
+
+/* ------------------------------------------------------------ attributes */
+
+/* 1 and an open attribute if it exists, 0 if not, -1 on error. */
+static int pm_attr_open(struct pm_rd *rd, const char *name, hid_t *attr)
+{
+    htri_t ex = H5Aexists(rd->root, name);
+
+    if (ex < 0)
+        return pm_fail(rd, "cannot look up attribute %s", name);
+    if (ex == 0)
+        return 0;
+    *attr = H5Aopen(rd->root, name, H5P_DEFAULT);
+    if (*attr < 0)
+        return pm_fail(rd, "cannot open attribute %s", name);
+    return 1;
+}
+
+static int pm_attr_single(hid_t attr)
+{
+    hid_t space = H5Aget_space(attr);
+    hssize_t n;
+
+    if (space < 0)
+        return 0;
+    n = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+    return n == 1;
+}
+
+/* Read a single-valued integer attribute converted to memtype; -1 if it is
+ * not one (the caller words the message). */
+static int pm_attr_read_int(hid_t attr, hid_t memtype, void *out)
+{
+    hid_t type = H5Aget_type(attr);
+    int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER && pm_attr_single(attr) &&
+             H5Aread(attr, memtype, out) >= 0;
+
+    if (type >= 0)
+        H5Tclose(type);
+    return ok ? 0 : -1;
+}
+
+/* 1 if integer attribute `name` was read, 0 if absent, -1 if unreadable. */
+static int pm_attr_int(struct pm_rd *rd, const char *name, hid_t memtype, void *out)
+{
+    hid_t attr = -1;
+    int rc = pm_attr_open(rd, name, &attr);
+
+    if (rc <= 0)
+        return rc;
+    rc = pm_attr_read_int(attr, memtype, out);
+    H5Aclose(attr);
+    return rc == 0 ? 1 : pm_fail(rd, "attribute %s is not an integer", name);
+}
+
+static int pm_attr_read_vlen(hid_t attr, H5T_cset_t cset, char **out)
+{
+    hid_t mem = pm_vlen_str_type(cset), space = H5Aget_space(attr);
+    char *s = NULL;
+    int rc = -1;
+
+    if (mem >= 0 && space >= 0 && H5Aread(attr, mem, &s) >= 0) {
+        *out = pm_strdup(s ? s : "");
+        rc = *out ? 0 : -2;
+        H5Dvlen_reclaim(mem, space, H5P_DEFAULT, &s);
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    if (mem >= 0)
+        H5Tclose(mem);
+    return rc;
+}
+
+static int pm_attr_read_fixed(hid_t attr, size_t size, H5T_cset_t cset, char **out)
+{
+    hid_t mem = pm_fixed_str_type(size, cset);
+    char *buf = calloc(size + 2, 1);
+    int rc = -1;
+
+    if (!buf)
+        rc = -2;
+    else if (mem >= 0 && H5Aread(attr, mem, buf) >= 0)
+        rc = 0;
+    if (mem >= 0)
+        H5Tclose(mem);
+    if (rc == 0)
+        *out = buf;
+    else
+        free(buf);
+    return rc;
+}
+
+/* String attribute `name` (variable or fixed length); "" when absent. */
+static int pm_attr_str(struct pm_rd *rd, const char *name, char **out)
+{
+    hid_t attr = -1, type;
+    int rc = pm_attr_open(rd, name, &attr);
+
+    *out = NULL;
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        *out = pm_strdup("");
+        return *out ? 0 : pm_oom(rd);
+    }
+    rc = -1;
+    type = H5Aget_type(attr);
+    if (type >= 0 && H5Tget_class(type) == H5T_STRING && pm_attr_single(attr)) {
+        if (H5Tis_variable_str(type) > 0)
+            rc = pm_attr_read_vlen(attr, pm_cset(type), out);
+        else
+            rc = pm_attr_read_fixed(attr, H5Tget_size(type), pm_cset(type), out);
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    H5Aclose(attr);
+    if (rc == -2)
+        return pm_oom(rd);
+    return rc == 0 ? 0 : pm_fail(rd, "attribute %s is not a string", name);
+}
+
+static int pm_load_version(struct pm_rd *rd, struct pm_data *d)
+{
+    hid_t attr = -1;
+    int64_t v = 0;
+    int rc = pm_attr_open(rd, "schema_version", &attr);
+
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return pm_fail(rd, "not a perfmark file (no schema_version attribute)");
+    rc = pm_attr_read_int(attr, H5T_NATIVE_INT64, &v);
+    H5Aclose(attr);
+    if (rc < 0)
+        return pm_fail(rd, "not a perfmark file (schema_version is not an integer)");
+    if (v > PM_SCHEMA_VERSION)
+        return pm_fail(rd, "written by a newer perfmark (schema %lld); this reader knows %d",
+                       (long long)v, PM_SCHEMA_VERSION);
+    if (v < 1)
+        return pm_fail(rd, "not a perfmark file (schema_version %lld)", (long long)v);
+    d->schema_version = (int32_t)v;
+    return 0;
+}
+
+static int pm_load_attrs(struct pm_rd *rd, struct pm_data *d)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } strs[] = {
+        {"perfmark_version", offsetof(struct pm_data, perfmark_version)},
+        {"command", offsetof(struct pm_data, command)},
+        {"host", offsetof(struct pm_data, host)},
+        {"start_time", offsetof(struct pm_data, start_time)},
+        {"clock", offsetof(struct pm_data, clock)},
+        {"events_requested", offsetof(struct pm_data, events_requested)},
+        {"events_measured", offsetof(struct pm_data, events_measured)},
+        {"event_group", offsetof(struct pm_data, event_group)},
+        {"fallback", offsetof(struct pm_data, fallback)},
+    };
+    int64_t groups = -1;
+    int rc;
+
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        if (pm_attr_str(rd, strs[i].name, (char **)((char *)d + strs[i].off)) < 0)
+            return -1;
+    d->bind_cpu = -1;
+    if (pm_attr_int(rd, "pid", H5T_NATIVE_INT64, &d->pid) < 0 ||
+        pm_attr_int(rd, "duration_ns", H5T_NATIVE_UINT64, &d->duration_ns) < 0 ||
+        pm_attr_int(rd, "bind_cpu", H5T_NATIVE_INT32, &d->bind_cpu) < 0 ||
+        pm_attr_int(rd, "partial", H5T_NATIVE_UINT8, &d->partial) < 0)
+        return -1;
+    rc = pm_attr_int(rd, "kernel_groups", H5T_NATIVE_INT64, &groups);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return pm_fail(rd, "no kernel_groups attribute");
+    /* G sizes the [T,R,G] arrays: refuse nonsense before allocating. */
+    if (groups < 0 || groups > 4096)
+        return pm_fail(rd, "kernel_groups = %lld is out of range", (long long)groups);
+    d->kernel_groups = (int32_t)groups;
+    d->G = (size_t)groups;
+    return 0;
+}
+
+/* ---------------------------------------------------------- int arrays */
+
+static int pm_check_shape(struct pm_rd *rd, const char *name, const char *shape, hid_t space,
+                          int ndims, hsize_t *dims)
+{
+    hsize_t fd[H5S_MAX_RANK];
+    char got[96], want[96];
+    int nd = H5Sget_simple_extent_ndims(space);
+    int bad = 0;
+
+    if (nd != ndims)
+        return pm_fail(rd, "%s has %d dimensions, expected %d [%s]", name, nd < 0 ? 0 : nd, ndims,
+                       shape);
+    if (H5Sget_simple_extent_dims(space, fd, NULL) < 0)
+        return pm_fail(rd, "cannot read the shape of %s", name);
+    for (int i = 0; i < nd; i++) {
+        if (dims[i] == PM_ANY)
+            dims[i] = fd[i];
+        else if (dims[i] != fd[i])
+            bad = 1;
+    }
+    if (!bad)
+        return 0;
+    pm_fmt_dims(got, sizeof got, fd, nd);
+    pm_fmt_dims(want, sizeof want, dims, nd);
+    return pm_fail(rd, "%s has shape [%s], expected [%s] = [%s]", name, got, shape, want);
+}
+
+/* Read integer dataset `name` of shape `dims` (PM_ANY entries are taken from
+ * the file and returned) converted to memtype, into a new array. */
+static int pm_read_ints(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                        hsize_t *dims, hid_t memtype, size_t elsize, void **out)
+{
+    struct pm_reason why;
+    hid_t dset, type = -1, space = -1;
+    size_t n = 1;
+    void *buf = NULL;
+    int rc = -1;
+
+    *out = NULL;
+    dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
+    if (dset < 0)
+        return pm_fail(rd, "missing dataset %s", name);
+    type = H5Dget_type(dset);
+    space = H5Dget_space(dset);
+    if (type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER) {
+        pm_fail(rd, "%s is not an integer array", name);
+        goto done;
+    }
+    if (pm_check_shape(rd, name, shape, space, ndims, dims) < 0)
+        goto done;
+    for (int i = 0; i < ndims; i++)
+        if (pm_mul(n, (size_t)dims[i], &n) < 0) {
+            pm_fail(rd, "%s is too large", name);
+            goto done;
+        }
+    buf = calloc(n ? n : 1, elsize);
+    if (!buf) {
+        pm_oom(rd);
+        goto done;
+    }
+    if (n > 0 && H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        pm_fail(rd, "cannot read %s (%s)", name, pm_hdf5_reason(&why));
+        goto done;
+    }
+    *out = buf;
+    buf = NULL;
+    rc = 0;
+done:
+    free(buf);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    H5Dclose(dset);
+    return rc;
+}
+
+static int pm_read_u64(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                       hsize_t *dims, uint64_t **out)
+{
+    return pm_read_ints(rd, name, shape, ndims, dims, H5T_NATIVE_UINT64, sizeof(uint64_t),
+                        (void **)out);
+}
+
+/* ------------------------------------------------------ compound tables */
+
+enum pm_ftype { PM_STR, PM_I32, PM_U32, PM_I64, PM_U64, PM_U8 };
+
+struct pm_field {
+    const char *name;
+    size_t off;
+    enum pm_ftype type;
+    int required;
+};
+
+#define PM_EV(f) offsetof(struct pm_event, f)
+static const struct pm_field pm_event_fields[] = {
+    {"name", PM_EV(name), PM_STR, 1},
+    {"pfm_name", PM_EV(pfm_name), PM_STR, 0},
+    {"group", PM_EV(group), PM_I32, 1},
+    {"type", PM_EV(type), PM_U32, 0},
+    {"config", PM_EV(config), PM_U64, 0},
+    {"config1", PM_EV(config1), PM_U64, 0},
+    {"config2", PM_EV(config2), PM_U64, 0},
+    {"exclude_user", PM_EV(exclude_user), PM_U8, 0},
+    {"exclude_kernel", PM_EV(exclude_kernel), PM_U8, 0},
+};
+
+#define PM_RG(f) offsetof(struct pm_region, f)
+static const struct pm_field pm_region_fields[] = {
+    {"name", PM_RG(name), PM_STR, 1},
+    {"parent", PM_RG(parent), PM_I32, 1},
+    {"depth", PM_RG(depth), PM_I32, 1},
+    {"kind", PM_RG(kind), PM_STR, 0},
+    {"path", PM_RG(path), PM_STR, 0},
+};
+
+#define PM_TH(f) offsetof(struct pm_thread, f)
+static const struct pm_field pm_thread_fields[] = {
+    {"rank", PM_TH(rank), PM_I32, 1},
+    {"thread", PM_TH(thread), PM_I32, 1},
+    {"pid", PM_TH(pid), PM_I64, 0},
+    {"tid", PM_TH(tid), PM_I64, 0},
+    {"host", PM_TH(host), PM_STR, 0},
+    {"cpu_first", PM_TH(cpu_first), PM_I32, 0},
+    {"cpu_last", PM_TH(cpu_last), PM_I32, 0},
+    {"exited", PM_TH(exited), PM_U8, 0},
+    {"open_at_end", PM_TH(open_at_end), PM_I32, 0},
+};
+
+#define PM_NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+static hid_t pm_field_memtype(enum pm_ftype t, H5T_cset_t cset)
+{
+    switch (t) {
+    case PM_STR: return pm_vlen_str_type(cset);
+    case PM_I32: return H5Tcopy(H5T_NATIVE_INT32);
+    case PM_U32: return H5Tcopy(H5T_NATIVE_UINT32);
+    case PM_I64: return H5Tcopy(H5T_NATIVE_INT64);
+    case PM_U64: return H5Tcopy(H5T_NATIVE_UINT64);
+    case PM_U8: return H5Tcopy(H5T_NATIVE_UINT8);
+    }
+    return -1;
+}
+
+/* Strings must be variable length: HDF5 cannot convert fixed to variable. */
+static int pm_member_ok(hid_t ftype, int idx, enum pm_ftype want)
+{
+    hid_t mt = H5Tget_member_type(ftype, (unsigned)idx);
+    int ok;
+
+    if (mt < 0)
+        return 0;
+    if (want == PM_STR)
+        ok = H5Tget_class(mt) == H5T_STRING && H5Tis_variable_str(mt) > 0;
+    else
+        ok = H5Tget_class(mt) == H5T_INTEGER;
+    H5Tclose(mt);
+    return ok;
+}
+
+static H5T_cset_t pm_member_cset(hid_t ftype, int idx)
+{
+    hid_t mt = H5Tget_member_type(ftype, (unsigned)idx);
+    H5T_cset_t c = H5T_CSET_UTF8;
+
+    if (mt >= 0 && H5Tget_class(mt) == H5T_STRING)
+        c = pm_cset(mt);
+    if (mt >= 0)
+        H5Tclose(mt);
+    return c;
+}
+
+/* Memory compound type with the fields present in the file, matched by name:
+ * missing optional fields stay zero / "" in the result. */
+static hid_t pm_table_memtype(struct pm_rd *rd, const char *name, hid_t ftype,
+                              const struct pm_field *f, size_t nf, size_t elsize)
+{
+    hid_t mtype = H5Tcreate(H5T_COMPOUND, elsize);
+
+    if (mtype < 0) {
+        pm_fail(rd, "cannot build a type for %s", name);
+        return -1;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        int idx = H5Tget_member_index(ftype, f[i].name);
+        hid_t ft;
+        herr_t st;
+
+        if (idx < 0) {
+            if (!f[i].required)
+                continue;
+            pm_fail(rd, "%s has no field '%s'", name, f[i].name);
+            break;
+        }
+        if (!pm_member_ok(ftype, idx, f[i].type)) {
+            pm_fail(rd, "%s field '%s' has an unexpected type", name, f[i].name);
+            break;
+        }
+        ft = pm_field_memtype(f[i].type, pm_member_cset(ftype, idx));
+        st = ft >= 0 ? H5Tinsert(mtype, f[i].name, f[i].off, ft) : -1;
+        if (ft >= 0)
+            H5Tclose(ft);
+        if (st < 0) {
+            pm_fail(rd, "cannot build a type for %s", name);
+            break;
+        }
+    }
+    if (rd->failed) {
+        H5Tclose(mtype);
+        return -1;
+    }
+    return mtype;
+}
+
+static void pm_free_table(void *tab, size_t n, const struct pm_field *f, size_t nf, size_t elsize)
+{
+    if (!tab)
+        return;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < nf; k++)
+            if (f[k].type == PM_STR)
+                free(*(char **)((char *)tab + i * elsize + f[k].off));
+    free(tab);
+}
+
+/* Copy `raw` (as read, strings owned by HDF5) into a new table whose strings
+ * are our own copies, so the HDF5 memory can be reclaimed at once. */
+static void *pm_own_table(const void *raw, size_t n, const struct pm_field *f, size_t nf,
+                          size_t elsize)
+{
+    char *tab = calloc(n ? n : 1, elsize);
+
+    if (!tab)
+        return NULL;
+    memcpy(tab, raw, n * elsize);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < nf; k++)
+            if (f[k].type == PM_STR)
+                *(char **)(tab + i * elsize + f[k].off) = NULL;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < nf; k++) {
+            const char *s;
+            char *copy;
+
+            if (f[k].type != PM_STR)
+                continue;
+            s = *(char *const *)((const char *)raw + i * elsize + f[k].off);
+            copy = pm_strdup(s ? s : "");
+            if (!copy) {
+                pm_free_table(tab, n, f, nf, elsize);
+                return NULL;
+            }
+            *(char **)(tab + i * elsize + f[k].off) = copy;
+        }
+    return tab;
+}
+
+/* Read the 1-D compound dataset `name` into a new array of `elsize` structs. */
+static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_field *f, size_t nf,
+                         size_t elsize, void **out, size_t *count)
+{
+    struct pm_reason why;
+    hid_t dset, ftype = -1, space = -1, mtype = -1;
+    hsize_t dims[1] = {PM_ANY};
+    void *raw = NULL;
+    size_t n = 0;
+    int rc = -1;
+
+    *out = NULL;
+    *count = 0;
+    dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
+    if (dset < 0)
+        return pm_fail(rd, "missing dataset %s", name);
+    ftype = H5Dget_type(dset);
+    space = H5Dget_space(dset);
+    if (ftype < 0 || space < 0 || H5Tget_class(ftype) != H5T_COMPOUND) {
+        pm_fail(rd, "%s is not a compound table", name);
+        goto done;
+    }
+    if (pm_check_shape(rd, name, "rows", space, 1, dims) < 0)
+        goto done;
+    mtype = pm_table_memtype(rd, name, ftype, f, nf, elsize);
+    if (mtype < 0)
+        goto done;
+    n = (size_t)dims[0];
+    if (n > SIZE_MAX / elsize || !(raw = calloc(n ? n : 1, elsize))) {
+        pm_oom(rd);
+        goto done;
+    }
+    if (n > 0 && H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+        pm_fail(rd, "cannot read %s (%s)", name, pm_hdf5_reason(&why));
+        goto done;
+    }
+    *out = pm_own_table(raw, n, f, nf, elsize);
+    if (n > 0)
+        H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, raw);
+    if (!*out) {
+        pm_oom(rd);
+        goto done;
+    }
+    *count = n;
+    rc = 0;
+done:
+    free(raw);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    H5Dclose(dset);
+    return rc;
+}
+
+/* ------------------------------------------------------- string arrays */
+
+static int pm_read_vlen_strings(hid_t dset, hid_t space, size_t n, H5T_cset_t cset, char **out)
+{
+    hid_t mem = pm_vlen_str_type(cset);
+    char **raw = calloc(n ? n : 1, sizeof *raw);
+    int rc = -1;
+
+    if (mem >= 0 && raw && H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
+        rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++)
+            if (!(out[i] = pm_strdup(raw[i] ? raw[i] : "")))
+                rc = -2;
+        H5Dvlen_reclaim(mem, space, H5P_DEFAULT, raw);
+    } else if (!raw) {
+        rc = -2;
+    }
+    free(raw);
+    if (mem >= 0)
+        H5Tclose(mem);
+    return rc;
+}
+
+static int pm_read_fixed_strings(hid_t dset, size_t size, size_t n, H5T_cset_t cset,
+                                 char **out)
+{
+    hid_t mem = pm_fixed_str_type(size, cset);
+    char *raw = NULL;
+    int rc = -1;
+
+    if (size + 1 <= SIZE_MAX / (n ? n : 1))
+        raw = calloc(n ? n : 1, size + 1);
+    if (!raw)
+        rc = -2;
+    else if (mem >= 0 && H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
+        rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            raw[i * (size + 1) + size] = '\0';
+            if (!(out[i] = pm_strdup(raw + i * (size + 1))))
+                rc = -2;
+        }
+    }
+    free(raw);
+    if (mem >= 0)
+        H5Tclose(mem);
+    return rc;
+}
+
+/* 1-D string dataset (variable or fixed length) into a new array of strings. */
+static int pm_read_strings(struct pm_rd *rd, const char *name, char ***out, size_t *count)
+{
+    hid_t dset, type = -1, space = -1;
+    hsize_t dims[1] = {PM_ANY};
+    size_t n = 0;
+    char **strs = NULL;
+    int rc = -1;
+
+    *out = NULL;
+    *count = 0;
+    dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
+    if (dset < 0)
+        return pm_fail(rd, "cannot open %s", name);
+    type = H5Dget_type(dset);
+    space = H5Dget_space(dset);
+    if (type < 0 || space < 0 || H5Tget_class(type) != H5T_STRING) {
+        pm_fail(rd, "%s is not an array of strings", name);
+        goto done;
+    }
+    if (pm_check_shape(rd, name, "M", space, 1, dims) < 0)
+        goto done;
+    n = (size_t)dims[0];
+    if (n > SIZE_MAX / sizeof *strs || !(strs = calloc(n ? n : 1, sizeof *strs))) {
+        pm_oom(rd);
+        goto done;
+    }
+    if (n > 0) {
+        if (H5Tis_variable_str(type) > 0)
+            rc = pm_read_vlen_strings(dset, space, n, pm_cset(type), strs);
+        else
+            rc = pm_read_fixed_strings(dset, H5Tget_size(type), n, pm_cset(type), strs);
+        if (rc == -2)
+            pm_oom(rd);
+        else if (rc < 0)
+            pm_fail(rd, "cannot read %s", name);
+        if (rc < 0)
+            goto done;
+    }
+    *out = strs;
+    *count = n;
+    strs = NULL;
+    rc = 0;
+done:
+    if (strs)
+        for (size_t i = 0; i < n; i++)
+            free(strs[i]);
+    free(strs);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    H5Dclose(dset);
+    return rc;
+}
+
+/* ------------------------------------------------------------- loading */
+
+/* The report walks the tree through `parent`; a parent after its child would
+ * make that walk (and the depth) meaningless, so such a file is refused. */
+static int pm_check_regions(struct pm_rd *rd, struct pm_data *d)
+{
+    for (size_t r = 0; r < d->R; r++) {
+        const struct pm_region *g = &d->regions[r];
+        int32_t want;
+
+        if (g->parent < -1 || (g->parent >= 0 && (size_t)g->parent >= r))
+            return pm_fail(rd, "/regions row %zu has parent %d, which does not come before it", r,
+                           (int)g->parent);
+        want = g->parent < 0 ? 0 : d->regions[g->parent].depth + 1;
+        if (g->depth != want)
+            return pm_fail(rd, "/regions row %zu has depth %d, expected %d", r, (int)g->depth,
+                           (int)want);
+    }
+    return 0;
+}
+
+static int pm_check_events(struct pm_rd *rd, struct pm_data *d)
+{
+    for (size_t e = 0; e < d->E; e++)
+        if (d->events[e].group < 0 || (size_t)d->events[e].group >= d->G)
+            return pm_fail(rd, "/events row %zu has group %d, but kernel_groups is %zu", e,
+                           (int)d->events[e].group, d->G);
+    return 0;
+}
+
+static int pm_load_tables(struct pm_rd *rd, struct pm_data *d)
+{
+    if (pm_read_table(rd, "/events", pm_event_fields, PM_NFIELDS(pm_event_fields),
+                      sizeof(struct pm_event), (void **)&d->events, &d->E) < 0 ||
+        pm_read_table(rd, "/regions", pm_region_fields, PM_NFIELDS(pm_region_fields),
+                      sizeof(struct pm_region), (void **)&d->regions, &d->R) < 0 ||
+        pm_read_table(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+                      sizeof(struct pm_thread), (void **)&d->threads, &d->T) < 0)
+        return -1;
+    if (pm_check_events(rd, d) < 0 || pm_check_regions(rd, d) < 0)
+        return -1;
+    return 0;
+}
+
+static int pm_load_cells(struct pm_rd *rd, struct pm_data *d)
+{
+    hsize_t tr[2] = {d->T, d->R};
+    hsize_t tre[3] = {d->T, d->R, d->E};
+    hsize_t trg[3] = {d->T, d->R, d->G};
+
+    if (pm_read_u64(rd, "/region/visits", "T,R", 2, tr, &d->visits) < 0 ||
+        pm_read_u64(rd, "/region/wall_ns", "T,R", 2, tr, &d->wall_ns) < 0 ||
+        pm_read_ints(rd, "/region/flags", "T,R", 2, tr, H5T_NATIVE_UINT32, sizeof(uint32_t),
+                     (void **)&d->flags) < 0 ||
+        pm_read_u64(rd, "/region/counts", "T,R,E", 3, tre, &d->counts) < 0 ||
+        pm_read_u64(rd, "/region/enabled_ns", "T,R,G", 3, trg, &d->enabled_ns) < 0 ||
+        pm_read_u64(rd, "/region/running_ns", "T,R,G", 3, trg, &d->running_ns) < 0)
+        return -1;
+    return 0;
+}
+
+static int pm_load_thread_totals(struct pm_rd *rd, struct pm_data *d)
+{
+    hsize_t t[1] = {d->T};
+    hsize_t te[2] = {d->T, d->E};
+    hsize_t tg[2] = {d->T, d->G};
+
+    if (pm_read_u64(rd, "/thread/wall_ns", "T", 1, t, &d->thread_wall_ns) < 0 ||
+        pm_read_u64(rd, "/thread/counts", "T,E", 2, te, &d->thread_counts) < 0 ||
+        pm_read_u64(rd, "/thread/enabled_ns", "T,G", 2, tg, &d->thread_enabled_ns) < 0 ||
+        pm_read_u64(rd, "/thread/running_ns", "T,G", 2, tg, &d->thread_running_ns) < 0)
+        return -1;
+    return 0;
+}
+
+/* /rank is optional: absent, or without counts, means zero rows. */
+static int pm_load_rank(struct pm_rd *rd, struct pm_data *d)
+{
+    hsize_t ne[2] = {PM_ANY, d->E};
+    hsize_t ng[2];
+
+    if (!pm_link_exists(rd, "/rank") || !pm_link_exists(rd, "/rank/counts"))
+        return 0;
+    if (pm_read_u64(rd, "/rank/counts", "N,E", 2, ne, &d->rank_counts) < 0)
+        return -1;
+    d->N = (size_t)ne[0];
+    ng[0] = d->N;
+    ng[1] = d->G;
+    if (pm_read_u64(rd, "/rank/enabled_ns", "N,G", 2, ng, &d->rank_enabled_ns) < 0 ||
+        pm_read_u64(rd, "/rank/running_ns", "N,G", 2, ng, &d->rank_running_ns) < 0)
+        return -1;
+    return 0;
+}
+
+static int pm_load_messages(struct pm_rd *rd, struct pm_data *d)
+{
+    if (!pm_link_exists(rd, "/messages"))
+        return 0;
+    return pm_read_strings(rd, "/messages", &d->messages, &d->M);
+}
+
+/* Some tools write paths only for display; rebuild it if the field is absent
+ * so every consumer can rely on it. */
+static int pm_fill_paths(struct pm_rd *rd, struct pm_data *d)
+{
+    for (size_t r = 0; r < d->R; r++) {
+        struct pm_region *g = &d->regions[r];
+        const char *up;
+        char *p;
+        size_t n;
+
+        /* only an empty top-level name legitimately has an empty path */
+        if (g->path[0] != '\0' || (g->parent < 0 && g->name[0] == '\0'))
+            continue;
+        up = g->parent < 0 ? NULL : d->regions[g->parent].path;
+        n = (up ? strlen(up) + 1 : 0) + strlen(g->name) + 1;
+        if (!(p = malloc(n)))
+            return pm_oom(rd);
+        snprintf(p, n, "%s%s%s", up ? up : "", up ? "/" : "", g->name);
+        free(g->path);
+        g->path = p;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- flags */
+
+static const struct {
+    uint32_t bit;
+    const char *name;
+} pm_builtin_flags[] = {
+    {PM_FLAG_MULTIPLEXED, "MULTIPLEXED"},     {PM_FLAG_NOT_COUNTED, "NOT_COUNTED"},
+    {PM_FLAG_LOST_GENERATION, "LOST_GENERATION"}, {PM_FLAG_MIGRATED, "MIGRATED"},
+    {PM_FLAG_UNBALANCED, "UNBALANCED"},       {PM_FLAG_SHORT, "SHORT"},
+    {PM_FLAG_PARTIAL, "PARTIAL"},
+};
+
+static int pm_flag_add(struct pm_data *d, uint32_t bit, const char *name)
+{
+    struct pm_flagname *grown;
+    char *copy;
+
+    for (size_t i = 0; i < d->nflagnames; i++)
+        if (d->flagnames[i].bit == bit)
+            return 0;
+    grown = realloc(d->flagnames, (d->nflagnames + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    d->flagnames = grown;
+    if (!(copy = pm_strdup(name)))
+        return -1;
+    d->flagnames[d->nflagnames].bit = bit;
+    d->flagnames[d->nflagnames].name = copy;
+    d->nflagnames++;
+    return 0;
+}
+
+struct pm_flagscan {
+    struct pm_data *d;
+    int oom;
+};
+
+/* A flag bit newer than this reader still gets its name from the file. */
+static herr_t pm_flag_attr(hid_t loc, const char *name, const H5A_info_t *info, void *op)
+{
+    struct pm_flagscan *scan = op;
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
+    uint64_t v = 0;
+
+    (void)info;
+    if (type >= 0 && H5Tget_class(type) == H5T_INTEGER && pm_attr_single(attr) &&
+        H5Aread(attr, H5T_NATIVE_UINT64, &v) >= 0 && v != 0 && (v & (v - 1)) == 0 &&
+        v <= 0x80000000u && pm_flag_add(scan->d, (uint32_t)v, name) < 0)
+        scan->oom = 1;
+    if (type >= 0)
+        H5Tclose(type);
+    if (attr >= 0)
+        H5Aclose(attr);
+    return 0;
+}
+
+static int pm_load_flagnames(struct pm_rd *rd, struct pm_data *d)
+{
+    struct pm_flagscan scan = {d, 0};
+    hid_t dset;
+
+    for (size_t i = 0; i < sizeof pm_builtin_flags / sizeof pm_builtin_flags[0]; i++)
+        if (pm_flag_add(d, pm_builtin_flags[i].bit, pm_builtin_flags[i].name) < 0)
+            return pm_oom(rd);
+    dset = H5Dopen2(rd->file, "/region/flags", H5P_DEFAULT);
+    if (dset >= 0) {
+        H5Aiterate2(dset, H5_INDEX_NAME, H5_ITER_INC, NULL, pm_flag_attr, &scan);
+        H5Dclose(dset);
+    }
+    if (scan.oom)
+        return pm_oom(rd);
+    /* insertion sort by bit: a handful of entries */
+    for (size_t i = 1; i < d->nflagnames; i++)
+        for (size_t k = i; k > 0 && d->flagnames[k - 1].bit > d->flagnames[k].bit; k--) {
+            struct pm_flagname tmp = d->flagnames[k];
+            d->flagnames[k] = d->flagnames[k - 1];
+            d->flagnames[k - 1] = tmp;
+        }
+    return 0;
+}
+
+/* -------------------------------------------------------------- public */
+
+static int pm_load(struct pm_rd *rd, struct pm_data *d)
+{
+    if (pm_open(rd) < 0 || pm_load_version(rd, d) < 0 || pm_load_attrs(rd, d) < 0 ||
+        pm_load_tables(rd, d) < 0 || pm_load_cells(rd, d) < 0 ||
+        pm_load_thread_totals(rd, d) < 0 || pm_load_rank(rd, d) < 0 ||
+        pm_load_messages(rd, d) < 0 || pm_fill_paths(rd, d) < 0 || pm_load_flagnames(rd, d) < 0)
+        return -1;
+    return 0;
+}
+
+int pm_data_load(const char *path, struct pm_data *d, char *err, size_t errlen)
+{
+    struct pm_rd rd = {path ? path : "(no file)", err, errlen, 0, -1, -1};
+    H5E_auto2_t old_func = NULL;
+    void *old_data = NULL;
+    int rc;
+
+    memset(d, 0, sizeof *d);
+    if (err && errlen > 0)
+        err[0] = '\0';
+    if (!path)
+        return pm_fail(&rd, "no file name given");
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    rc = pm_load(&rd, d);
+    if (rd.root >= 0)
+        H5Gclose(rd.root);
+    if (rd.file >= 0)
+        H5Fclose(rd.file);
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (rc != 0)
+        pm_data_free(d);
+    return rc;
+}
+
+void pm_data_free(struct pm_data *d)
+{
+    char **strs[] = {&d->perfmark_version, &d->command, &d->host, &d->start_time, &d->clock,
+                     &d->events_requested, &d->events_measured, &d->event_group, &d->fallback};
+
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        free(*strs[i]);
+    pm_free_table(d->events, d->E, pm_event_fields, PM_NFIELDS(pm_event_fields),
+                  sizeof(struct pm_event));
+    pm_free_table(d->regions, d->R, pm_region_fields, PM_NFIELDS(pm_region_fields),
+                  sizeof(struct pm_region));
+    pm_free_table(d->threads, d->T, pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+                  sizeof(struct pm_thread));
+    free(d->visits);
+    free(d->wall_ns);
+    free(d->flags);
+    free(d->counts);
+    free(d->enabled_ns);
+    free(d->running_ns);
+    free(d->thread_wall_ns);
+    free(d->thread_counts);
+    free(d->thread_enabled_ns);
+    free(d->thread_running_ns);
+    free(d->rank_counts);
+    free(d->rank_enabled_ns);
+    free(d->rank_running_ns);
+    for (size_t i = 0; i < d->M; i++)
+        free(d->messages[i]);
+    free(d->messages);
+    for (size_t i = 0; i < d->nflagnames; i++)
+        free(d->flagnames[i].name);
+    free(d->flagnames);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,130 @@
+/*
+ * h5read.h — load a whole perfmark HDF5 file (docs/hdf5-schema.md) into memory.
+ *
+ * The loader checks every shape against T/R/E/G before anything is used, so
+ * the report code can index the arrays without further checks. Strings are
+ * never NULL (a missing or NULL string reads as "").
+ */
+#ifndef PM_H5READ_H
+#define PM_H5READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The schema version this reader understands. */
+#define PM_SCHEMA_VERSION 1
+
+/* Data-quality flags of /region/flags (schema 1). */
+enum {
+    PM_FLAG_MULTIPLEXED = 0x01,
+    PM_FLAG_NOT_COUNTED = 0x02,
+    PM_FLAG_LOST_GENERATION = 0x04,
+    PM_FLAG_MIGRATED = 0x08,
+    PM_FLAG_UNBALANCED = 0x10,
+    PM_FLAG_SHORT = 0x20,
+    PM_FLAG_PARTIAL = 0x40
+};
+
+struct pm_event {
+    char *name;
+    char *pfm_name;
+    int32_t group;
+    uint32_t type;
+    uint64_t config, config1, config2;
+    uint8_t exclude_user, exclude_kernel;
+};
+
+struct pm_region {
+    char *name;
+    int32_t parent;
+    int32_t depth;
+    char *kind;
+    char *path;
+};
+
+struct pm_thread {
+    int32_t rank;
+    int32_t thread;
+    int64_t pid, tid;
+    char *host;
+    int32_t cpu_first, cpu_last;
+    uint8_t exited;
+    int32_t open_at_end;
+};
+
+/* One named flag bit; the built-in schema-1 names plus any unknown single-bit
+ * attribute found on /region/flags, sorted by bit. */
+struct pm_flagname {
+    uint32_t bit;
+    char *name;
+};
+
+struct pm_data {
+    /* root attributes (missing optional strings read as "") */
+    int32_t schema_version;
+    char *perfmark_version;
+    char *command;
+    char *host;
+    int64_t pid;
+    char *start_time;
+    uint64_t duration_ns;
+    char *clock;
+    char *events_requested;
+    char *events_measured;
+    char *event_group;
+    char *fallback;
+    int32_t kernel_groups;
+    int32_t bind_cpu;
+    uint8_t partial;
+
+    size_t T, R, E, G, N, M;
+
+    struct pm_event *events;   /* [E] */
+    struct pm_region *regions; /* [R], parent < own row */
+    struct pm_thread *threads; /* [T] */
+
+    uint64_t *visits;     /* [T,R] */
+    uint64_t *wall_ns;    /* [T,R] */
+    uint32_t *flags;      /* [T,R] */
+    uint64_t *counts;     /* [T,R,E] */
+    uint64_t *enabled_ns; /* [T,R,G] */
+    uint64_t *running_ns; /* [T,R,G] */
+
+    uint64_t *thread_wall_ns;    /* [T] */
+    uint64_t *thread_counts;     /* [T,E] */
+    uint64_t *thread_enabled_ns; /* [T,G] */
+    uint64_t *thread_running_ns; /* [T,G] */
+
+    uint64_t *rank_counts;     /* [N,E] */
+    uint64_t *rank_enabled_ns; /* [N,G] */
+    uint64_t *rank_running_ns; /* [N,G] */
+
+    char **messages; /* [M] */
+
+    struct pm_flagname *flagnames;
+    size_t nflagnames;
+};
+
+/* Row-major indices into the [T,R], [T,R,E] and [T,R,G] arrays. */
+static inline size_t pm_tr(const struct pm_data *d, size_t t, size_t r)
+{
+    return t * d->R + r;
+}
+
+static inline size_t pm_tre(const struct pm_data *d, size_t t, size_t r, size_t e)
+{
+    return (t * d->R + r) * d->E + e;
+}
+
+static inline size_t pm_trg(const struct pm_data *d, size_t t, size_t r, size_t g)
+{
+    return (t * d->R + r) * d->G + g;
+}
+
+/* Load `path`. Returns 0, or -1 with a one-line message "PATH: what" in err.
+ * On failure *d is left empty (pm_data_free is still safe to call). */
+int pm_data_load(const char *path, struct pm_data *d, char *err, size_t errlen);
+
+void pm_data_free(struct pm_data *d);
+
+#endif /* PM_H5READ_H */

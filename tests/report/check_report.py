@@ -1,0 +1,606 @@
+#!/usr/bin/python3
+"""End-to-end check of the perfmark report stage against h5py.
+
+usage: /usr/bin/python3 tests/report/check_report.py [--keep DIR] [--fuzz N] COMMAND...
+
+COMMAND... is any command prefix that accepts `FILE --format F [-o OUT]`:
+    build/bin/perfmark report
+    /tmp/report_driver
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite build/bin/perfmark report
+
+The fixtures come from make_fixture.py (same directory). Every expected number
+is recomputed here from the HDF5 file with h5py, following
+docs/hdf5-schema.md and the rules in tests/report/README.md; nothing is
+hard-coded. Exits 0 when everything matches, 1 with the list of mismatches.
+"""
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_fixture  # noqa: E402
+
+BUILTIN_FLAGS = {0x01: "MULTIPLEXED", 0x02: "NOT_COUNTED", 0x04: "LOST_GENERATION",
+                 0x08: "MIGRATED", 0x10: "UNBALANCED", 0x20: "SHORT", 0x40: "PARTIAL"}
+LOST_GENERATION = 0x04
+UNSEEN_LABEL = "work of threads perfmark never saw (or before/after their first marker)"
+TEXT_WIDTH = 100
+RUN_TIMEOUT = 300
+
+JSON_KEYS = ["schema_version", "json_format", "file", "perfmark_version", "command", "host",
+             "start_time", "clock", "events_requested", "event_group", "fallback", "pid",
+             "duration_ns", "kernel_groups", "bind_cpu", "partial", "events_measured",
+             "events", "threads_count", "cells", "flagged_cells", "flags_summary", "messages",
+             "regions", "threads", "rank_totals", "rank_difference_means"]
+CSV_HEADER = ["index", "row", "parent", "depth", "path", "name", "kind", "visits",
+              "threads_visited", "wall_total_ns", "wall_min_ns", "wall_mean_ns", "wall_max_ns",
+              "flags", "event", "event_group", "raw_total", "total", "min", "mean", "max",
+              "estimate", "counted_share", "untrusted", "threads_na"]
+CSV_STRING_COLUMNS = ["path", "name", "kind", "flags", "event"]
+
+GOOD_VARIANTS = ["full", "clean", "empty", "extras"]
+BAD_VARIANTS = {  # variant: what the one-line message must contain
+    "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
+    "foreign": ["not a perfmark file (no schema_version attribute)"],
+    "truncated": ["truncated"],
+    "garbage": ["not a perfmark file"],
+    "badshape": ["/region/counts"],
+    "badtree": ["parent"],
+}
+
+
+class Checker:
+    def __init__(self):
+        self.errors = []
+        self.checks = 0
+        self.scope = ""  # the fixture being checked, prefixed to messages
+
+    def ok(self, cond, msg):
+        self.checks += 1
+        if not cond:
+            self.errors.append(self.scope + msg)
+        return cond
+
+
+# ------------------------------------------------------------------ model
+
+def raw(x):
+    """A string from h5py as bytes (vlen strings come back as bytes or str)."""
+    if isinstance(x, bytes):
+        return x
+    if isinstance(x, str):
+        return x.encode("utf-8")
+    return bytes(x)
+
+
+def txt(b):
+    return raw(b).decode("utf-8", "replace")
+
+
+def attr_str(attrs, name):
+    return txt(attrs[name]) if name in attrs else ""
+
+
+def attr_int(attrs, name, default=0):
+    return int(attrs[name]) if name in attrs else default
+
+
+def cell_value(rawc, en, run):
+    """(value, estimate) per the counting model; value None = no estimate."""
+    if run == 0 and en > 0:
+        return None, False
+    if run >= en:
+        return float(rawc), False
+    return float(rawc) * (float(en) / float(run)), True
+
+
+def aggregate(cells):
+    """cells: (raw, enabled, running, visited, lost) -> stats dict."""
+    st = {"raw": 0, "total": 0.0, "estimate": False, "untrusted": False, "threads_na": 0}
+    en_sum = run_sum = nvals = 0
+    spread = []
+    for rawc, en, run, visited, lost in cells:
+        st["raw"] += rawc
+        en_sum += en
+        run_sum += run
+        if lost:
+            st["untrusted"] = True
+        if not visited and rawc == 0 and en == 0:
+            continue
+        v, est = cell_value(rawc, en, run)
+        if v is None:
+            st["threads_na"] += 1
+            continue
+        st["estimate"] |= est
+        st["total"] += v
+        nvals += 1
+        if visited:
+            spread.append(v)
+    if st["threads_na"] and nvals == 0:
+        st["total"] = None
+    st["untrusted"] |= st["threads_na"] > 0
+    st["min"] = min(spread) if spread else None
+    st["max"] = max(spread) if spread else None
+    st["mean"] = (sum(spread) / len(spread)) if spread else None
+    st["counted_share"] = float(run_sum) / float(en_sum) if en_sum > 0 else None
+    return st
+
+
+def load(path):
+    with h5py.File(path, "r") as f:
+        a = f.attrs
+        m = {"schema_version": int(a["schema_version"]), "G": int(a["kernel_groups"])}
+        for k in ("perfmark_version", "command", "host", "start_time", "clock",
+                  "events_requested", "event_group", "fallback"):
+            m[k] = attr_str(a, k)
+        m["pid"] = attr_int(a, "pid")
+        m["duration_ns"] = attr_int(a, "duration_ns")
+        m["bind_cpu"] = attr_int(a, "bind_cpu", -1)
+        m["partial"] = bool(attr_int(a, "partial"))
+        m["events"] = [{"name": raw(e["name"]), "pfm_name": raw(e["pfm_name"]),
+                        "group": int(e["group"])} for e in f["events"][()]]
+        m["regions"] = [{"name": raw(r["name"]), "parent": int(r["parent"]),
+                         "depth": int(r["depth"]), "kind": raw(r["kind"]), "path": raw(r["path"])}
+                        for r in f["regions"][()]]
+        m["threads"] = [{k: (raw(t[k]) if k == "host" else int(t[k])) for k in
+                         ("rank", "thread", "pid", "tid", "host", "cpu_first", "cpu_last",
+                          "exited", "open_at_end")} for t in f["threads"][()]]
+        for name in ("visits", "wall_ns", "flags", "counts", "enabled_ns", "running_ns"):
+            m["region/" + name] = f["region/" + name][()].tolist()
+        for name in ("wall_ns", "counts", "enabled_ns", "running_ns"):
+            m["thread/" + name] = f["thread/" + name][()].tolist()
+        m["N"] = 0
+        if "rank" in f and "counts" in f["rank"]:
+            for name in ("counts", "enabled_ns", "running_ns"):
+                m["rank/" + name] = f["rank/" + name][()].tolist()
+            m["N"] = len(m["rank/counts"])
+        m["messages"] = [raw(x) for x in f["messages"][()]] if "messages" in f else []
+        m["flag_attrs"] = sorted((k, int(v)) for k, v in f["region/flags"].attrs.items())
+    m["T"], m["R"], m["E"] = len(m["threads"]), len(m["regions"]), len(m["events"])
+    return m
+
+
+def flag_table(m):
+    seen = 0
+    for row in m["region/flags"]:
+        for f in row:
+            seen |= f
+    names = dict(BUILTIN_FLAGS)
+    for name, bit in m["flag_attrs"]:  # by name, as HDF5 iterates them
+        if bit > 0 and bit & (bit - 1) == 0 and bit <= 0x80000000 and bit not in names:
+            names[bit] = name
+    table = []
+    for b in range(32):
+        bit = 1 << b
+        if bit in names:
+            table.append((bit, names[bit]))
+        elif seen & bit:
+            table.append((bit, "0x%x" % bit))
+    return table
+
+
+def tree_order(m):
+    children = {}
+    for r, g in enumerate(m["regions"]):
+        children.setdefault(g["parent"], []).append(r)
+    order = []
+    stack = list(reversed(children.get(-1, [])))
+    while stack:
+        r = stack.pop()
+        order.append(r)
+        stack.extend(reversed(children.get(r, [])))
+    return order
+
+
+def event_keys(m):
+    keys = []
+    for e, ev in enumerate(m["events"]):
+        dup = any(m["events"][k]["name"] == ev["name"] for k in range(e))
+        keys.append(txt(ev["name"]) + ("#%d" % e if dup else ""))
+    return keys
+
+
+def expected(m, path):
+    T, R, E = m["T"], m["R"], m["E"]
+    V, W, F = m["region/visits"], m["region/wall_ns"], m["region/flags"]
+    C, EN, RUN = m["region/counts"], m["region/enabled_ns"], m["region/running_ns"]
+    flags = flag_table(m)
+    order = tree_order(m)
+    pos = {r: i for i, r in enumerate(order)}
+    keys = event_keys(m)
+    x = {"order": order, "keys": keys, "flags": flags}
+    x["cells"] = sum(1 for t in range(T) for r in range(R) if V[t][r] > 0 or F[t][r] != 0)
+    x["flagged_cells"] = sum(1 for t in range(T) for r in range(R) if F[t][r] != 0)
+    x["flags_summary"] = {name: sum(1 for t in range(T) for r in range(R) if F[t][r] & bit)
+                          for bit, name in flags}
+    regions = []
+    for i, r in enumerate(order):
+        g = m["regions"][r]
+        visited = [t for t in range(T) if V[t][r] > 0]
+        walls = [W[t][r] for t in visited]
+        reg = {"index": i, "row": r, "path": txt(g["path"]), "name": txt(g["name"]),
+               "parent": -1 if g["parent"] < 0 else pos[g["parent"]], "depth": g["depth"],
+               "kind": txt(g["kind"]), "visits": sum(V[t][r] for t in range(T)),
+               "threads_visited": len(visited),
+               "wall_ns": {"total": sum(W[t][r] for t in range(T)),
+                           "min": min(walls) if walls else None,
+                           "mean": sum(walls) / len(walls) if walls else None,
+                           "max": max(walls) if walls else None},
+               "flags": {}}
+        for bit, name in flags:
+            n = sum(1 for t in range(T) if F[t][r] & bit)
+            if n:
+                reg["flags"][name] = n
+        reg["events"] = []
+        for e in range(E):
+            gr = m["events"][e]["group"]
+            reg["events"].append(aggregate(
+                (C[t][r][e], EN[t][r][gr], RUN[t][r][gr], V[t][r] > 0,
+                 bool(F[t][r] & LOST_GENERATION)) for t in range(T)))
+        regions.append(reg)
+    x["regions"] = regions
+    threads = []
+    for t in range(T):
+        evs = []
+        for e in range(E):
+            gr = m["events"][e]["group"]
+            evs.append(aggregate([(m["thread/counts"][t][e], m["thread/enabled_ns"][t][gr],
+                                   m["thread/running_ns"][t][gr], True, False)]))
+        threads.append(evs)
+    x["threads"] = threads
+    ranks = []
+    for n in range(m["N"]):
+        members = [t for t in range(T) if m["N"] == 1 or m["threads"][t]["rank"] == n]
+        evs = []
+        for e in range(E):
+            gr = m["events"][e]["group"]
+            proc = aggregate([(m["rank/counts"][n][e], m["rank/enabled_ns"][n][gr],
+                               m["rank/running_ns"][n][gr], True, False)])
+            vals = [threads[t][e] for t in members]
+            have = [v for v in vals if v["total"] is not None]
+            na = len(vals) - len(have)
+            tsum = None if (na and not have) else sum(v["total"] for v in have)
+            evs.append({"process_raw": proc["raw"], "process": proc["total"],
+                        "process_estimate": proc["estimate"],
+                        "counted_share": proc["counted_share"], "threads_sum": tsum,
+                        "threads_estimate": any(v["estimate"] for v in have),
+                        "threads_na": na,
+                        "difference": None if proc["total"] is None or tsum is None
+                        else proc["total"] - tsum})
+        ranks.append({"row": n, "threads": members, "events": evs})
+    x["ranks"] = ranks
+    return x
+
+
+# ---------------------------------------------------------------- compare
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-6)
+
+
+def strict_json(data):
+    def bad_constant(c):
+        raise ValueError("non-standard JSON constant " + c)
+    return json.loads(data, parse_constant=bad_constant)
+
+
+def check_stat(ck, where, got, want, keys):
+    for k in keys:
+        ck.ok(k in got, "%s: missing %s" % (where, k)) and \
+            ck.ok(close(got[k], want[k]), "%s.%s = %r, expected %r" % (where, k, got[k], want[k]))
+
+
+def check_json(ck, m, x, path, data):
+    try:
+        j = strict_json(data)
+    except ValueError as e:
+        ck.ok(False, "json: not valid JSON: %s" % e)
+        return
+    ck.ok(list(j.keys()) == JSON_KEYS, "json: top-level keys %s, expected %s" % (list(j), JSON_KEYS))
+    if not isinstance(j, dict) or "regions" not in j:
+        return
+    for k in ("schema_version", "perfmark_version", "command", "host", "start_time", "clock",
+              "events_requested", "event_group", "fallback", "pid", "duration_ns", "bind_cpu",
+              "partial"):
+        ck.ok(j.get(k) == m[k], "json: %s = %r, expected %r" % (k, j.get(k), m[k]))
+    ck.ok(j["file"] == path, "json: file = %r, expected %r" % (j["file"], path))
+    ck.ok(j["kernel_groups"] == m["G"], "json: kernel_groups")
+    ck.ok(j["events_measured"] == [txt(e["name"]) for e in m["events"]], "json: events_measured")
+    ck.ok([e["key"] for e in j["events"]] == x["keys"], "json: event keys %r" % [e["key"] for e in j["events"]])
+    ck.ok(j["messages"] == [txt(s) for s in m["messages"]], "json: messages differ")
+    ck.ok(j["cells"] == x["cells"], "json: cells = %r, expected %r" % (j["cells"], x["cells"]))
+    ck.ok(j["flagged_cells"] == x["flagged_cells"], "json: flagged_cells")
+    ck.ok(j["flags_summary"] == x["flags_summary"],
+          "json: flags_summary = %r, expected %r" % (j["flags_summary"], x["flags_summary"]))
+    ck.ok(j["rank_difference_means"] == UNSEEN_LABEL, "json: rank_difference_means")
+    ck.ok(len(j["regions"]) == len(x["regions"]), "json: %d regions, expected %d" % (len(j["regions"]), len(x["regions"])))
+    for got, want in zip(j["regions"], x["regions"]):
+        where = "json region %d (%s)" % (want["index"], want["path"])
+        for k in ("index", "row", "path", "name", "parent", "depth", "kind", "visits",
+                  "threads_visited", "flags"):
+            ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
+        check_stat(ck, where + " wall_ns", got["wall_ns"], want["wall_ns"], ("total", "min", "mean", "max"))
+        ck.ok(list(got["events"]) == x["keys"], "%s: event keys" % where)
+        for key, ev in zip(x["keys"], want["events"]):
+            if key in got["events"]:
+                check_stat(ck, "%s event %s" % (where, key), got["events"][key], ev,
+                           ("raw", "total", "min", "mean", "max", "estimate", "counted_share",
+                            "untrusted", "threads_na"))
+    ck.ok(len(j["threads"]) == m["T"], "json: thread count")
+    for t, (got, want) in enumerate(zip(j["threads"], x["threads"])):
+        th = m["threads"][t]
+        for k in ("rank", "thread", "pid", "tid", "cpu_first", "cpu_last", "open_at_end"):
+            ck.ok(got[k] == th[k], "json thread %d: %s" % (t, k))
+        ck.ok(got["host"] == txt(th["host"]), "json thread %d: host" % t)
+        ck.ok(got["exited"] == bool(th["exited"]), "json thread %d: exited" % t)
+        ck.ok(got["wall_ns"] == m["thread/wall_ns"][t], "json thread %d: wall_ns" % t)
+        for key, ev in zip(x["keys"], want):
+            check_stat(ck, "json thread %d event %s" % (t, key), got["events"].get(key, {}), ev,
+                       ("raw", "total", "estimate", "counted_share"))
+    ck.ok(len(j["rank_totals"]) == len(x["ranks"]), "json: rank_totals rows")
+    for got, want in zip(j["rank_totals"], x["ranks"]):
+        ck.ok(got["row"] == want["row"] and got["threads"] == want["threads"],
+              "json rank row %d: threads %r, expected %r" % (want["row"], got["threads"], want["threads"]))
+        for key, ev in zip(x["keys"], want["events"]):
+            check_stat(ck, "json rank row %d event %s" % (want["row"], key),
+                       got["events"].get(key, {}), ev, tuple(ev))
+
+
+def csv_expect_str(s):
+    return "'" + s if s and s[0] in "=+-@\t\r" else s
+
+
+def csv_num(s):
+    return None if s == "" else float(s)
+
+
+def check_csv(ck, m, x, data):
+    rows = list(csv.reader(io.StringIO(data, newline="")))
+    if not ck.ok(rows and rows[0] == CSV_HEADER, "csv: header %r" % (rows[0] if rows else None)):
+        return
+    body = rows[1:]
+    E = m["E"]
+    per = max(E, 1)
+    ck.ok(len(body) == len(x["regions"]) * per,
+          "csv: %d rows, expected %d" % (len(body), len(x["regions"]) * per))
+    for k, row in enumerate(body):
+        if not ck.ok(len(row) == len(CSV_HEADER), "csv row %d: %d fields" % (k + 1, len(row))):
+            continue
+        c = dict(zip(CSV_HEADER, row))
+        for col in CSV_STRING_COLUMNS:
+            ck.ok(not c[col] or c[col][0] not in "=+-@\t\r",
+                  "csv row %d: %s %r is open to spreadsheet injection" % (k + 1, col, c[col]))
+        reg = x["regions"][k // per]
+        where = "csv row %d (%s)" % (k + 1, reg["path"])
+        for col in ("index", "row", "parent", "depth", "visits", "threads_visited"):
+            ck.ok(int(c[col]) == reg[col], "%s: %s = %s, expected %s" % (where, col, c[col], reg[col]))
+        for col in ("path", "name", "kind"):
+            ck.ok(c[col] == csv_expect_str(reg[col]), "%s: %s = %r, expected %r" % (where, col, c[col], csv_expect_str(reg[col])))
+        for col, key in (("wall_total_ns", "total"), ("wall_min_ns", "min"),
+                         ("wall_mean_ns", "mean"), ("wall_max_ns", "max")):
+            ck.ok(close(csv_num(c[col]), reg["wall_ns"][key]), "%s: %s" % (where, col))
+        flags = ";".join("%s:%d" % (n, v) for n, v in reg["flags"].items())
+        ck.ok(c["flags"] == csv_expect_str(flags), "%s: flags %r, expected %r" % (where, c["flags"], flags))
+        if E == 0:
+            ck.ok(all(c[col] == "" for col in CSV_HEADER[14:]), "%s: event fields not empty" % where)
+            continue
+        e = k % per
+        ev = reg["events"][e]
+        ck.ok(c["event"] == csv_expect_str(txt(m["events"][e]["name"])), "%s: event name" % where)
+        ck.ok(int(c["event_group"]) == m["events"][e]["group"], "%s: event_group" % where)
+        ck.ok(int(c["raw_total"]) == ev["raw"], "%s: raw_total" % where)
+        for col in ("total", "min", "mean", "max", "counted_share"):
+            ck.ok(close(csv_num(c[col]), ev[col]), "%s %s: %s = %r, expected %r" % (where, c["event"], col, c[col], ev[col]))
+        for col in ("estimate", "untrusted"):
+            ck.ok(c[col] == ("true" if ev[col] else "false"), "%s %s: %s" % (where, c["event"], col))
+        ck.ok(int(c["threads_na"]) == ev["threads_na"], "%s: threads_na" % where)
+
+
+def text_clean(s):
+    """What the text report may show of user data: controls and bad bytes as '?'."""
+    out = []
+    for ch in txt(s):
+        cp = ord(ch)
+        if ch == "\ufffd" or cp < 0x20 or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029) \
+                or 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
+            out.append("?")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def check_text(ck, m, x, data_bytes):
+    try:
+        data = data_bytes.decode("utf-8")
+    except UnicodeDecodeError as e:
+        ck.ok(False, "text: not valid UTF-8: %s" % e)
+        return
+    for n, line in enumerate(data.split("\n"), 1):
+        ck.ok(len(line) <= TEXT_WIDTH, "text line %d is %d columns: %r" % (n, len(line), line))
+        ck.ok(not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in line),
+              "text line %d has a control character: %r" % (n, line))
+    if x["flagged_cells"] == 0:
+        ck.ok("all numbers clean: no cell carries a data-quality flag" in data,
+              "text: the clean-flags sentence is missing")
+    else:
+        flat = " ".join(data.split())
+        ck.ok("%d of %d cells" % (x["flagged_cells"], x["cells"]) in flat,
+              "text: flag summary '%d of %d cells' missing" % (x["flagged_cells"], x["cells"]))
+        for name, n in x["flags_summary"].items():
+            if n:
+                ck.ok("%s %d" % (name, n) in flat, "text: flag summary lacks '%s %d'" % (name, n))
+    any_est = any(ev["estimate"] for r in x["regions"] for ev in r["events"]) or \
+        any(ev["estimate"] for th in x["threads"] for ev in th) or \
+        any(ev["process_estimate"] or ev["threads_estimate"] for rk in x["ranks"] for ev in rk["events"])
+    ck.ok((re.search(r"[0-9kMGTPE]~", data) is not None) == any_est,
+          "text: estimate marker '~' %s" % ("missing" if any_est else "present without estimates"))
+    if any_est:
+        ck.ok("estimate:" in data, "text: the estimate footnote is missing")
+    if any(ev["total"] is None for r in x["regions"] for ev in r["events"]):
+        ck.ok("n/a" in data, "text: 'n/a' missing for a region without estimate")
+    if any(ev["untrusted"] and ev["total"] is not None for r in x["regions"] for ev in r["events"]):
+        ck.ok(re.search(r"[0-9kMGTPE]~?!", data) is not None, "text: untrusted marker '!' missing")
+    for reg in x["regions"]:
+        shown = text_clean(reg["name"])[:15]  # deep or long names are cut
+        ck.ok(shown in data, "text: region name %r not shown (as %r)" % (reg["name"], shown))
+    if m["N"]:
+        ck.ok(UNSEEN_LABEL in " ".join(data.split()), "text: the unseen-work label is missing")
+    if m["fallback"]:
+        ck.ok(" ".join(m["fallback"].split()) in " ".join(data.split()), "text: fallback sentence missing")
+    if len(m["messages"]) > 20:
+        ck.ok("... %d more" % (len(m["messages"]) - 20) in data, "text: '... N more' missing")
+    ck.ok("\x1b" not in data, "text: raw escape character in output")
+
+
+# -------------------------------------------------------------------- run
+
+def run(prefix, path, fmt, out=None, env=None):
+    cmd = prefix + [path, "--format", fmt] + (["-o", out] if out else [])
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=RUN_TIMEOUT, env=env)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def describe(r):
+    if r is None:
+        return "timed out"
+    return "exit %d, stderr %r" % (r.returncode, r.stderr[-400:])
+
+
+def crashed(r):
+    return r is None or r.returncode < 0 or r.returncode >= 128
+
+
+def one_line(stderr):
+    return stderr.endswith(b"\n") and stderr.count(b"\n") == 1 and len(stderr.strip()) > 0
+
+
+def check_good(ck, prefix, tmp, variant):
+    path = os.path.join(tmp, variant + ".h5")
+    ck.scope = variant + ": "
+    m = load(path)
+    x = expected(m, path)
+    outs = {}
+    for fmt in ("json", "csv", "text"):
+        r = run(prefix, path, fmt)
+        if not ck.ok(r is not None and r.returncode == 0 and r.stderr == b"",
+                     "%s --format %s: %s" % (variant, fmt, describe(r))):
+            continue
+        outs[fmt] = r.stdout
+    if "json" in outs:
+        check_json(ck, m, x, path, outs["json"].decode("utf-8"))
+        o = os.path.join(tmp, variant + ".out.json")
+        r = run(prefix, path, "json", out=o)
+        ck.ok(r is not None and r.returncode == 0 and open(o, "rb").read() == outs["json"],
+              "%s: -o output differs from stdout (%s)" % (variant, describe(r)))
+    if "csv" in outs:
+        check_csv(ck, m, x, outs["csv"].decode("utf-8"))
+    if "text" in outs:
+        check_text(ck, m, x, outs["text"])
+    ck.scope = ""
+
+
+def check_bad(ck, prefix, path, needles):
+    for fmt in ("text", "json"):
+        r = run(prefix, path, fmt)
+        where = "%s --format %s" % (os.path.basename(path), fmt)
+        if not ck.ok(not crashed(r), "%s: crashed or hung (%s)" % (where, describe(r))):
+            continue
+        ck.ok(r.returncode != 0, "%s: exit status 0 for a bad file" % where)
+        ck.ok(r.stdout == b"", "%s: wrote %d bytes of report for a bad file" % (where, len(r.stdout)))
+        ck.ok(one_line(r.stderr), "%s: message is not exactly one line: %r" % (where, r.stderr))
+        msg = r.stderr.decode("utf-8", "replace")
+        for needle in needles + [os.path.basename(path)]:
+            ck.ok(needle in msg, "%s: message %r lacks %r" % (where, msg.strip(), needle))
+
+
+def check_fuzz(ck, prefix, tmp, count, seed):
+    """Damaged copies of a valid file: a report or a one-line error, never a crash."""
+    src = open(os.path.join(tmp, "full.h5"), "rb").read()
+    rnd = random.Random(seed)
+    env = dict(os.environ, PERFMARK_REPORT_TIMEOUT="20")
+    for i in range(count):
+        b = bytearray(src)
+        if i % 3 == 0:
+            b = b[:rnd.randrange(len(b))]
+        else:
+            for _ in range(rnd.randint(1, 8)):
+                b[rnd.randrange(len(b))] = rnd.randrange(256)
+        path = os.path.join(tmp, "fuzz%03d.h5" % i)
+        with open(path, "wb") as f:
+            f.write(b)
+        r = run(prefix, path, "json", env=env)
+        if not ck.ok(not crashed(r), "fuzz %s: crashed or hung (%s)" % (path, describe(r))):
+            continue
+        if r.returncode == 0:
+            try:
+                strict_json(r.stdout.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError) as e:
+                ck.ok(False, "fuzz %s: exit 0 but invalid JSON: %s" % (path, e))
+        else:
+            ck.ok(one_line(r.stderr) and r.stdout == b"",
+                  "fuzz %s: failure is not one line: %r" % (path, r.stderr[:300]))
+        if ck.errors and ck.errors[-1].startswith("fuzz " + path):
+            continue
+        os.unlink(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--keep", metavar="DIR", help="write fixtures into DIR and keep them")
+    ap.add_argument("--fuzz", type=int, default=40, metavar="N",
+                    help="damaged copies of a valid file to try (default 40, 0 = none)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("command", nargs=argparse.REMAINDER,
+                    help="command prefix taking FILE --format F [-o OUT]")
+    args = ap.parse_args()
+    prefix = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not prefix:
+        ap.error("give the command prefix, e.g. build/bin/perfmark report")
+
+    tmp = args.keep or tempfile.mkdtemp(prefix="pm-report-check-")
+    os.makedirs(tmp, exist_ok=True)
+    for variant in make_fixture.VARIANTS:
+        make_fixture.write(os.path.join(tmp, variant + ".h5"), variant)
+
+    ck = Checker()
+    for variant in GOOD_VARIANTS:
+        check_good(ck, prefix, tmp, variant)
+    for variant, needles in BAD_VARIANTS.items():
+        check_bad(ck, prefix, os.path.join(tmp, variant + ".h5"), needles)
+    check_bad(ck, prefix, os.path.join(tmp, "does-not-exist.h5"), [])
+    check_fuzz(ck, prefix, tmp, args.fuzz, args.seed)
+
+    if not args.keep:
+        for name in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, name))
+        os.rmdir(tmp)
+    if ck.errors:
+        print("check_report: %d of %d checks FAILED:" % (len(ck.errors), ck.checks))
+        for e in ck.errors[:200]:
+            print("  " + e)
+        if len(ck.errors) > 200:
+            print("  ... %d more" % (len(ck.errors) - 200))
+        return 1
+    print("check_report: all %d checks passed (%s)" % (ck.checks, " ".join(prefix)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
