@@ -69,6 +69,7 @@ void pm_config_read(struct pm_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->quiet = pm_env_bool("PERFMARK_QUIET", 0);
     pm_log_set_quiet(cfg->quiet);
+    cfg->enable_set = getenv("PERFMARK_ENABLE") != NULL;
     cfg->enable = pm_env_bool("PERFMARK_ENABLE", 0);
     long pid = pm_env_long("PERFMARK_PID", 1L << 30);
     cfg->launch_pid = pid < 0 ? 0 : pid;

@@ -6,7 +6,8 @@
 #define PM_PATH_MAX 4096
 
 struct pm_config {
-    int enable;               /* PERFMARK_ENABLE: measure at all */
+    int enable;               /* PERFMARK_ENABLE: measure at all ... */
+    int enable_set;           /* ... if set; else: is libperfmark in LD_PRELOAD? */
     long launch_pid;          /* PERFMARK_PID: the process `perfmark run` exec'd, 0 if unset */
     char events[1024];        /* PERFMARK_EVENTS, "default" if unset */
     char output[PM_PATH_MAX]; /* PERFMARK_OUTPUT, "" for the default name */

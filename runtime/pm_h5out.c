@@ -262,7 +262,7 @@ static int pm_write_threads(hid_t file, const struct pm_output *o)
         return -1;
     for (int32_t i = 0; i < o->nthreads; i++) {
         const struct pm_thread *t = o->threads[i];
-        rows[i] = (struct pm_h5_thread){0, t->index, o->pid, t->tid, o->host, t->cpu_first,
+        rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, o->host, t->cpu_first,
                                         t->cpu_last, (uint8_t)t->exited, t->open_at_end};
     }
     hid_t str = pm_string_type();
@@ -377,7 +377,7 @@ static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t r
 
 static int pm_write_totals(hid_t file, const struct pm_output *o)
 {
-    hsize_t T = (hsize_t)o->nthreads, N = o->rank ? 1 : 0;
+    hsize_t T = (hsize_t)o->nthreads, N = o->totals ? 1 : 0;
     const uint64_t **readings = calloc(T + 1, sizeof *readings);
     uint64_t *wall = calloc(T + 1, sizeof *wall);
     uint32_t *flags = calloc(T + 1, sizeof *flags);
@@ -399,8 +399,8 @@ static int pm_write_totals(hid_t file, const struct pm_output *o)
         H5Gclose(grp);
     }
     grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const uint64_t *rank[1] = {o->rank};
-    int32_t rank_id[1] = {0};
+    const uint64_t *rank[1] = {o->totals};
+    int32_t rank_id[1] = {o->rank};
     rc |= grp < 0 ? -1 : pm_write_readings(grp, o->set, N, rank);
     if (grp >= 0) {
         hsize_t d1[1] = {N};
@@ -439,6 +439,9 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_scalar(file, "kernel_groups", H5T_NATIVE_INT32, &groups);
     rc |= pm_attr_scalar(file, "bind_cpu", H5T_NATIVE_INT32, &cpu);
     rc |= pm_attr_scalar(file, "partial", H5T_NATIVE_UINT8, &partial);
+    int32_t rank = o->rank, ranks = o->ranks;
+    rc |= pm_attr_scalar(file, "rank", H5T_NATIVE_INT32, &rank);
+    rc |= pm_attr_scalar(file, "ranks", H5T_NATIVE_INT32, &ranks);
     return rc ? -1 : 0;
 }
 

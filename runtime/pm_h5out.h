@@ -14,7 +14,8 @@ struct pm_output {
     const struct pm_eventset *set;
     struct pm_thread **threads;
     int32_t nthreads;
-    const uint64_t *rank;        /* inherited process set reading (stride words), or NULL */
+    const uint64_t *totals;      /* inherited process set reading (stride words), or NULL */
+    int rank, ranks;             /* MPI rank of this process and job size (0 and 1 outside MPI) */
     double ns_per_tick;
     const char *command, *host, *start_time, *clock;
     long pid;

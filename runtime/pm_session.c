@@ -5,6 +5,7 @@
 #include "pm_h5out.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_rank.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,6 +33,7 @@ static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
 static char pm_command[2048];
+static struct pm_rank_info pm_rank;
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
                                           where the program chdir'ed to */
 
@@ -106,19 +108,53 @@ static void pm_session_start(void)
     pm_state = PM_ON;
 }
 
+/* Plain `LD_PRELOAD=.../libperfmark.so ./app` (or `mpirun -x LD_PRELOAD`)
+ * is a request to measure, as PERFMARK_ENABLE=1 is. */
+static int pm_preloaded(void)
+{
+    const char *list = getenv("LD_PRELOAD");
+    if (!list)
+        return 0;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ": ", &save); tok; tok = strtok_r(NULL, ": ", &save)) {
+        const char *base = strrchr(tok, '/') ? strrchr(tok, '/') + 1 : tok;
+        if (strncmp(base, "libperfmark", 11) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Which processes are measured from their first instruction (see
+ * docs/design.md, "Process lifecycle"): the one `perfmark run` exec'd, MPI
+ * ranks started by a launcher, and a process enabled directly. Launchers,
+ * wrappers and shells never; anything else only from its first marker. */
 __attribute__((constructor)) static void pm_session_ctor(void)
 {
     pm_config_read(&pm_cfg);
-    if (!pm_cfg.enable)
+    int enabled = pm_cfg.enable_set ? pm_cfg.enable : pm_preloaded();
+    if (!enabled || !pm_markers_are_primary())
         return;
-    if (!pm_markers_are_primary()) {
-        /* Two copies loaded (linked from one prefix, preloaded from
-         * another): only the one the program's calls reach measures. */
+    int has_rank_vars = pm_rank_from_env(&pm_rank);
+    enum pm_proc_role role = pm_proc_role(&pm_rank);
+    if (role == PM_ROLE_TOOL)
         return;
-    }
-    if (pm_cfg.launch_pid && pm_cfg.launch_pid != (long)getpid()) {
+    long self = (long)getpid();
+    int from_start = role == PM_ROLE_RANK || pm_cfg.launch_pid == self ||
+                     (!pm_cfg.launch_pid && !has_rank_vars);
+    if (role != PM_ROLE_RANK)
+        pm_rank.rank = -1;  /* inherited variables: not this process's identity */
+    if (!from_start) {
         pm_state = PM_LAZY;
         return;
+    }
+    if (!pm_cfg.launch_pid) {
+        /* Children inherit the environment: mark them as not launched by
+         * us, so that a system("ls") does not measure ls. */
+        char pid[32];
+        snprintf(pid, sizeof pid, "%ld", self);
+        setenv("PERFMARK_PID", pid, 1);
     }
     pm_session_start();
     pm_session_thread_slow();  /* the main thread is thread 0 from the start */
@@ -228,15 +264,22 @@ static void pm_atfork_child(void)
 
 /* ---- writing ------------------------------------------------------------------- */
 
+/* perfmark-<job id or local time>.h5: ranks of one job share the job id. */
 static void pm_default_name(char *out, size_t len)
 {
-    const char *job = getenv("SLURM_JOB_ID");
-    if (!job || !*job)
-        job = getenv("PBS_JOBID");
-    if (job && *job && strlen(job) < 64 && !strchr(job, '/'))
-        snprintf(out, len, "perfmark-%s.h5", job);
-    else
-        snprintf(out, len, "perfmark-%s.h5", pm_stamp);
+    snprintf(out, len, "perfmark-%s.h5", pm_rank.job[0] ? pm_rank.job : pm_stamp);
+}
+
+/* Insert `tag` before a trailing ".h5" (or append it). */
+static void pm_insert_tag(char *path, size_t len, const char *tag)
+{
+    char stem[PM_PATH_MAX];
+    snprintf(stem, sizeof stem, "%s", path);
+    size_t n = strlen(stem);
+    int has_ext = n > 3 && strcmp(stem + n - 3, ".h5") == 0;
+    if (has_ext)
+        stem[n - 3] = '\0';
+    snprintf(path, len, "%s%s%s", stem, tag, has_ext ? ".h5" : "");
 }
 
 /* The path the user asked for (a directory gets the default name inside). */
@@ -256,14 +299,15 @@ static void pm_wanted_path(char *out, size_t len)
         snprintf(rel, sizeof rel, "%s", out);
         snprintf(out, len, "%s/%s", pm_start_cwd, rel);
     }
+    char tag[64];
+    if (pm_rank.rank >= 0) {
+        /* One file per rank until the collective per-job writer lands. */
+        snprintf(tag, sizeof tag, ".rank%d", pm_rank.rank);
+        pm_insert_tag(out, len, tag);
+    }
     if (pm_fork_child) {
-        char stem[PM_PATH_MAX];
-        snprintf(stem, sizeof stem, "%s", out);
-        size_t n = strlen(stem);
-        int has_ext = n > 3 && strcmp(stem + n - 3, ".h5") == 0;
-        if (has_ext)
-            stem[n - 3] = '\0';
-        snprintf(out, len, "%s.child-%ld.h5", stem, (long)getpid());
+        snprintf(tag, sizeof tag, ".child-%ld", (long)getpid());
+        pm_insert_tag(out, len, tag);
     }
 }
 
@@ -391,10 +435,11 @@ void pm_session_finalize(void)
     gethostname(host, sizeof host - 1);
     struct pm_output o = {
         .set = &pm_set, .threads = pm_threads, .nthreads = pm_nthreads,
-        .rank = have_rank ? rank : NULL, .ns_per_tick = pm_clock_ns_per_tick(),
+        .totals = have_rank ? rank : NULL, .ns_per_tick = pm_clock_ns_per_tick(),
         .command = pm_command, .host = host, .start_time = pm_start_time,
         .clock = pm_clock_name(), .pid = (long)getpid(),
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
+        .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
     };
     pm_write_file(&o);
 }

@@ -515,6 +515,72 @@ def case_report_end_to_end():
         run([PERFMARK, "report", os.path.join(tmp, "missing.h5")], expect=1)
 
 
+# ---- MPI: who is a rank, launch forms ------------------------------------------
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_mpi_yield_when_idle": "1"}
+MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none"]
+
+
+def check_rank_files(tmp, np_, pages, stem="out"):
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    want = sorted("%s.rank%d.h5" % (stem, r) for r in range(np_))
+    check(files == want, "files %s, want %s (a launcher or helper wrote one?)" % (files, want))
+    for r in range(np_):
+        m = Measured(os.path.join(tmp, "%s.rank%d.h5" % (stem, r)))
+        check(int(m.f.attrs["rank"]) == r and int(m.f.attrs["ranks"]) == np_,
+              "rank attrs %s/%s" % (m.f.attrs["rank"], m.f.attrs["ranks"]))
+        check(all(int(x) == r for x in m.threads["rank"]), "thread rows carry rank %r" % m.threads["rank"])
+        t = m.rows_visiting("touch")[0]
+        pf = m.count(t, "touch", "page-faults")
+        want_pf = pages * (r + 1)
+        check(want_pf <= pf <= want_pf + 8, "rank %d: %d page-faults, want %d" % (r, pf, want_pf))
+        check(int(m.visits[t, m.region("comm")]) == 1, "rank %d: comm visits" % r)
+
+
+def case_mpi_mpirun_perfmark_run():
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    p = run(MPIRUN + ["-np", "2", PERFMARK, "run", "-e", "sw", "-o", out, "--", prog("mpi_app"), "500"],
+            env=MPI_ENV, cwd=tmp)
+    check(p.stdout.count("mpi_app rank") == 2, "application output changed: %r" % p.stdout)
+    check_rank_files(tmp, 2, 500)
+
+
+def case_mpi_perfmark_run_mpirun():
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN + ["-np", "4", prog("mpi_app"), "300"],
+        env=MPI_ENV, cwd=tmp)
+    check_rank_files(tmp, 4, 300)
+
+
+def case_mpi_plain_preload():
+    tmp = tempfile.mkdtemp()
+    lib = os.path.join(BUILD, "lib", "libperfmark.so")
+    out = os.path.join(tmp, "out.h5")
+    env = dict(MPI_ENV, PERFMARK_OUTPUT=out, PERFMARK_EVENTS="sw")
+    run(MPIRUN + ["-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "PERFMARK_OUTPUT", "-x",
+                  "PERFMARK_EVENTS", prog("mpi_app"), "400"], env=env, cwd=tmp)
+    check_rank_files(tmp, 2, 400)
+
+
+def case_mpi_helpers_not_measured():
+    """system() and shells inside ranks, and mpirun itself, write nothing."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
+        ["-np", "2", prog("mpi_app"), "200", "spawn"], env=MPI_ENV, cwd=tmp)
+    check_rank_files(tmp, 2, 200)
+    # the same with plain LD_PRELOAD, where no PERFMARK_PID comes from `perfmark run`
+    tmp = tempfile.mkdtemp()
+    lib = os.path.join(BUILD, "lib", "libperfmark.so")
+    env = dict(MPI_ENV, PERFMARK_OUTPUT=os.path.join(tmp, "out.h5"), PERFMARK_EVENTS="sw")
+    run(MPIRUN + ["-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "PERFMARK_OUTPUT", "-x",
+                  "PERFMARK_EVENTS", prog("mpi_app"), "200", "spawn"], env=env, cwd=tmp)
+    check_rank_files(tmp, 2, 200)
+
+
 def main():
     case = sys.argv[2]
     fn = globals().get("case_" + case)
