@@ -1,5 +1,5 @@
 /*
- * h5read.c — load a perfmark HDF5 file (schema 1) into a struct pm_data.
+ * h5read.c — load a perfmark HDF5 file (schema 1) into a struct pm_file.
  *
  * Everything is read up front and every shape is checked against T/R/E/G, so
  * a truncated, foreign or corrupt file ends here with a message instead of
@@ -89,16 +89,6 @@ static const char *pm_hdf5_reason(struct pm_reason *r)
 }
 
 /* --------------------------------------------------------------- helpers */
-
-static char *pm_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
 
 /* Character set of a file string type. Memory types use the file's own:
  * HDF5 refuses to convert between ASCII and UTF-8 strings. */
@@ -266,7 +256,7 @@ static int pm_attr_read_vlen(hid_t attr, H5T_cset_t cset, char **out)
     int rc = -1;
 
     if (mem >= 0 && space >= 0 && H5Aread(attr, mem, &s) >= 0) {
-        *out = pm_strdup(s ? s : "");
+        *out = strdup(s ? s : "");
         rc = *out ? 0 : -2;
         H5Dvlen_reclaim(mem, space, H5P_DEFAULT, &s);
     }
@@ -306,7 +296,7 @@ static int pm_attr_str(struct pm_rd *rd, const char *name, char **out)
     if (rc < 0)
         return -1;
     if (rc == 0) {
-        *out = pm_strdup("");
+        *out = strdup("");
         return *out ? 0 : pm_oom(rd);
     }
     rc = -1;
@@ -325,7 +315,7 @@ static int pm_attr_str(struct pm_rd *rd, const char *name, char **out)
     return rc == 0 ? 0 : pm_fail(rd, "attribute %s is not a string", name);
 }
 
-static int pm_load_version(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_version(struct pm_rd *rd, struct pm_file *d)
 {
     hid_t attr = -1;
     int64_t v = 0;
@@ -339,30 +329,30 @@ static int pm_load_version(struct pm_rd *rd, struct pm_data *d)
     H5Aclose(attr);
     if (rc < 0)
         return pm_fail(rd, "not a perfmark file (schema_version is not an integer)");
-    if (v > PM_SCHEMA_VERSION)
+    if (v > PM_FILE_SCHEMA_VERSION)
         return pm_fail(rd, "written by a newer perfmark (schema %lld); this reader knows %d",
-                       (long long)v, PM_SCHEMA_VERSION);
+                       (long long)v, PM_FILE_SCHEMA_VERSION);
     if (v < 1)
         return pm_fail(rd, "not a perfmark file (schema_version %lld)", (long long)v);
     d->schema_version = (int32_t)v;
     return 0;
 }
 
-static int pm_load_attrs(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
 {
     static const struct {
         const char *name;
         size_t off;
     } strs[] = {
-        {"perfmark_version", offsetof(struct pm_data, perfmark_version)},
-        {"command", offsetof(struct pm_data, command)},
-        {"host", offsetof(struct pm_data, host)},
-        {"start_time", offsetof(struct pm_data, start_time)},
-        {"clock", offsetof(struct pm_data, clock)},
-        {"events_requested", offsetof(struct pm_data, events_requested)},
-        {"events_measured", offsetof(struct pm_data, events_measured)},
-        {"event_group", offsetof(struct pm_data, event_group)},
-        {"fallback", offsetof(struct pm_data, fallback)},
+        {"perfmark_version", offsetof(struct pm_file, perfmark_version)},
+        {"command", offsetof(struct pm_file, command)},
+        {"host", offsetof(struct pm_file, host)},
+        {"start_time", offsetof(struct pm_file, start_time)},
+        {"clock", offsetof(struct pm_file, clock)},
+        {"events_requested", offsetof(struct pm_file, events_requested)},
+        {"events_measured", offsetof(struct pm_file, events_measured)},
+        {"event_group", offsetof(struct pm_file, event_group)},
+        {"fallback", offsetof(struct pm_file, fallback)},
     };
     int64_t groups = -1;
     int rc;
@@ -485,7 +475,7 @@ struct pm_field {
     int required;
 };
 
-#define PM_EV(f) offsetof(struct pm_event, f)
+#define PM_EV(f) offsetof(struct pm_file_event, f)
 static const struct pm_field pm_event_fields[] = {
     {"name", PM_EV(name), PM_STR, 1},
     {"pfm_name", PM_EV(pfm_name), PM_STR, 0},
@@ -498,7 +488,7 @@ static const struct pm_field pm_event_fields[] = {
     {"exclude_kernel", PM_EV(exclude_kernel), PM_U8, 0},
 };
 
-#define PM_RG(f) offsetof(struct pm_region, f)
+#define PM_RG(f) offsetof(struct pm_file_region, f)
 static const struct pm_field pm_region_fields[] = {
     {"name", PM_RG(name), PM_STR, 1},
     {"parent", PM_RG(parent), PM_I32, 1},
@@ -507,7 +497,7 @@ static const struct pm_field pm_region_fields[] = {
     {"path", PM_RG(path), PM_STR, 0},
 };
 
-#define PM_TH(f) offsetof(struct pm_thread, f)
+#define PM_TH(f) offsetof(struct pm_file_thread, f)
 static const struct pm_field pm_thread_fields[] = {
     {"rank", PM_TH(rank), PM_I32, 1},
     {"thread", PM_TH(thread), PM_I32, 1},
@@ -638,7 +628,7 @@ static void *pm_own_table(const void *raw, size_t n, const struct pm_field *f, s
             if (f[k].type != PM_STR)
                 continue;
             s = *(char *const *)((const char *)raw + i * elsize + f[k].off);
-            copy = pm_strdup(s ? s : "");
+            copy = strdup(s ? s : "");
             if (!copy) {
                 pm_free_table(tab, n, f, nf, elsize);
                 return NULL;
@@ -716,7 +706,7 @@ static int pm_read_vlen_strings(hid_t dset, hid_t space, size_t n, H5T_cset_t cs
     if (mem >= 0 && raw && H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
         rc = 0;
         for (size_t i = 0; i < n && rc == 0; i++)
-            if (!(out[i] = pm_strdup(raw[i] ? raw[i] : "")))
+            if (!(out[i] = strdup(raw[i] ? raw[i] : "")))
                 rc = -2;
         H5Dvlen_reclaim(mem, space, H5P_DEFAULT, raw);
     } else if (!raw) {
@@ -743,7 +733,7 @@ static int pm_read_fixed_strings(hid_t dset, size_t size, size_t n, H5T_cset_t c
         rc = 0;
         for (size_t i = 0; i < n && rc == 0; i++) {
             raw[i * (size + 1) + size] = '\0';
-            if (!(out[i] = pm_strdup(raw + i * (size + 1))))
+            if (!(out[i] = strdup(raw + i * (size + 1))))
                 rc = -2;
         }
     }
@@ -813,10 +803,10 @@ done:
 
 /* The report walks the tree through `parent`; a parent after its child would
  * make that walk (and the depth) meaningless, so such a file is refused. */
-static int pm_check_regions(struct pm_rd *rd, struct pm_data *d)
+static int pm_check_regions(struct pm_rd *rd, struct pm_file *d)
 {
     for (size_t r = 0; r < d->R; r++) {
-        const struct pm_region *g = &d->regions[r];
+        const struct pm_file_region *g = &d->regions[r];
         int32_t want;
 
         if (g->parent < -1 || (g->parent >= 0 && (size_t)g->parent >= r))
@@ -830,7 +820,7 @@ static int pm_check_regions(struct pm_rd *rd, struct pm_data *d)
     return 0;
 }
 
-static int pm_check_events(struct pm_rd *rd, struct pm_data *d)
+static int pm_check_events(struct pm_rd *rd, struct pm_file *d)
 {
     for (size_t e = 0; e < d->E; e++)
         if (d->events[e].group < 0 || (size_t)d->events[e].group >= d->G)
@@ -839,21 +829,21 @@ static int pm_check_events(struct pm_rd *rd, struct pm_data *d)
     return 0;
 }
 
-static int pm_load_tables(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_tables(struct pm_rd *rd, struct pm_file *d)
 {
     if (pm_read_table(rd, "/events", pm_event_fields, PM_NFIELDS(pm_event_fields),
-                      sizeof(struct pm_event), (void **)&d->events, &d->E) < 0 ||
+                      sizeof(struct pm_file_event), (void **)&d->events, &d->E) < 0 ||
         pm_read_table(rd, "/regions", pm_region_fields, PM_NFIELDS(pm_region_fields),
-                      sizeof(struct pm_region), (void **)&d->regions, &d->R) < 0 ||
+                      sizeof(struct pm_file_region), (void **)&d->regions, &d->R) < 0 ||
         pm_read_table(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
-                      sizeof(struct pm_thread), (void **)&d->threads, &d->T) < 0)
+                      sizeof(struct pm_file_thread), (void **)&d->threads, &d->T) < 0)
         return -1;
     if (pm_check_events(rd, d) < 0 || pm_check_regions(rd, d) < 0)
         return -1;
     return 0;
 }
 
-static int pm_load_cells(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
 {
     hsize_t tr[2] = {d->T, d->R};
     hsize_t tre[3] = {d->T, d->R, d->E};
@@ -870,7 +860,7 @@ static int pm_load_cells(struct pm_rd *rd, struct pm_data *d)
     return 0;
 }
 
-static int pm_load_thread_totals(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_thread_totals(struct pm_rd *rd, struct pm_file *d)
 {
     hsize_t t[1] = {d->T};
     hsize_t te[2] = {d->T, d->E};
@@ -885,7 +875,7 @@ static int pm_load_thread_totals(struct pm_rd *rd, struct pm_data *d)
 }
 
 /* /rank is optional: absent, or without counts, means zero rows. */
-static int pm_load_rank(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_rank(struct pm_rd *rd, struct pm_file *d)
 {
     hsize_t ne[2] = {PM_ANY, d->E};
     hsize_t ng[2];
@@ -903,7 +893,7 @@ static int pm_load_rank(struct pm_rd *rd, struct pm_data *d)
     return 0;
 }
 
-static int pm_load_messages(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_messages(struct pm_rd *rd, struct pm_file *d)
 {
     if (!pm_link_exists(rd, "/messages"))
         return 0;
@@ -912,10 +902,10 @@ static int pm_load_messages(struct pm_rd *rd, struct pm_data *d)
 
 /* Some tools write paths only for display; rebuild it if the field is absent
  * so every consumer can rely on it. */
-static int pm_fill_paths(struct pm_rd *rd, struct pm_data *d)
+static int pm_fill_paths(struct pm_rd *rd, struct pm_file *d)
 {
     for (size_t r = 0; r < d->R; r++) {
-        struct pm_region *g = &d->regions[r];
+        struct pm_file_region *g = &d->regions[r];
         const char *up;
         char *p;
         size_t n;
@@ -940,15 +930,18 @@ static const struct {
     uint32_t bit;
     const char *name;
 } pm_builtin_flags[] = {
-    {PM_FLAG_MULTIPLEXED, "MULTIPLEXED"},     {PM_FLAG_NOT_COUNTED, "NOT_COUNTED"},
-    {PM_FLAG_LOST_GENERATION, "LOST_GENERATION"}, {PM_FLAG_MIGRATED, "MIGRATED"},
-    {PM_FLAG_UNBALANCED, "UNBALANCED"},       {PM_FLAG_SHORT, "SHORT"},
-    {PM_FLAG_PARTIAL, "PARTIAL"},
+    {PM_FILE_FLAG_MULTIPLEXED, "MULTIPLEXED"},
+    {PM_FILE_FLAG_NOT_COUNTED, "NOT_COUNTED"},
+    {PM_FILE_FLAG_LOST_GENERATION, "LOST_GENERATION"},
+    {PM_FILE_FLAG_MIGRATED, "MIGRATED"},
+    {PM_FILE_FLAG_UNBALANCED, "UNBALANCED"},
+    {PM_FILE_FLAG_SHORT, "SHORT"},
+    {PM_FILE_FLAG_PARTIAL, "PARTIAL"},
 };
 
-static int pm_flag_add(struct pm_data *d, uint32_t bit, const char *name)
+static int pm_flag_add(struct pm_file *d, uint32_t bit, const char *name)
 {
-    struct pm_flagname *grown;
+    struct pm_file_flagname *grown;
     char *copy;
 
     for (size_t i = 0; i < d->nflagnames; i++)
@@ -958,7 +951,7 @@ static int pm_flag_add(struct pm_data *d, uint32_t bit, const char *name)
     if (!grown)
         return -1;
     d->flagnames = grown;
-    if (!(copy = pm_strdup(name)))
+    if (!(copy = strdup(name)))
         return -1;
     d->flagnames[d->nflagnames].bit = bit;
     d->flagnames[d->nflagnames].name = copy;
@@ -967,7 +960,7 @@ static int pm_flag_add(struct pm_data *d, uint32_t bit, const char *name)
 }
 
 struct pm_flagscan {
-    struct pm_data *d;
+    struct pm_file *d;
     int oom;
 };
 
@@ -991,7 +984,7 @@ static herr_t pm_flag_attr(hid_t loc, const char *name, const H5A_info_t *info, 
     return 0;
 }
 
-static int pm_load_flagnames(struct pm_rd *rd, struct pm_data *d)
+static int pm_load_flagnames(struct pm_rd *rd, struct pm_file *d)
 {
     struct pm_flagscan scan = {d, 0};
     hid_t dset;
@@ -1009,7 +1002,7 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_data *d)
     /* insertion sort by bit: a handful of entries */
     for (size_t i = 1; i < d->nflagnames; i++)
         for (size_t k = i; k > 0 && d->flagnames[k - 1].bit > d->flagnames[k].bit; k--) {
-            struct pm_flagname tmp = d->flagnames[k];
+            struct pm_file_flagname tmp = d->flagnames[k];
             d->flagnames[k] = d->flagnames[k - 1];
             d->flagnames[k - 1] = tmp;
         }
@@ -1018,7 +1011,7 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_data *d)
 
 /* -------------------------------------------------------------- public */
 
-static int pm_load(struct pm_rd *rd, struct pm_data *d)
+static int pm_load(struct pm_rd *rd, struct pm_file *d)
 {
     if (pm_open(rd) < 0 || pm_load_version(rd, d) < 0 || pm_load_attrs(rd, d) < 0 ||
         pm_load_tables(rd, d) < 0 || pm_load_cells(rd, d) < 0 ||
@@ -1028,7 +1021,7 @@ static int pm_load(struct pm_rd *rd, struct pm_data *d)
     return 0;
 }
 
-int pm_data_load(const char *path, struct pm_data *d, char *err, size_t errlen)
+int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen)
 {
     struct pm_rd rd = {path ? path : "(no file)", err, errlen, 0, -1, -1};
     H5E_auto2_t old_func = NULL;
@@ -1050,11 +1043,11 @@ int pm_data_load(const char *path, struct pm_data *d, char *err, size_t errlen)
     H5Eclear2(H5E_DEFAULT);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     if (rc != 0)
-        pm_data_free(d);
+        pm_file_free(d);
     return rc;
 }
 
-void pm_data_free(struct pm_data *d)
+void pm_file_free(struct pm_file *d)
 {
     char **strs[] = {&d->perfmark_version, &d->command, &d->host, &d->start_time, &d->clock,
                      &d->events_requested, &d->events_measured, &d->event_group, &d->fallback};
@@ -1062,11 +1055,11 @@ void pm_data_free(struct pm_data *d)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
     pm_free_table(d->events, d->E, pm_event_fields, PM_NFIELDS(pm_event_fields),
-                  sizeof(struct pm_event));
+                  sizeof(struct pm_file_event));
     pm_free_table(d->regions, d->R, pm_region_fields, PM_NFIELDS(pm_region_fields),
-                  sizeof(struct pm_region));
+                  sizeof(struct pm_file_region));
     pm_free_table(d->threads, d->T, pm_thread_fields, PM_NFIELDS(pm_thread_fields),
-                  sizeof(struct pm_thread));
+                  sizeof(struct pm_file_thread));
     free(d->visits);
     free(d->wall_ns);
     free(d->flags);

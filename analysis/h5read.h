@@ -12,20 +12,22 @@
 #include <stdint.h>
 
 /* The schema version this reader understands. */
-#define PM_SCHEMA_VERSION 1
+#define PM_FILE_SCHEMA_VERSION 1
 
-/* Data-quality flags of /region/flags (schema 1). */
+/* Data-quality flags of /region/flags (schema 1). The file is the contract
+ * between the layers: analysis does not include runtime/pm_flags.h, so these
+ * copies carry the PM_FILE_ prefix and cannot clash with its PM_FLAG_ names. */
 enum {
-    PM_FLAG_MULTIPLEXED = 0x01,
-    PM_FLAG_NOT_COUNTED = 0x02,
-    PM_FLAG_LOST_GENERATION = 0x04,
-    PM_FLAG_MIGRATED = 0x08,
-    PM_FLAG_UNBALANCED = 0x10,
-    PM_FLAG_SHORT = 0x20,
-    PM_FLAG_PARTIAL = 0x40
+    PM_FILE_FLAG_MULTIPLEXED = 0x01,
+    PM_FILE_FLAG_NOT_COUNTED = 0x02,
+    PM_FILE_FLAG_LOST_GENERATION = 0x04,
+    PM_FILE_FLAG_MIGRATED = 0x08,
+    PM_FILE_FLAG_UNBALANCED = 0x10,
+    PM_FILE_FLAG_SHORT = 0x20,
+    PM_FILE_FLAG_PARTIAL = 0x40
 };
 
-struct pm_event {
+struct pm_file_event {
     char *name;
     char *pfm_name;
     int32_t group;
@@ -34,7 +36,7 @@ struct pm_event {
     uint8_t exclude_user, exclude_kernel;
 };
 
-struct pm_region {
+struct pm_file_region {
     char *name;
     int32_t parent;
     int32_t depth;
@@ -42,7 +44,7 @@ struct pm_region {
     char *path;
 };
 
-struct pm_thread {
+struct pm_file_thread {
     int32_t rank;
     int32_t thread;
     int64_t pid, tid;
@@ -54,12 +56,12 @@ struct pm_thread {
 
 /* One named flag bit; the built-in schema-1 names plus any unknown single-bit
  * attribute found on /region/flags, sorted by bit. */
-struct pm_flagname {
+struct pm_file_flagname {
     uint32_t bit;
     char *name;
 };
 
-struct pm_data {
+struct pm_file {
     /* root attributes (missing optional strings read as "") */
     int32_t schema_version;
     char *perfmark_version;
@@ -79,9 +81,9 @@ struct pm_data {
 
     size_t T, R, E, G, N, M;
 
-    struct pm_event *events;   /* [E] */
-    struct pm_region *regions; /* [R], parent < own row */
-    struct pm_thread *threads; /* [T] */
+    struct pm_file_event *events;   /* [E] */
+    struct pm_file_region *regions; /* [R], parent < own row */
+    struct pm_file_thread *threads; /* [T] */
 
     uint64_t *visits;     /* [T,R] */
     uint64_t *wall_ns;    /* [T,R] */
@@ -101,30 +103,30 @@ struct pm_data {
 
     char **messages; /* [M] */
 
-    struct pm_flagname *flagnames;
+    struct pm_file_flagname *flagnames;
     size_t nflagnames;
 };
 
 /* Row-major indices into the [T,R], [T,R,E] and [T,R,G] arrays. */
-static inline size_t pm_tr(const struct pm_data *d, size_t t, size_t r)
+static inline size_t pm_tr(const struct pm_file *d, size_t t, size_t r)
 {
     return t * d->R + r;
 }
 
-static inline size_t pm_tre(const struct pm_data *d, size_t t, size_t r, size_t e)
+static inline size_t pm_tre(const struct pm_file *d, size_t t, size_t r, size_t e)
 {
     return (t * d->R + r) * d->E + e;
 }
 
-static inline size_t pm_trg(const struct pm_data *d, size_t t, size_t r, size_t g)
+static inline size_t pm_trg(const struct pm_file *d, size_t t, size_t r, size_t g)
 {
     return (t * d->R + r) * d->G + g;
 }
 
 /* Load `path`. Returns 0, or -1 with a one-line message "PATH: what" in err.
- * On failure *d is left empty (pm_data_free is still safe to call). */
-int pm_data_load(const char *path, struct pm_data *d, char *err, size_t errlen);
+ * On failure *d is left empty (pm_file_free is still safe to call). */
+int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen);
 
-void pm_data_free(struct pm_data *d);
+void pm_file_free(struct pm_file *d);
 
 #endif /* PM_H5READ_H */

@@ -1,0 +1,109 @@
+/*
+ * report_csv.c — the report as CSV: one row per (region, event), RFC 4180
+ * quoting, guarded against spreadsheet formula injection.
+ */
+#include "report_model.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* RFC 4180 quoting; invalid UTF-8 becomes U+FFFD. A field starting with a
+ * formula character gets a leading ' so spreadsheets show it as text. */
+static void pm_csv_str(FILE *out, const char *s)
+{
+    size_t i = 0, n = strlen(s);
+    int guard = n > 0 && strchr("=+-@\t\r", s[0]) != NULL;
+    int quote = strpbrk(s, ",\"\r\n") != NULL;
+
+    if (quote)
+        putc('"', out);
+    if (guard)
+        putc('\'', out);
+    while (i < n) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (cp == PM_BAD)
+            fputs("\xEF\xBF\xBD", out);
+        else if (cp == '"')
+            fputs("\"\"", out);
+        else
+            fwrite(s + i, 1, len, out);
+        i += len;
+    }
+    if (quote)
+        putc('"', out);
+}
+
+static void pm_csv_num(FILE *out, int has, double v)
+{
+    putc(',', out);
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+}
+
+static const char pm_csv_header[] =
+    "index,row,parent,depth,path,name,kind,visits,threads_visited,"
+    "wall_total_ns,wall_min_ns,wall_mean_ns,wall_max_ns,flags,"
+    "event,event_group,raw_total,total,min,mean,max,estimate,counted_share,untrusted,threads_na\n";
+
+static void pm_csv_region_part(FILE *out, const struct pm_report *rep, size_t i)
+{
+    const struct pm_file *d = rep->d;
+    size_t r = rep->order[i];
+    const struct pm_file_region *g = &d->regions[r];
+    const struct pm_regstat *s = &rep->reg[r];
+    char flags[1024];
+
+    fprintf(out, "%zu,%zu,%lld,%d,", i, r, g->parent < 0 ? -1LL : (long long)rep->pos[g->parent],
+            (int)g->depth);
+    pm_csv_str(out, g->path);
+    putc(',', out);
+    pm_csv_str(out, g->name);
+    putc(',', out);
+    pm_csv_str(out, g->kind);
+    fprintf(out, ",%" PRIu64 ",%zu,%" PRIu64, s->visits, s->nvisited, s->wall_total);
+    if (s->nvisited)
+        fprintf(out, ",%" PRIu64 ",%.17g,%" PRIu64 ",", s->wall_min, s->wall_mean, s->wall_max);
+    else
+        fputs(",,,,", out);
+    pm_region_flag_list(rep, s, ";", flags, sizeof flags);
+    pm_csv_str(out, flags);
+}
+
+static void pm_csv_event_part(FILE *out, const struct pm_report *rep, const struct pm_evstat *s,
+                              size_t e)
+{
+    putc(',', out);
+    pm_csv_str(out, rep->d->events[e].name);
+    fprintf(out, ",%d,%" PRIu64, (int)rep->d->events[e].group, s->raw);
+    pm_csv_num(out, s->has_total, s->total);
+    pm_csv_num(out, s->has_spread, s->min);
+    pm_csv_num(out, s->has_spread, s->mean);
+    pm_csv_num(out, s->has_spread, s->max);
+    fprintf(out, ",%s", s->estimate ? "true" : "false");
+    pm_csv_num(out, s->has_share, s->share);
+    fprintf(out, ",%s,%zu\n", s->untrusted ? "true" : "false", s->n_na);
+}
+
+void pm_render_csv(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+
+    fputs(pm_csv_header, out);
+    for (size_t i = 0; i < d->R; i++) {
+        size_t r = rep->order[i];
+
+        if (d->E == 0) { /* still one row per region */
+            pm_csv_region_part(out, rep, i);
+            fputs(",,,,,,,,,,,\n", out);
+        }
+        for (size_t e = 0; e < d->E; e++) {
+            pm_csv_region_part(out, rep, i);
+            pm_csv_event_part(out, rep, &rep->reg[r].ev[e], e);
+        }
+    }
+}

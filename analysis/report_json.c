@@ -1,0 +1,275 @@
+/*
+ * report_json.c — the report as one JSON object with stable keys (layout in
+ * tests/report/README.md; bump json_format when it changes).
+ */
+#include "report_model.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static void pm_json_str(FILE *out, const char *s)
+{
+    size_t i = 0, n = strlen(s);
+
+    putc('"', out);
+    while (i < n) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (cp == PM_BAD)
+            fputs("\\ufffd", out);
+        else if (cp == '"' || cp == '\\')
+            fprintf(out, "\\%c", (char)cp);
+        else if (cp == '\n')
+            fputs("\\n", out);
+        else if (cp == '\r')
+            fputs("\\r", out);
+        else if (cp == '\t')
+            fputs("\\t", out);
+        else if (cp < 0x20 || cp == 0x7F || cp == 0x2028 || cp == 0x2029)
+            fprintf(out, "\\u%04" PRIx32, cp);
+        else
+            fwrite(s + i, 1, len, out);
+        i += len;
+    }
+    putc('"', out);
+}
+
+/* Doubles with round-trip precision; no value (or not finite) is null. */
+static void pm_json_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void pm_json_key(FILE *out, const char *key)
+{
+    pm_json_str(out, key);
+    putc(':', out);
+}
+
+static void pm_json_evstat(FILE *out, const struct pm_evstat *s, int spread)
+{
+    fprintf(out, "{\"raw\":%" PRIu64 ",\"total\":", s->raw);
+    pm_json_num(out, s->has_total, s->total);
+    if (spread) {
+        fputs(",\"min\":", out);
+        pm_json_num(out, s->has_spread, s->min);
+        fputs(",\"mean\":", out);
+        pm_json_num(out, s->has_spread, s->mean);
+        fputs(",\"max\":", out);
+        pm_json_num(out, s->has_spread, s->max);
+    }
+    fprintf(out, ",\"estimate\":%s,\"counted_share\":", s->estimate ? "true" : "false");
+    pm_json_num(out, s->has_share, s->share);
+    if (spread)
+        fprintf(out, ",\"untrusted\":%s,\"threads_na\":%zu", s->untrusted ? "true" : "false",
+                s->n_na);
+    putc('}', out);
+}
+
+static void pm_json_flags(FILE *out, const struct pm_report *rep, const size_t *cells)
+{
+    int first = 1;
+
+    putc('{', out);
+    for (size_t i = 0; i < rep->nflags; i++) {
+        if (!cells[i])
+            continue;
+        if (!first)
+            putc(',', out);
+        pm_json_key(out, rep->flags[i].name);
+        fprintf(out, "%zu", cells[i]);
+        first = 0;
+    }
+    putc('}', out);
+}
+
+static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
+{
+    const struct pm_file *d = rep->d;
+    size_t r = rep->order[i];
+    const struct pm_file_region *g = &d->regions[r];
+    const struct pm_regstat *s = &rep->reg[r];
+
+    fprintf(out, "    {\"index\":%zu,\"row\":%zu,\"path\":", i, r);
+    pm_json_str(out, g->path);
+    fputs(",\"name\":", out);
+    pm_json_str(out, g->name);
+    fprintf(out, ",\"parent\":%lld,\"depth\":%d,\"kind\":",
+            g->parent < 0 ? -1LL : (long long)rep->pos[g->parent], (int)g->depth);
+    pm_json_str(out, g->kind);
+    fprintf(out, ",\"visits\":%" PRIu64 ",\"threads_visited\":%zu", s->visits, s->nvisited);
+    fprintf(out, ",\"wall_ns\":{\"total\":%" PRIu64, s->wall_total);
+    if (s->nvisited)
+        fprintf(out, ",\"min\":%" PRIu64 ",\"mean\":%.17g,\"max\":%" PRIu64 "}", s->wall_min,
+                s->wall_mean, s->wall_max);
+    else
+        fputs(",\"min\":null,\"mean\":null,\"max\":null}", out);
+    fputs(",\"events\":{", out);
+    for (size_t e = 0; e < d->E; e++) {
+        if (e)
+            putc(',', out);
+        pm_json_key(out, rep->evkey[e]);
+        pm_json_evstat(out, &s->ev[e], 1);
+    }
+    fputs("},\"flags\":", out);
+    pm_json_flags(out, rep, s->flag_cells);
+    fputs("}", out);
+}
+
+static void pm_json_thread(FILE *out, const struct pm_report *rep, size_t t)
+{
+    const struct pm_file *d = rep->d;
+    const struct pm_file_thread *th = &d->threads[t];
+
+    fprintf(out, "    {\"index\":%zu,\"rank\":%d,\"thread\":%d,\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                 ",\"host\":",
+            t, (int)th->rank, (int)th->thread, th->pid, th->tid);
+    pm_json_str(out, th->host);
+    fprintf(out, ",\"cpu_first\":%d,\"cpu_last\":%d,\"exited\":%s,\"open_at_end\":%d",
+            (int)th->cpu_first, (int)th->cpu_last, th->exited ? "true" : "false",
+            (int)th->open_at_end);
+    fprintf(out, ",\"wall_ns\":%" PRIu64 ",\"events\":{", d->thread_wall_ns[t]);
+    for (size_t e = 0; e < d->E; e++) {
+        if (e)
+            putc(',', out);
+        pm_json_key(out, rep->evkey[e]);
+        pm_json_evstat(out, &rep->thr[t * d->E + e], 0);
+    }
+    fputs("}}", out);
+}
+
+static void pm_json_rank_event(FILE *out, const struct pm_rankstat *rs)
+{
+    int diff = rs->proc.has_total && rs->sum.has_total;
+
+    fprintf(out, "{\"process_raw\":%" PRIu64 ",\"process\":", rs->proc.raw);
+    pm_json_num(out, rs->proc.has_total, rs->proc.total);
+    fprintf(out, ",\"process_estimate\":%s,\"counted_share\":",
+            rs->proc.estimate ? "true" : "false");
+    pm_json_num(out, rs->proc.has_share, rs->proc.share);
+    fputs(",\"threads_sum\":", out);
+    pm_json_num(out, rs->sum.has_total, rs->sum.total);
+    fprintf(out, ",\"threads_estimate\":%s,\"threads_na\":%zu,\"difference\":",
+            rs->sum.estimate ? "true" : "false", rs->sum.n_na);
+    pm_json_num(out, diff, rs->proc.total - rs->sum.total);
+    putc('}', out);
+}
+
+static void pm_json_rank(FILE *out, const struct pm_report *rep, size_t n)
+{
+    const struct pm_file *d = rep->d;
+    int first = 1;
+
+    fprintf(out, "    {\"row\":%zu,\"threads\":[", n);
+    for (size_t t = 0; t < d->T; t++)
+        if (pm_rank_has_thread(d, n, t)) {
+            fprintf(out, "%s%zu", first ? "" : ",", t);
+            first = 0;
+        }
+    fputs("],\"events\":{", out);
+    for (size_t e = 0; e < d->E; e++) {
+        if (e)
+            putc(',', out);
+        pm_json_key(out, rep->evkey[e]);
+        pm_json_rank_event(out, &rep->rank[n * d->E + e]);
+    }
+    fputs("}}", out);
+}
+
+static void pm_json_head(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    const struct {
+        const char *key;
+        const char *val;
+    } strs[] = {
+        {"perfmark_version", d->perfmark_version}, {"command", d->command},
+        {"host", d->host}, {"start_time", d->start_time}, {"clock", d->clock},
+        {"events_requested", d->events_requested}, {"event_group", d->event_group},
+        {"fallback", d->fallback},
+    };
+
+    fprintf(out, "{\n  \"schema_version\":%d,\n  \"json_format\":1,\n  \"file\":",
+            (int)d->schema_version);
+    pm_json_str(out, rep->path);
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        fprintf(out, ",\n  ");
+        pm_json_key(out, strs[i].key);
+        pm_json_str(out, strs[i].val);
+    }
+    fprintf(out, ",\n  \"pid\":%" PRId64 ",\n  \"duration_ns\":%" PRIu64
+                 ",\n  \"kernel_groups\":%d,\n  \"bind_cpu\":%d,\n  \"partial\":%s",
+            d->pid, d->duration_ns, (int)d->kernel_groups, (int)d->bind_cpu,
+            d->partial ? "true" : "false");
+    fputs(",\n  \"events_measured\":[", out);
+    for (size_t e = 0; e < d->E; e++) {
+        if (e)
+            putc(',', out);
+        pm_json_str(out, d->events[e].name);
+    }
+    fputs("],\n  \"events\":[", out);
+    for (size_t e = 0; e < d->E; e++) {
+        fputs(e ? ",\n    {\"name\":" : "\n    {\"name\":", out);
+        pm_json_str(out, d->events[e].name);
+        fputs(",\"key\":", out);
+        pm_json_str(out, rep->evkey[e]);
+        fputs(",\"pfm_name\":", out);
+        pm_json_str(out, d->events[e].pfm_name);
+        fprintf(out, ",\"group\":%d}", (int)d->events[e].group);
+    }
+    fputs("],\n", out);
+}
+
+static void pm_json_summary(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+
+    fprintf(out, "  \"threads_count\":%zu,\n  \"cells\":%zu,\n  \"flagged_cells\":%zu,\n", d->T,
+            rep->cells, rep->flagged_cells);
+    fputs("  \"flags_summary\":{", out);
+    for (size_t i = 0; i < rep->nflags; i++) {
+        if (i)
+            putc(',', out);
+        pm_json_key(out, rep->flags[i].name);
+        fprintf(out, "%zu", rep->flags[i].cells);
+    }
+    fputs("},\n  \"messages\":[", out);
+    for (size_t i = 0; i < d->M; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        pm_json_str(out, d->messages[i]);
+    }
+    fputs("],\n", out);
+}
+
+void pm_render_json(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+
+    pm_json_head(out, rep);
+    pm_json_summary(out, rep);
+    fputs("  \"regions\":[", out);
+    for (size_t i = 0; i < d->R; i++) {
+        fputs(i ? ",\n" : "\n", out);
+        pm_json_region(out, rep, i);
+    }
+    fputs("],\n  \"threads\":[", out);
+    for (size_t t = 0; t < d->T; t++) {
+        fputs(t ? ",\n" : "\n", out);
+        pm_json_thread(out, rep, t);
+    }
+    fputs("],\n  \"rank_totals\":[", out);
+    for (size_t n = 0; n < d->N; n++) {
+        fputs(n ? ",\n" : "\n", out);
+        pm_json_rank(out, rep, n);
+    }
+    fputs("],\n  \"rank_difference_means\":", out);
+    pm_json_str(out, pm_unseen_label);
+    fputs("\n}\n", out);
+}

@@ -1,0 +1,107 @@
+/*
+ * report_model.h — the report stage's internal interface: the aggregated
+ * model of a loaded perfmark file (pm_report_build) and the renderers that
+ * print it. Not installed; the public entry point is report.h.
+ */
+#ifndef PM_REPORT_MODEL_H
+#define PM_REPORT_MODEL_H
+
+#include "h5read.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PM_MAX_FLAGS 32 /* flags are uint32: one name per bit at most */
+
+/* What a rank row's "difference" (process - threads sum) means. */
+extern const char pm_unseen_label[];
+
+/* One event aggregated over a set of cells (a region's threads, one thread,
+ * or the threads of one rank row). */
+struct pm_evstat {
+    int has_total; /* 0 only when every cell lacks an estimate */
+    double total;
+    int has_spread; /* min/mean/max over visiting threads exist */
+    double min, mean, max;
+    uint64_t raw; /* Σ raw counts (saturating) */
+    int estimate; /* some cell was scaled */
+    int untrusted; /* the total misses counts (LOST_GENERATION or n/a cells) */
+    size_t n_na;  /* cells without an estimate */
+    int has_share;
+    double share; /* Σrunning / Σenabled */
+};
+
+struct pm_regstat {
+    uint64_t visits;
+    size_t nvisited;
+    uint64_t wall_total, wall_min, wall_max;
+    double wall_mean;
+    size_t flag_cells[PM_MAX_FLAGS]; /* threads whose cell carries flags[i] */
+    struct pm_evstat *ev;       /* [E] */
+};
+
+struct pm_rankstat {
+    struct pm_evstat proc; /* the inherited set */
+    struct pm_evstat sum;  /* Σ per-thread totals of the threads of that row */
+};
+
+struct pm_flagdef {
+    uint32_t bit;
+    const char *name;
+    char hex[16]; /* name for a bit the file does not name */
+    size_t cells; /* cells of the whole file carrying it */
+};
+
+struct pm_report {
+    const struct pm_file *d;
+    const char *path;
+    size_t *order; /* [R] region rows in tree (preorder) order */
+    size_t *pos;   /* [R] position of a row in `order` */
+    struct pm_regstat *reg; /* [R] by row */
+    struct pm_evstat *regev; /* [R*E] storage behind reg[].ev */
+    struct pm_evstat *thr;   /* [T*E] */
+    struct pm_rankstat *rank; /* [N*E] */
+    size_t *rank_threads;    /* [N] threads compared with each rank row */
+    char **evkey;            /* [E] unique JSON key per event */
+    struct pm_flagdef flags[PM_MAX_FLAGS];
+    size_t nflags;
+    size_t cells;         /* cells with visits > 0 or flags != 0 */
+    size_t flagged_cells; /* cells with flags != 0 */
+};
+
+/* Aggregate the loaded file `d` (shown under the name `path`). Returns 0, or
+ * -1 when out of memory; pm_report_free is safe to call either way. The
+ * report points into `d`, which must outlive it. */
+int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path);
+
+void pm_report_free(struct pm_report *rep);
+
+/* Which threads a /rank row is compared with. The schema does not say how
+ * rows map to ranks: one row (one file per process) is the whole process;
+ * with several rows, row n is taken to be rank n. */
+static inline int pm_rank_has_thread(const struct pm_file *d, size_t n, size_t t)
+{
+    return d->N == 1 || d->threads[t].rank == (int32_t)n;
+}
+
+/* The flags present in a region as "NAME:n" joined by `sep` ("" if none). */
+void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
+                         const char *sep, char *buf, size_t len);
+
+/* ------------------------------------------------------------ UTF-8 */
+
+#define PM_BAD 0xFFFFFFFFu /* an undecodable byte */
+
+/* Decode one character. An ill-formed sequence yields PM_BAD and consumes
+ * its maximal valid prefix (at least one byte): the Unicode "maximal
+ * subpart" practice, the same as Python's errors="replace". */
+size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* ---------------------------------------------------------- renderers */
+
+void pm_render_text(FILE *out, const struct pm_report *rep);
+void pm_render_json(FILE *out, const struct pm_report *rep);
+void pm_render_csv(FILE *out, const struct pm_report *rep);
+
+#endif /* PM_REPORT_MODEL_H */

@@ -1,0 +1,550 @@
+/*
+ * report_text.c — the terminal report: tables fitting PM_TEXT_WIDTH columns,
+ * human units, and user data cut, wrapped and cleaned of control characters.
+ */
+#include "report_model.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PM_TEXT_WIDTH 100
+#define PM_TEXT_MESSAGES 20
+
+/* Characters a terminal must not receive from user data: C0/C1 controls,
+ * DEL, line separators and bidirectional overrides. */
+static int pm_is_control(uint32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+enum pm_align { PM_LEFT, PM_RIGHT, PM_LAST };
+
+static void pm_spaces(FILE *out, size_t n)
+{
+    while (n-- > 0)
+        putc(' ', out);
+}
+
+/* Columns of s[0..n) once cleaned: one per character (wide East Asian
+ * characters are counted as one; good enough for names and units). */
+static size_t pm_text_cols(const char *s, size_t n)
+{
+    size_t i = 0, cols = 0;
+    uint32_t cp;
+
+    while (i < n) {
+        i += pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        cols++;
+    }
+    return cols;
+}
+
+/* Write at most `cols` columns of s[0..n) with controls and bad bytes as '?'. */
+static void pm_text_put(FILE *out, const char *s, size_t n, size_t cols)
+{
+    size_t i = 0, c = 0;
+
+    while (i < n && c < cols) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (cp == PM_BAD || pm_is_control(cp))
+            putc('?', out);
+        else
+            fwrite(s + i, 1, len, out);
+        i += len;
+        c++;
+    }
+}
+
+/* One table cell of exactly `width` columns (PM_LAST: no trailing padding);
+ * text too long is cut and ends in '…'. */
+static void pm_text_field(FILE *out, const char *s, size_t width, enum pm_align align)
+{
+    size_t n = strlen(s), cols = pm_text_cols(s, n);
+
+    if (cols > width) {
+        pm_text_put(out, s, n, width ? width - 1 : 0);
+        if (width)
+            fputs("\xE2\x80\xA6", out);
+        return;
+    }
+    if (align == PM_RIGHT)
+        pm_spaces(out, width - cols);
+    pm_text_put(out, s, n, cols);
+    if (align == PM_LEFT)
+        pm_spaces(out, width - cols);
+}
+
+/* Bytes of the next line of at most `width` columns, broken at the last
+ * space when there is one. */
+static size_t pm_wrap_len(const char *s, size_t n, size_t width)
+{
+    size_t i = 0, c = 0, brk = 0;
+    uint32_t cp;
+
+    while (i < n && c < width) {
+        if (s[i] == ' ')
+            brk = i;
+        i += pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        c++;
+    }
+    if (i >= n || s[i] == ' ')
+        return i;
+    return brk > 0 ? brk : i;
+}
+
+/* Print s from column `indent` (the cursor is already there), wrapped at
+ * PM_TEXT_WIDTH with continuation lines indented to the same column. */
+static void pm_text_wrap(FILE *out, const char *s, size_t indent)
+{
+    size_t width = indent + 10 < PM_TEXT_WIDTH ? PM_TEXT_WIDTH - indent : 10;
+    size_t n = strlen(s);
+    int first = 1;
+
+    while (first || n > 0) {
+        size_t take = pm_wrap_len(s, n, width), shown = take;
+
+        while (shown > 0 && s[shown - 1] == ' ')
+            shown--;
+        if (!first)
+            pm_spaces(out, indent);
+        pm_text_put(out, s, shown, width);
+        putc('\n', out);
+        s += take;
+        n -= take;
+        while (n > 0 && *s == ' ')
+            s++, n--;
+        first = 0;
+    }
+}
+
+static void pm_text_label(FILE *out, const char *label, const char *value)
+{
+    fprintf(out, "%-10s", label);
+    pm_text_wrap(out, value, 10);
+}
+
+/* ------------------------------------------------------- human units */
+
+/* Mantissa precision so that a number takes at most 4 characters. */
+static int pm_prec(double a)
+{
+    return a < 9.995 ? 2 : a < 99.95 ? 1 : 0;
+}
+
+static void pm_fmt_count(char *buf, size_t len, double v)
+{
+    static const char *const suffix[] = {"", "k", "M", "G", "T", "P", "E"};
+    double a = fabs(v);
+    int i = 0;
+
+    if (a < 999.5) {
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    while (a >= 999.5 && i < 6) {
+        a /= 1000;
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, len, "%.*f%s", pm_prec(a), v, suffix[i]);
+}
+
+static void pm_fmt_time(char *buf, size_t len, double ns)
+{
+    static const char *const unit[] = {"ns", "\xC2\xB5s", "ms", "s"};
+    double a = fabs(ns);
+    int i = 0;
+
+    if (a < 999.5) {
+        snprintf(buf, len, "%.0f ns", ns);
+        return;
+    }
+    while (a >= 999.5 && i < 3) {
+        a /= 1000;
+        ns /= 1000;
+        i++;
+    }
+    snprintf(buf, len, "%.*f %s", a >= 1000 ? 0 : pm_prec(a), ns, unit[i]);
+}
+
+/* Software clock events (task-clock, cpu-clock) count nanoseconds. */
+static int pm_event_is_time(const struct pm_file_event *ev)
+{
+    return ev->type == 1 /* PERF_TYPE_SOFTWARE */ &&
+           (ev->config == 0 /* CPU_CLOCK */ || ev->config == 1 /* TASK_CLOCK */);
+}
+
+/* A count cell: "n/a" without an estimate, else the value with the
+ * markers ~ (estimate) and ! (incomplete); clock events as durations. */
+static void pm_fmt_value(char *buf, size_t len, int has, double v, const struct pm_evstat *s,
+                         int is_time)
+{
+    char num[32];
+
+    if (!has) {
+        snprintf(buf, len, "n/a");
+        return;
+    }
+    if (is_time)
+        pm_fmt_time(num, sizeof num, v);
+    else
+        pm_fmt_count(num, sizeof num, v);
+    snprintf(buf, len, "%s%s%s", num, s->estimate ? "~" : "", s->untrusted ? "!" : "");
+}
+
+static void pm_fmt_share(char *buf, size_t len, const struct pm_evstat *s)
+{
+    if (!s->has_share)
+        snprintf(buf, len, "-");
+    else if (s->share >= 1.0)
+        snprintf(buf, len, "100%%");
+    else /* floor: 99.96% must not show as 100% */
+        snprintf(buf, len, "%.1f%%", floor(s->share * 1000.0) / 10.0);
+}
+
+/* ------------------------------------------------------------ header */
+
+static void pm_flag_summary(const struct pm_report *rep, char *buf, size_t len)
+{
+    size_t used;
+    int n;
+
+    if (rep->flagged_cells == 0) {
+        snprintf(buf, len, "all numbers clean: no cell carries a data-quality flag");
+        return;
+    }
+    n = snprintf(buf, len, "%zu of %zu cells (thread x region) carry a data-quality flag:",
+                 rep->flagged_cells, rep->cells);
+    used = n > 0 ? (size_t)n : 0;
+    for (size_t i = 0; i < rep->nflags && used < len; i++) {
+        if (rep->flags[i].cells == 0)
+            continue;
+        n = snprintf(buf + used, len - used, " %s %zu,", rep->flags[i].name, rep->flags[i].cells);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < len && used > 0 && buf[used - 1] == ',')
+        buf[used - 1] = '\0';
+}
+
+static void pm_text_messages(FILE *out, const struct pm_file *d)
+{
+    size_t shown = d->M < PM_TEXT_MESSAGES ? d->M : PM_TEXT_MESSAGES;
+
+    if (d->M == 0)
+        return;
+    fprintf(out, "\nmessages (%zu)\n", d->M);
+    for (size_t i = 0; i < shown; i++) {
+        fputs("  ", out);
+        pm_text_wrap(out, d->messages[i], 4);
+    }
+    if (d->M > shown)
+        fprintf(out, "  ... %zu more\n", d->M - shown);
+}
+
+static void pm_text_header(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[1024], dur[32];
+    size_t used = 0;
+
+    fputs("perfmark report: ", out);
+    pm_text_wrap(out, rep->path, 17);
+    pm_text_label(out, "command", d->command);
+    snprintf(buf, sizeof buf, "%s   pid %" PRId64 "   perfmark %s", d->host, d->pid,
+             d->perfmark_version[0] ? d->perfmark_version : "?");
+    pm_text_label(out, "host", buf);
+    pm_fmt_time(dur, sizeof dur, (double)d->duration_ns);
+    snprintf(buf, sizeof buf, "%s   duration %s   clock %s",
+             d->start_time[0] ? d->start_time : "?", dur, d->clock[0] ? d->clock : "?");
+    pm_text_label(out, "started", buf);
+    used = (size_t)snprintf(buf, sizeof buf, "requested %s; measured ",
+                            d->events_requested[0] ? d->events_requested : "?");
+    for (size_t e = 0; e < d->E && used < sizeof buf; e++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", e ? ", " : "",
+                                 d->events[e].name);
+    if (used < sizeof buf)
+        snprintf(buf + used, sizeof buf - used, "%s (group %s, %zu kernel group%s)",
+                 d->E ? "" : "nothing", d->event_group[0] ? d->event_group : "?", d->G,
+                 d->G == 1 ? "" : "s");
+    pm_text_label(out, "events", buf);
+    if (d->fallback[0])
+        pm_text_label(out, "fallback", d->fallback);
+    if (d->partial)
+        pm_text_label(out, "PARTIAL", "written by an emergency dump: data up to that moment only");
+    pm_flag_summary(rep, buf, sizeof buf);
+    pm_text_label(out, "flags", buf);
+    pm_text_messages(out, d);
+}
+
+/* ------------------------------------------------------------ tables */
+
+#define PM_NAME_W 36
+#define PM_FLAGS_COL 72 /* where the flags column starts in the region table */
+
+static void pm_text_region_name(FILE *out, const struct pm_file_region *g)
+{
+    size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
+
+    pm_spaces(out, indent);
+    pm_text_field(out, g->name[0] ? g->name : "\"\"", PM_NAME_W - indent, PM_LEFT);
+}
+
+static void pm_text_regions(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char a[32], b[32], c[32], flags[1024];
+
+    fprintf(out, "\nRegions: %zu, tree by path; %zu thread%s; wall time is inclusive\n", d->R,
+            d->T, d->T == 1 ? "" : "s");
+    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    fprintf(out, " %9s %11s %11s  flags (cells)\n", "visits", "wall total", "max/thread");
+    if (d->R == 0)
+        fputs("(no region was recorded)\n", out);
+    for (size_t i = 0; i < d->R; i++) {
+        size_t r = rep->order[i];
+        const struct pm_regstat *s = &rep->reg[r];
+
+        pm_text_region_name(out, &d->regions[r]);
+        pm_fmt_count(a, sizeof a, (double)s->visits);
+        pm_fmt_time(b, sizeof b, (double)s->wall_total);
+        if (s->nvisited)
+            pm_fmt_time(c, sizeof c, (double)s->wall_max);
+        else
+            snprintf(c, sizeof c, "-");
+        fprintf(out, " %9s ", a);
+        pm_text_field(out, b, 11, PM_RIGHT);
+        putc(' ', out);
+        pm_text_field(out, c, 11, PM_RIGHT);
+        pm_region_flag_list(rep, s, " ", flags, sizeof flags);
+        if (flags[0]) {
+            fputs("  ", out);
+            pm_text_wrap(out, flags, PM_FLAGS_COL);
+        } else {
+            putc('\n', out);
+        }
+    }
+}
+
+static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
+{
+    const struct pm_file *d = rep->d;
+    static const char *const head[] = {"total", "min/thread", "mean/thread", "max/thread"};
+    char buf[80];
+
+    fputs("\nEvent ", out);
+    pm_text_field(out, d->events[e].name, 30, PM_LAST);
+    fputs(" (", out);
+    /* the libpfm4 name tells apart events perfmark names alike */
+    if (d->events[e].pfm_name[0] && strcmp(d->events[e].pfm_name, d->events[e].name) != 0) {
+        pm_text_field(out, d->events[e].pfm_name, 45, PM_LAST);
+        fputs(", ", out);
+    }
+    fprintf(out, "kernel group %d)\n", (int)d->events[e].group);
+    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    for (int k = 0; k < 4; k++)
+        fprintf(out, " %11s", head[k]);
+    fprintf(out, " %7s\n", "counted");
+    for (size_t i = 0; i < d->R; i++) {
+        size_t r = rep->order[i];
+        const struct pm_evstat *s = &rep->reg[r].ev[e];
+        const double v[4] = {s->total, s->min, s->mean, s->max};
+        const int has[4] = {s->has_total, s->has_spread, s->has_spread, s->has_spread};
+
+        pm_text_region_name(out, &d->regions[r]);
+        for (int k = 0; k < 4; k++) {
+            pm_fmt_value(buf, sizeof buf, has[k], v[k], s, pm_event_is_time(&d->events[e]));
+            putc(' ', out);
+            pm_text_field(out, buf, 11, PM_RIGHT);
+        }
+        pm_fmt_share(buf, sizeof buf, s);
+        fprintf(out, " %7s\n", buf);
+    }
+}
+
+static void pm_text_threads(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char cpu[40], wall[32];
+
+    fprintf(out, "\nThreads: %zu (totals from first sight until exit or write)\n", d->T);
+    fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s\n", "rank", "thread", "tid", "host",
+            "cpu", "exited", "open", "wall");
+    for (size_t t = 0; t < d->T; t++) {
+        const struct pm_file_thread *th = &d->threads[t];
+
+        snprintf(cpu, sizeof cpu, "%d\xE2\x86\x92%d", (int)th->cpu_first, (int)th->cpu_last);
+        pm_fmt_time(wall, sizeof wall, (double)d->thread_wall_ns[t]);
+        fprintf(out, "%5d %6d %10" PRId64 "  ", (int)th->rank, (int)th->thread, th->tid);
+        pm_text_field(out, th->host, 16, PM_LEFT);
+        putc(' ', out);
+        pm_text_field(out, cpu, 11, PM_RIGHT);
+        fprintf(out, " %6s %5d ", th->exited ? "yes" : "no", (int)th->open_at_end);
+        pm_text_field(out, wall, 11, PM_RIGHT);
+        putc('\n', out);
+    }
+}
+
+#define PM_THR_EV_PER_TABLE 6
+
+static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[64];
+
+    for (size_t e0 = 0; e0 < d->E; e0 += PM_THR_EV_PER_TABLE) {
+        size_t e1 = e0 + PM_THR_EV_PER_TABLE < d->E ? e0 + PM_THR_EV_PER_TABLE : d->E;
+
+        fprintf(out, "\nThread totals per event%s\n", d->E > PM_THR_EV_PER_TABLE ? " (cont.)" : "");
+        fprintf(out, "%5s %6s", "rank", "thread");
+        for (size_t e = e0; e < e1; e++) {
+            putc(' ', out);
+            pm_text_field(out, d->events[e].name, 13, PM_RIGHT);
+        }
+        putc('\n', out);
+        for (size_t t = 0; t < d->T; t++) {
+            fprintf(out, "%5d %6d", (int)d->threads[t].rank, (int)d->threads[t].thread);
+            for (size_t e = e0; e < e1; e++) {
+                const struct pm_evstat *s = &rep->thr[t * d->E + e];
+
+                pm_fmt_value(buf, sizeof buf, s->has_total, s->total, s,
+                             pm_event_is_time(&d->events[e]));
+                putc(' ', out);
+                pm_text_field(out, buf, 13, PM_RIGHT);
+            }
+            putc('\n', out);
+        }
+    }
+}
+
+static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
+{
+    const struct pm_file *d = rep->d;
+    char p[48], s[48], diff[48];
+
+    if (d->N > 1)
+        fprintf(out, "rank row %zu (%zu thread%s of rank %zu)\n", n, rep->rank_threads[n],
+                rep->rank_threads[n] == 1 ? "" : "s", n);
+    pm_text_field(out, "event", PM_NAME_W, PM_LEFT);
+    fprintf(out, " %13s %13s %13s\n", "process", "threads sum", "difference");
+    for (size_t e = 0; e < d->E; e++) {
+        const struct pm_rankstat *rs = &rep->rank[n * d->E + e];
+
+        int is_time = pm_event_is_time(&d->events[e]);
+        pm_fmt_value(p, sizeof p, rs->proc.has_total, rs->proc.total, &rs->proc, is_time);
+        pm_fmt_value(s, sizeof s, rs->sum.has_total, rs->sum.total, &rs->sum, is_time);
+        if (rs->proc.has_total && rs->sum.has_total) {
+            if (is_time)
+                pm_fmt_time(diff, sizeof diff, rs->proc.total - rs->sum.total);
+            else
+                pm_fmt_count(diff, sizeof diff, rs->proc.total - rs->sum.total);
+            if (rs->proc.estimate || rs->sum.estimate)
+                strcat(diff, "~");
+        } else {
+            snprintf(diff, sizeof diff, "n/a");
+        }
+        pm_text_field(out, d->events[e].name, PM_NAME_W, PM_LEFT);
+        putc(' ', out);
+        pm_text_field(out, p, 13, PM_RIGHT);
+        putc(' ', out);
+        pm_text_field(out, s, 13, PM_RIGHT);
+        putc(' ', out);
+        pm_text_field(out, diff, 13, PM_RIGHT);
+        putc('\n', out);
+    }
+}
+
+static void pm_text_rank(FILE *out, const struct pm_report *rep)
+{
+    if (rep->d->N == 0)
+        return;
+    fputs("\nProcess totals (inherited counter set) vs. the sum of per-thread totals\n", out);
+    for (size_t n = 0; n < rep->d->N; n++)
+        pm_text_rank_row(out, rep, n);
+    fputs("difference = ", out);
+    pm_text_wrap(out, pm_unseen_label, 13);
+}
+
+/* --------------------------------------------------------- footnotes */
+
+static const char *pm_flag_meaning(uint32_t bit)
+{
+    switch (bit) {
+    case PM_FILE_FLAG_MULTIPLEXED:
+        return "counts are a sample, scaled by enabled/running (marked ~)";
+    case PM_FILE_FLAG_NOT_COUNTED: return "counters never ran in some visit: no estimate for it";
+    case PM_FILE_FLAG_LOST_GENERATION:
+        return "counter set reopened during a visit: its counts are missing (marked !)";
+    case PM_FILE_FLAG_MIGRATED:
+        return "thread changed CPU during a visit (per-thread counts are fine)";
+    case PM_FILE_FLAG_UNBALANCED:
+        return "unmatched begin/end, or closed by perfmark at exit (counted up to then)";
+    case PM_FILE_FLAG_SHORT: return "too few slots (TopDown)";
+    case PM_FILE_FLAG_PARTIAL: return "written by an emergency dump";
+    }
+    return "unknown to this reader";
+}
+
+static void pm_text_notes(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    int est = 0, na = 0, bad = 0;
+
+    for (size_t i = 0; i < d->R * d->E; i++) {
+        est |= rep->regev[i].estimate;
+        na |= !rep->regev[i].has_total || !rep->regev[i].has_spread;
+        bad |= rep->regev[i].untrusted;
+    }
+    for (size_t i = 0; i < d->T * d->E; i++) {
+        est |= rep->thr[i].estimate;
+        na |= !rep->thr[i].has_total;
+    }
+    if (!est && !na && !bad && rep->flagged_cells == 0)
+        return;
+    fputs("\nNotes\n", out);
+    if (rep->flagged_cells)
+        fputs("  flags (cells): NAME:n = the cells of n threads carry the flag\n", out);
+    if (est) {
+        fputs("  ~    ", out);
+        pm_text_wrap(out, "estimate: the counters were multiplexed; each thread's count is "
+                          "scaled by enabled/running time. 'counted' is the share of time "
+                          "actually counted (sum running / sum enabled).", 7);
+    }
+    if (na) {
+        fputs("  n/a  ", out);
+        pm_text_wrap(out, "no value: the counters never ran while enabled (NOT_COUNTED), or "
+                          "no thread visited the region", 7);
+    }
+    if (bad) {
+        fputs("  !    ", out);
+        pm_text_wrap(out, "incomplete, do not trust: some visits lost their counter set "
+                          "(LOST_GENERATION) or some threads have no estimate; the value "
+                          "undercounts", 7);
+    }
+    for (size_t i = 0; i < rep->nflags; i++) {
+        if (rep->flags[i].cells == 0)
+            continue;
+        fputs("  ", out);
+        pm_text_field(out, rep->flags[i].name, 16, PM_LEFT);
+        putc(' ', out);
+        pm_text_wrap(out, pm_flag_meaning(rep->flags[i].bit), 19);
+    }
+}
+
+void pm_render_text(FILE *out, const struct pm_report *rep)
+{
+    pm_text_header(out, rep);
+    pm_text_regions(out, rep);
+    for (size_t e = 0; e < rep->d->E && rep->d->R > 0; e++)
+        pm_text_event(out, rep, e);
+    pm_text_threads(out, rep);
+    if (rep->d->E)
+        pm_text_thread_events(out, rep);
+    pm_text_rank(out, rep);
+    pm_text_notes(out, rep);
+}
