@@ -226,7 +226,8 @@ static int pm_write_regions(hid_t file, const struct pm_merged *m)
         if (!(paths[r] = malloc(len)))
             goto out;
         snprintf(paths[r], len, "%s%s%s", up ? up : "", up ? "/" : "", name);
-        rows[r] = (struct pm_h5_region){name, m->parent[r], m->depth[r], "user", paths[r]};
+        rows[r] = (struct pm_h5_region){name, m->parent[r], m->depth[r],
+                                        pm_kind_names[pm_name_kind(m->name[r])], paths[r]};
     }
     hid_t str = pm_string_type();
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_region));
@@ -307,11 +308,12 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, const struct pm
     const hsize_t E = (hsize_t)o->set->n, G = (hsize_t)o->set->ngroups;
     const unsigned stride = pm_stride(o->set);
     uint64_t *visits = calloc(T * R + 1, 8), *wall = calloc(T * R + 1, 8);
+    uint64_t *bytes = calloc(T * R + 1, 8), *bytes_unknown = calloc(T * R + 1, 8);
     uint32_t *flags = calloc(T * R + 1, 4);
     uint64_t *counts = calloc(T * R * E + 1, 8);
     uint64_t *ena = calloc(T * R * G + 1, 8), *run = calloc(T * R * G + 1, 8);
     int rc = -1;
-    if (!visits || !wall || !flags || !counts || !ena || !run)
+    if (!visits || !wall || !flags || !counts || !ena || !run || !bytes || !bytes_unknown)
         goto out;
     for (hsize_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
@@ -320,6 +322,8 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, const struct pm
             const struct pm_node *node = &th->nodes[n];
             const uint64_t *acc = th->acc + (size_t)n * stride;
             visits[cell] += node->visits;
+            bytes[cell] += node->bytes;
+            bytes_unknown[cell] += node->bytes_unknown;
             wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
             flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
             for (hsize_t e = 0; e < E; e++)
@@ -340,6 +344,8 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, const struct pm
     rc |= pm_dataset(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, ena);
     rc |= pm_dataset(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, run);
     rc |= pm_dataset(grp, "flags", H5T_NATIVE_UINT32, 2, d2, flags);
+    rc |= pm_dataset(grp, "bytes", H5T_NATIVE_UINT64, 2, d2, bytes);
+    rc |= pm_dataset(grp, "bytes_unknown", H5T_NATIVE_UINT64, 2, d2, bytes_unknown);
     hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
     for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
         rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
@@ -349,6 +355,7 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, const struct pm
     H5Gclose(grp);
 out:
     free(visits), free(wall), free(flags), free(counts), free(ena), free(run);
+    free(bytes), free(bytes_unknown);
     return rc ? -1 : 0;
 }
 

@@ -12,13 +12,16 @@
 
 static pthread_mutex_t pm_names_mutex = PTHREAD_MUTEX_INITIALIZER;
 static const char **pm_chunks[PM_MAX_CHUNKS];
+static unsigned char *pm_kind_chunks[PM_MAX_CHUNKS];
+
+const char *const pm_kind_names[PM_KINDS] = {"user", "mpi", "omp"};
 static int32_t pm_count;
 static int32_t *pm_hash;      /* open addressing: name id + 1, 0 = empty */
 static uint32_t pm_hash_mask;
 
-static uint32_t pm_fnv1a(const char *s, size_t n)
+static uint32_t pm_fnv1a(const char *s, size_t n, enum pm_kind kind)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = 2166136261u ^ (uint32_t)kind;
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 16777619u;
     return h;
@@ -31,6 +34,13 @@ const char *pm_name_get(int32_t id)
     return pm_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)];
 }
 
+enum pm_kind pm_name_kind(int32_t id)
+{
+    if (id < 0 || id >= pm_name_count())
+        return PM_KIND_USER;
+    return (enum pm_kind)pm_kind_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)];
+}
+
 int32_t pm_name_count(void) { return __atomic_load_n(&pm_count, __ATOMIC_ACQUIRE); }
 
 static int pm_hash_grow(void)
@@ -41,7 +51,7 @@ static int pm_hash_grow(void)
         return -1;
     for (int32_t id = 0; id < pm_count; id++) {
         const char *s = pm_name_get(id);
-        uint32_t h = pm_fnv1a(s, strlen(s)) & (size - 1);
+        uint32_t h = pm_fnv1a(s, strlen(s), pm_name_kind(id)) & (size - 1);
         while (table[h])
             h = (h + 1) & (size - 1);
         table[h] = id + 1;
@@ -52,7 +62,7 @@ static int pm_hash_grow(void)
     return 0;
 }
 
-static int32_t pm_name_add(const char *name, size_t len, uint32_t slot)
+static int32_t pm_name_add(const char *name, size_t len, enum pm_kind kind, uint32_t slot)
 {
     int32_t id = pm_count;
     if ((id >> PM_CHUNK_BITS) >= PM_MAX_CHUNKS)
@@ -60,6 +70,10 @@ static int32_t pm_name_add(const char *name, size_t len, uint32_t slot)
     const char ***chunk = &pm_chunks[id >> PM_CHUNK_BITS];
     if (!*chunk && !(*chunk = calloc(PM_CHUNK_SIZE, sizeof **chunk)))
         return -1;
+    unsigned char **kinds = &pm_kind_chunks[id >> PM_CHUNK_BITS];
+    if (!*kinds && !(*kinds = calloc(PM_CHUNK_SIZE, 1)))
+        return -1;
+    (*kinds)[id & (PM_CHUNK_SIZE - 1)] = (unsigned char)kind;
     /* zero-padded to whole words for pm_streq */
     char *copy = calloc(1, (len + 8) & ~(size_t)7);
     if (!copy)
@@ -73,6 +87,11 @@ static int32_t pm_name_add(const char *name, size_t len, uint32_t slot)
 
 int32_t pm_name_intern(const char *name, const char **interned)
 {
+    return pm_name_intern_kind(name, PM_KIND_USER, interned);
+}
+
+int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **interned)
+{
     size_t len = strnlen(name, PM_NAME_MAX + 1);
     if (len > PM_NAME_MAX) {
         pm_msg(PM_MSG_NAME, "a region name longer than %d bytes was truncated ('%.40s...')",
@@ -83,15 +102,15 @@ int32_t pm_name_intern(const char *name, const char **interned)
     int32_t id = -1;
     if ((uint32_t)pm_count * 2 >= pm_hash_mask && pm_hash_grow() != 0)
         goto out;
-    uint32_t h = pm_fnv1a(name, len) & pm_hash_mask;
+    uint32_t h = pm_fnv1a(name, len, kind) & pm_hash_mask;
     for (;; h = (h + 1) & pm_hash_mask) {
         int32_t slot = pm_hash[h];
         if (!slot) {
-            id = pm_name_add(name, len, h);
+            id = pm_name_add(name, len, kind, h);
             break;
         }
         const char *s = pm_name_get(slot - 1);
-        if (strncmp(s, name, len) == 0 && s[len] == '\0') {
+        if (strncmp(s, name, len) == 0 && s[len] == '\0' && pm_name_kind(slot - 1) == kind) {
             id = slot - 1;
             break;
         }

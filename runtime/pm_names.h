@@ -7,12 +7,20 @@
 
 #include <stdint.h>
 
+/* What made a region: the user's markers or an automatic source. The kind
+ * is part of a region's identity: a user region "MPI_Send" and the
+ * automatic one are two regions. */
+enum pm_kind { PM_KIND_USER = 0, PM_KIND_MPI, PM_KIND_OMP, PM_KINDS };
+extern const char *const pm_kind_names[PM_KINDS];
+
 /* Longer names are truncated (and a message says so). */
 #define PM_NAME_MAX 1024
 
 /* The id of `name` (truncated to PM_NAME_MAX bytes); -1 only if out of memory.
  * The interned copy is 8-byte aligned and zero-padded to whole words. */
 int32_t pm_name_intern(const char *name, const char **interned);
+int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **interned);
+enum pm_kind pm_name_kind(int32_t id);
 const char *pm_name_get(int32_t id);
 int32_t pm_name_count(void);
 /* Fork handlers: keep the table consistent across fork(). */

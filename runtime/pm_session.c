@@ -216,6 +216,14 @@ static struct pm_thread *pm_session_pickup(void)
     return t;
 }
 
+void pm_session_set_rank(int rank, int size)
+{
+    pm_rank.rank = rank;
+    pm_rank.size = size;
+    if (pm_state == PM_LAZY)
+        pm_session_thread_slow();
+}
+
 /* pthread key destructor: the thread is exiting; keep its data. */
 static void pm_thread_gone(void *arg)
 {

@@ -30,6 +30,10 @@ static inline struct pm_thread *pm_session_thread(void)
 /* 0 when another copy of libperfmark in this process owns the markers. */
 int pm_markers_are_primary(void);
 
+/* The MPI identity, known for sure after MPI_Init; starts a LAZY session
+ * (a process that initialises MPI is an application rank). */
+void pm_session_set_rank(int rank, int size);
+
 /* Write the file now (idempotent). Called at exit; later also by the MPI
  * finalize wrapper. */
 void pm_session_finalize(void);

@@ -128,6 +128,7 @@ static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
         return -1;
     int32_t n = t->nnodes++;
     t->nodes[n] = (struct pm_node){.parent = parent, .name = name, .str = pm_name_get(name),
+                                   .kind = (uint8_t)pm_name_kind(name),
                                    .depth = parent < 0 ? 0 : t->nodes[parent].depth + 1};
     memset(t->acc + (size_t)n * t->stride, 0, t->stride * sizeof *t->acc);
     return n;
@@ -325,10 +326,23 @@ int pm_thread_exit(struct pm_thread *t, int32_t name)
     return 0;
 }
 
+int pm_thread_exit_bytes(struct pm_thread *t, int32_t name, int64_t bytes)
+{
+    if (pm_unlikely(t->depth == 0 || t->nodes[t->cur].name != name))
+        return pm_unbalanced_exit(t, name);
+    struct pm_node *n = &t->nodes[t->cur];
+    if (bytes >= 0)
+        n->bytes += (uint64_t)bytes;
+    else
+        n->bytes_unknown++;
+    pm_close_top(t, 0);
+    return 0;
+}
+
 int pm_thread_end_name(struct pm_thread *t, const char *name)
 {
     /* The balanced case needs no lookup: compare with the innermost name. */
-    if (pm_likely(t->depth > 0 &&
+    if (pm_likely(t->depth > 0 && t->nodes[t->cur].kind == PM_KIND_USER &&
                   pm_streq(name, t->nodes[t->cur].str, PM_NAME_MAX))) {
         pm_close_top(t, 0);
         return 0;
@@ -390,6 +404,8 @@ void pm_thread_after_fork(struct pm_thread *t)
         t->nodes[n].visits = 0;
         t->nodes[n].ticks = 0;
         t->nodes[n].flags = 0;
+        t->nodes[n].bytes = 0;
+        t->nodes[n].bytes_unknown = 0;
     }
     memset(t->acc, 0, (size_t)t->nnodes * t->stride * sizeof *t->acc);
     memset(t->total, 0, t->stride * sizeof *t->total);

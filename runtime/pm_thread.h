@@ -24,6 +24,9 @@ struct pm_node {
     uint64_t visits;
     uint64_t ticks;   /* inclusive, pm_clock ticks */
     const char *str;  /* the interned name, for end(name) without a lookup */
+    uint64_t bytes;          /* automatic regions: bytes moved (MPI: count x type size) */
+    uint64_t bytes_unknown;  /* visits whose byte count could not be determined */
+    uint8_t kind;            /* enum pm_kind */
 };
 
 struct pm_name_slot {
@@ -82,6 +85,8 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
 /* Region by name id (handles); 0, or -1 when the call was unbalanced. */
 int pm_thread_enter(struct pm_thread *t, int32_t name);
 int pm_thread_exit(struct pm_thread *t, int32_t name);
+/* Automatic region exit with the bytes the call moved (< 0: unknown). */
+int pm_thread_exit_bytes(struct pm_thread *t, int32_t name, int64_t bytes);
 /* Region by name string; same contract. */
 int pm_thread_begin_name(struct pm_thread *t, const char *name);
 int pm_thread_end_name(struct pm_thread *t, const char *name);

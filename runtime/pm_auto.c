@@ -1,0 +1,23 @@
+#include "pm_auto.h"
+#include "pm_session.h"
+
+int32_t pm_auto_region(const char *name, enum pm_kind kind)
+{
+    return pm_name_intern_kind(name, kind, NULL);
+}
+
+int pm_auto_enter(int32_t region)
+{
+    struct pm_thread *t = pm_session_thread();
+    return t && region >= 0 ? pm_thread_enter(t, region) : -1;
+}
+
+int pm_auto_exit(int32_t region, int64_t bytes)
+{
+    struct pm_thread *t = pm_self;
+    return t ? pm_thread_exit_bytes(t, region, bytes) : -1;
+}
+
+void pm_auto_mpi_init(int rank, int size) { pm_session_set_rank(rank, size); }
+
+void pm_auto_mpi_finalize(void) { pm_session_finalize(); }

@@ -1,0 +1,34 @@
+/* pm_auto — automatic regions: the runtime's whole interface to wrappers/
+ * (MPI interposition now, the OMPT tool later). Wrappers translate outside
+ * events into these calls and nothing else; the runtime never sees mpi.h.
+ *
+ * A wrapper resolves its region once (pm_auto_region never fails while
+ * memory lasts, whether or not this process is measured), then brackets the
+ * real call:
+ *
+ *     static int32_t region = -1;
+ *     if (region < 0) region = pm_auto_region("MPI_Send", PM_KIND_MPI);
+ *     int on = pm_auto_enter(region) == 0;
+ *     rc = PMPI_Send(...);
+ *     if (on) pm_auto_exit(region, bytes);
+ */
+#ifndef PM_AUTO_H
+#define PM_AUTO_H
+
+#include "pm_names.h"
+
+#include <stdint.h>
+
+int32_t pm_auto_region(const char *name, enum pm_kind kind);
+/* 0 when the region was entered (the caller must then exit it). */
+int pm_auto_enter(int32_t region);
+/* `bytes` < 0: unknown (counted as such, never guessed). */
+int pm_auto_exit(int32_t region, int64_t bytes);
+
+/* MPI_Init(_thread) returned: the process is an application rank (a LAZY
+ * process starts measuring now) and this is its authoritative identity. */
+void pm_auto_mpi_init(int rank, int size);
+/* MPI_Finalize was called: write everything now, while MPI still works. */
+void pm_auto_mpi_finalize(void);
+
+#endif
