@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,45 @@ static int pm_dataset(hid_t loc, const char *name, hid_t type, int rank, const h
 
 /* ---- tables --------------------------------------------------------------------- */
 
+/* A compound row type as data: one line per field. */
+enum pm_field_type { PM_F_STR, PM_F_I32, PM_F_U32, PM_F_I64, PM_F_U64, PM_F_U8 };
+
+struct pm_field {
+    const char *name;
+    size_t offset;
+    enum pm_field_type type;
+};
+
+#define PM_FIELD(row, member, type) {#member, offsetof(struct row, member), type}
+
+static hid_t pm_field_h5type(enum pm_field_type type, hid_t str)
+{
+    switch (type) {
+    case PM_F_STR: return str;
+    case PM_F_I32: return H5T_NATIVE_INT32;
+    case PM_F_U32: return H5T_NATIVE_UINT32;
+    case PM_F_I64: return H5T_NATIVE_INT64;
+    case PM_F_U64: return H5T_NATIVE_UINT64;
+    case PM_F_U8: return H5T_NATIVE_UINT8;
+    }
+    return str;
+}
+
+/* Write `n` rows of `row_size` bytes described by `fields` as a 1-D
+ * compound dataset. */
+static int pm_write_table(hid_t loc, const char *name, const struct pm_field *fields,
+                          size_t nfields, size_t row_size, hsize_t n, const void *rows)
+{
+    hid_t str = pm_string_type();
+    hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
+    for (size_t i = 0; i < nfields; i++)
+        H5Tinsert(t, fields[i].name, fields[i].offset, pm_field_h5type(fields[i].type, str));
+    hsize_t dims[1] = {n};
+    int rc = pm_dataset(loc, name, t, 1, dims, rows);
+    H5Tclose(t), H5Tclose(str);
+    return rc;
+}
+
 struct pm_h5_event {
     const char *name, *pfm_name;
     int32_t group;
@@ -180,18 +220,6 @@ struct pm_h5_event {
 
 static int pm_write_events(hid_t file, const struct pm_eventset *set)
 {
-    hid_t str = pm_string_type();
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_event));
-    H5Tinsert(t, "name", HOFFSET(struct pm_h5_event, name), str);
-    H5Tinsert(t, "pfm_name", HOFFSET(struct pm_h5_event, pfm_name), str);
-    H5Tinsert(t, "group", HOFFSET(struct pm_h5_event, group), H5T_NATIVE_INT32);
-    H5Tinsert(t, "type", HOFFSET(struct pm_h5_event, type), H5T_NATIVE_UINT32);
-    H5Tinsert(t, "config", HOFFSET(struct pm_h5_event, config), H5T_NATIVE_UINT64);
-    H5Tinsert(t, "config1", HOFFSET(struct pm_h5_event, config1), H5T_NATIVE_UINT64);
-    H5Tinsert(t, "config2", HOFFSET(struct pm_h5_event, config2), H5T_NATIVE_UINT64);
-    H5Tinsert(t, "exclude_user", HOFFSET(struct pm_h5_event, exclude_user), H5T_NATIVE_UINT8);
-    H5Tinsert(t, "exclude_kernel", HOFFSET(struct pm_h5_event, exclude_kernel),
-              H5T_NATIVE_UINT8);
     struct pm_h5_event rows[PM_MAX_EVENTS];
     for (int i = 0; i < set->n; i++) {
         const struct pm_event *e = &set->ev[i];
@@ -200,10 +228,16 @@ static int pm_write_events(hid_t file, const struct pm_eventset *set)
                                        (uint8_t)e->attr.exclude_user,
                                        (uint8_t)e->attr.exclude_kernel};
     }
-    hsize_t dims[1] = {(hsize_t)set->n};
-    int rc = pm_dataset(file, "events", t, 1, dims, rows);
-    H5Tclose(t), H5Tclose(str);
-    return rc;
+    static const struct pm_field fields[] = {
+        PM_FIELD(pm_h5_event, name, PM_F_STR), PM_FIELD(pm_h5_event, pfm_name, PM_F_STR),
+        PM_FIELD(pm_h5_event, group, PM_F_I32), PM_FIELD(pm_h5_event, type, PM_F_U32),
+        PM_FIELD(pm_h5_event, config, PM_F_U64), PM_FIELD(pm_h5_event, config1, PM_F_U64),
+        PM_FIELD(pm_h5_event, config2, PM_F_U64),
+        PM_FIELD(pm_h5_event, exclude_user, PM_F_U8),
+        PM_FIELD(pm_h5_event, exclude_kernel, PM_F_U8),
+    };
+    return pm_write_table(file, "events", fields, sizeof fields / sizeof *fields,
+                          sizeof *rows, (hsize_t)set->n, rows);
 }
 
 struct pm_h5_region {
@@ -229,16 +263,13 @@ static int pm_write_regions(hid_t file, const struct pm_merged *m)
         rows[r] = (struct pm_h5_region){name, m->parent[r], m->depth[r],
                                         pm_kind_names[pm_name_kind(m->name[r])], paths[r]};
     }
-    hid_t str = pm_string_type();
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_region));
-    H5Tinsert(t, "name", HOFFSET(struct pm_h5_region, name), str);
-    H5Tinsert(t, "parent", HOFFSET(struct pm_h5_region, parent), H5T_NATIVE_INT32);
-    H5Tinsert(t, "depth", HOFFSET(struct pm_h5_region, depth), H5T_NATIVE_INT32);
-    H5Tinsert(t, "kind", HOFFSET(struct pm_h5_region, kind), str);
-    H5Tinsert(t, "path", HOFFSET(struct pm_h5_region, path), str);
-    hsize_t dims[1] = {(hsize_t)m->n};
-    rc = pm_dataset(file, "regions", t, 1, dims, rows);
-    H5Tclose(t), H5Tclose(str);
+    static const struct pm_field fields[] = {
+        PM_FIELD(pm_h5_region, name, PM_F_STR), PM_FIELD(pm_h5_region, parent, PM_F_I32),
+        PM_FIELD(pm_h5_region, depth, PM_F_I32), PM_FIELD(pm_h5_region, kind, PM_F_STR),
+        PM_FIELD(pm_h5_region, path, PM_F_STR),
+    };
+    rc = pm_write_table(file, "regions", fields, sizeof fields / sizeof *fields, sizeof *rows,
+                        (hsize_t)m->n, rows);
 out:
     if (paths)
         for (int32_t r = 0; r < m->n; r++)
@@ -266,20 +297,15 @@ static int pm_write_threads(hid_t file, const struct pm_output *o)
         rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, o->host, t->cpu_first,
                                         t->cpu_last, (uint8_t)t->exited, t->open_at_end};
     }
-    hid_t str = pm_string_type();
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_h5_thread));
-    H5Tinsert(t, "rank", HOFFSET(struct pm_h5_thread, rank), H5T_NATIVE_INT32);
-    H5Tinsert(t, "thread", HOFFSET(struct pm_h5_thread, thread), H5T_NATIVE_INT32);
-    H5Tinsert(t, "pid", HOFFSET(struct pm_h5_thread, pid), H5T_NATIVE_INT64);
-    H5Tinsert(t, "tid", HOFFSET(struct pm_h5_thread, tid), H5T_NATIVE_INT64);
-    H5Tinsert(t, "host", HOFFSET(struct pm_h5_thread, host), str);
-    H5Tinsert(t, "cpu_first", HOFFSET(struct pm_h5_thread, cpu_first), H5T_NATIVE_INT32);
-    H5Tinsert(t, "cpu_last", HOFFSET(struct pm_h5_thread, cpu_last), H5T_NATIVE_INT32);
-    H5Tinsert(t, "exited", HOFFSET(struct pm_h5_thread, exited), H5T_NATIVE_UINT8);
-    H5Tinsert(t, "open_at_end", HOFFSET(struct pm_h5_thread, open_at_end), H5T_NATIVE_INT32);
-    hsize_t dims[1] = {(hsize_t)o->nthreads};
-    int rc = pm_dataset(file, "threads", t, 1, dims, rows);
-    H5Tclose(t), H5Tclose(str);
+    static const struct pm_field fields[] = {
+        PM_FIELD(pm_h5_thread, rank, PM_F_I32), PM_FIELD(pm_h5_thread, thread, PM_F_I32),
+        PM_FIELD(pm_h5_thread, pid, PM_F_I64), PM_FIELD(pm_h5_thread, tid, PM_F_I64),
+        PM_FIELD(pm_h5_thread, host, PM_F_STR), PM_FIELD(pm_h5_thread, cpu_first, PM_F_I32),
+        PM_FIELD(pm_h5_thread, cpu_last, PM_F_I32), PM_FIELD(pm_h5_thread, exited, PM_F_U8),
+        PM_FIELD(pm_h5_thread, open_at_end, PM_F_I32),
+    };
+    int rc = pm_write_table(file, "threads", fields, sizeof fields / sizeof *fields,
+                            sizeof *rows, (hsize_t)o->nthreads, rows);
     free(rows);
     return rc;
 }
