@@ -525,7 +525,6 @@ static hid_t pm_field_memtype(enum pm_ftype t, H5T_cset_t cset)
     return -1;
 }
 
-/* Strings must be variable length: HDF5 cannot convert fixed to variable. */
 static int pm_member_ok(hid_t ftype, int idx, enum pm_ftype want)
 {
     hid_t mt = H5Tget_member_type(ftype, (unsigned)idx);
@@ -534,11 +533,26 @@ static int pm_member_ok(hid_t ftype, int idx, enum pm_ftype want)
     if (mt < 0)
         return 0;
     if (want == PM_STR)
-        ok = H5Tget_class(mt) == H5T_STRING && H5Tis_variable_str(mt) > 0;
+        ok = H5Tget_class(mt) == H5T_STRING;
     else
         ok = H5Tget_class(mt) == H5T_INTEGER;
     H5Tclose(mt);
     return ok;
+}
+
+/* Size of a fixed-length string member, 0 if it is variable length (or
+ * not a string). HDF5 cannot convert fixed-length strings to variable
+ * length, so those members are read on their own (pm_read_fixed_member). */
+static size_t pm_member_fixed_size(hid_t ftype, int idx)
+{
+    hid_t mt = H5Tget_member_type(ftype, (unsigned)idx);
+    size_t size = 0;
+
+    if (mt >= 0 && H5Tget_class(mt) == H5T_STRING && H5Tis_variable_str(mt) == 0)
+        size = H5Tget_size(mt);
+    if (mt >= 0)
+        H5Tclose(mt);
+    return size;
 }
 
 static H5T_cset_t pm_member_cset(hid_t ftype, int idx)
@@ -579,6 +593,8 @@ static hid_t pm_table_memtype(struct pm_rd *rd, const char *name, hid_t ftype,
             pm_fail(rd, "%s field '%s' has an unexpected type", name, f[i].name);
             break;
         }
+        if (pm_member_fixed_size(ftype, idx))
+            continue;  /* read separately */
         ft = pm_field_memtype(f[i].type, pm_member_cset(ftype, idx));
         st = ft >= 0 ? H5Tinsert(mtype, f[i].name, f[i].off, ft) : -1;
         if (ft >= 0)
@@ -638,6 +654,40 @@ static void *pm_own_table(const void *raw, size_t n, const struct pm_field *f, s
     return tab;
 }
 
+/* Replace the (empty) string field `fld` of every row of `tab` with the
+ * fixed-length member of the same name, read on its own. */
+static int pm_read_fixed_member(hid_t dset, hid_t ftype, const struct pm_field *fld, size_t fixed,
+                                void *tab, size_t n, size_t elsize)
+{
+    int idx = H5Tget_member_index(ftype, fld->name);
+    hid_t str = H5Tcopy(H5T_C_S1), mtype = H5Tcreate(H5T_COMPOUND, fixed);
+    char *buf = calloc(n ? n : 1, fixed);
+    int rc = -1;
+
+    if (idx >= 0 && str >= 0 && mtype >= 0 && buf && H5Tset_size(str, fixed) >= 0 &&
+        H5Tset_cset(str, pm_member_cset(ftype, idx)) >= 0 &&
+        H5Tinsert(mtype, fld->name, 0, str) >= 0 &&
+        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) {
+        rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            char **slot = (char **)((char *)tab + i * elsize + fld->off);
+            char *copy = strndup(buf + i * fixed, fixed);
+            if (!copy) {
+                rc = -1;
+                break;
+            }
+            free(*slot);
+            *slot = copy;
+        }
+    }
+    free(buf);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (str >= 0)
+        H5Tclose(str);
+    return rc;
+}
+
 /* Read the 1-D compound dataset `name` into a new array of `elsize` structs. */
 static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_field *f, size_t nf,
                          size_t elsize, void **out, size_t *count)
@@ -680,6 +730,17 @@ static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_fie
     if (!*out) {
         pm_oom(rd);
         goto done;
+    }
+    for (size_t k = 0; k < nf; k++) {
+        int idx = f[k].type == PM_STR ? H5Tget_member_index(ftype, f[k].name) : -1;
+        size_t fixed = idx >= 0 ? pm_member_fixed_size(ftype, idx) : 0;
+        if (fixed && pm_read_fixed_member(dset, ftype, &f[k], fixed, *out, n, elsize) < 0) {
+            pm_fail(rd, "cannot read %s field '%s' (%s)", name, f[k].name,
+                    pm_hdf5_reason(&why));
+            pm_free_table(*out, n, f, nf, elsize);
+            *out = NULL;
+            goto done;
+        }
     }
     *count = n;
     rc = 0;

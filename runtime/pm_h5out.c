@@ -4,8 +4,6 @@
 #include "pm_names.h"
 
 #include <errno.h>
-#include <hdf5.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +13,6 @@
 #define PM_CHUNK_THRESHOLD 65536
 
 /* ---- merging regions by path ------------------------------------------------- */
-
-struct pm_merged {
-    int32_t n, cap;
-    int32_t *parent, *name, *depth;
-    int32_t *hash;      /* region + 1, 0 empty */
-    uint32_t mask;
-    int32_t **map;      /* per thread: node → region */
-};
 
 static uint32_t pm_merge_hash(int32_t parent, int32_t name, uint32_t mask)
 {
@@ -78,7 +68,7 @@ static int32_t pm_merge_find(struct pm_merged *m, int32_t parent, int32_t name, 
     return r;
 }
 
-static void pm_merge_free(struct pm_merged *m, int32_t nthreads)
+void pm_merge_free(struct pm_merged *m, int32_t nthreads)
 {
     if (m->map)
         for (int32_t t = 0; t < nthreads; t++)
@@ -87,7 +77,7 @@ static void pm_merge_free(struct pm_merged *m, int32_t nthreads)
 }
 
 /* Thread node arrays list parents before children, so one pass suffices. */
-static int pm_merge(struct pm_merged *m, const struct pm_output *o)
+int pm_merge(struct pm_merged *m, const struct pm_output *o)
 {
     memset(m, 0, sizeof *m);
     if (pm_merge_grow(m) != 0 || !(m->map = calloc((size_t)o->nthreads + 1, sizeof *m->map)))
@@ -118,6 +108,15 @@ static hid_t pm_string_type(void)
     return t;
 }
 
+static hid_t pm_fixed_string_type(size_t size)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, size);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
 static int pm_attr_string(hid_t loc, const char *name, const char *value)
 {
     hid_t type = pm_string_type(), space = H5Screate(H5S_SCALAR);
@@ -140,39 +139,75 @@ static int pm_attr_scalar(hid_t loc, const char *name, hid_t type, const void *v
     return rc < 0 ? -1 : 0;
 }
 
-static int pm_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-                      const void *data)
+/* Chunk large datasets (last dimensions first), shuffle and deflate. The
+ * layout depends only on the global shape, so every rank agrees on it. */
+static hid_t pm_create_plist(int ndims, const hsize_t *dims)
 {
-    hsize_t total = 1;
-    for (int i = 0; i < rank; i++)
-        total *= dims[i];
-    hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (total > PM_CHUNK_THRESHOLD) {
-        hsize_t chunk[3];
-        hsize_t budget = PM_CHUNK_THRESHOLD;  /* elements per chunk, last dims first */
-        for (int i = rank - 1; i >= 0; i--) {
-            chunk[i] = dims[i] < budget ? dims[i] : budget;
-            if (chunk[i] == 0)
-                chunk[i] = 1;
-            budget = budget / chunk[i] ? budget / chunk[i] : 1;
-        }
-        H5Pset_chunk(dcpl, rank, chunk);
-        H5Pset_shuffle(dcpl);
-        H5Pset_deflate(dcpl, 4);
+    hsize_t total = 1;
+    for (int i = 0; i < ndims; i++)
+        total *= dims[i];
+    if (total <= PM_CHUNK_THRESHOLD)
+        return dcpl;
+    hsize_t chunk[3], budget = PM_CHUNK_THRESHOLD;
+    for (int i = ndims - 1; i >= 0; i--) {
+        chunk[i] = dims[i] < budget ? dims[i] : budget;
+        if (chunk[i] == 0)
+            chunk[i] = 1;
+        budget = budget / chunk[i] ? budget / chunk[i] : 1;
     }
-    hid_t ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    herr_t rc = ds < 0 ? -1 : (total ? H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0);
+    H5Pset_chunk(dcpl, ndims, chunk);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, 4);
+    return dcpl;
+}
+
+/* Create a dataset of global shape `dims` and write rows [row0, row0 + nrows)
+ * of its first dimension from `data` (every rank calls this, collectively in
+ * a parallel file, even with nrows = 0). */
+static int pm_slab_write(hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                         hsize_t row0, hsize_t nrows, const void *data, hid_t dxpl)
+{
+    hsize_t total = 1, start[3] = {row0, 0, 0}, count[3];
+    for (int i = 0; i < ndims; i++) {
+        total *= dims[i];
+        count[i] = i == 0 ? nrows : dims[i];
+    }
+    hid_t fspace = H5Screate_simple(ndims, dims, NULL);
+    hid_t dcpl = pm_create_plist(ndims, dims);
+    hid_t ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    herr_t rc = ds < 0 ? -1 : 0;
+    if (rc == 0 && total > 0) {
+        hid_t mspace = H5Screate_simple(ndims, count, NULL);
+        hsize_t local = 1;
+        for (int i = 0; i < ndims; i++)
+            local *= count[i];
+        if (local == 0) {
+            H5Sselect_none(mspace);
+            H5Sselect_none(fspace);
+        } else {
+            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+        }
+        rc = H5Dwrite(ds, type, mspace, fspace, dxpl, data);
+        H5Sclose(mspace);
+    }
     if (ds >= 0)
         H5Dclose(ds);
-    H5Pclose(dcpl), H5Sclose(space);
+    H5Pclose(dcpl), H5Sclose(fspace);
     return rc < 0 ? -1 : 0;
 }
 
-/* ---- tables --------------------------------------------------------------------- */
+/* A whole dataset written by one process. */
+static int pm_dataset(hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+                      const void *data)
+{
+    return pm_slab_write(loc, name, type, ndims, dims, 0, dims[0], data, H5P_DEFAULT);
+}
+
+/* ---- compound tables ------------------------------------------------------------- */
 
 /* A compound row type as data: one line per field. */
-enum pm_field_type { PM_F_STR, PM_F_I32, PM_F_U32, PM_F_I64, PM_F_U64, PM_F_U8 };
+enum pm_field_type { PM_F_STR, PM_F_HOST, PM_F_I32, PM_F_U32, PM_F_I64, PM_F_U64, PM_F_U8 };
 
 struct pm_field {
     const char *name;
@@ -182,33 +217,27 @@ struct pm_field {
 
 #define PM_FIELD(row, member, type) {#member, offsetof(struct row, member), type}
 
-static hid_t pm_field_h5type(enum pm_field_type type, hid_t str)
+static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
 {
-    switch (type) {
-    case PM_F_STR: return str;
-    case PM_F_I32: return H5T_NATIVE_INT32;
-    case PM_F_U32: return H5T_NATIVE_UINT32;
-    case PM_F_I64: return H5T_NATIVE_INT64;
-    case PM_F_U64: return H5T_NATIVE_UINT64;
-    case PM_F_U8: return H5T_NATIVE_UINT8;
+    hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
+    for (size_t i = 0; i < nfields; i++) {
+        hid_t ft = -1;
+        switch (fields[i].type) {
+        case PM_F_STR: ft = pm_string_type(); break;
+        case PM_F_HOST: ft = pm_fixed_string_type(PM_HOST_LEN); break;
+        case PM_F_I32: ft = H5Tcopy(H5T_NATIVE_INT32); break;
+        case PM_F_U32: ft = H5Tcopy(H5T_NATIVE_UINT32); break;
+        case PM_F_I64: ft = H5Tcopy(H5T_NATIVE_INT64); break;
+        case PM_F_U64: ft = H5Tcopy(H5T_NATIVE_UINT64); break;
+        case PM_F_U8: ft = H5Tcopy(H5T_NATIVE_UINT8); break;
+        }
+        H5Tinsert(t, fields[i].name, fields[i].offset, ft);
+        H5Tclose(ft);
     }
-    return str;
+    return t;
 }
 
-/* Write `n` rows of `row_size` bytes described by `fields` as a 1-D
- * compound dataset. */
-static int pm_write_table(hid_t loc, const char *name, const struct pm_field *fields,
-                          size_t nfields, size_t row_size, hsize_t n, const void *rows)
-{
-    hid_t str = pm_string_type();
-    hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
-    for (size_t i = 0; i < nfields; i++)
-        H5Tinsert(t, fields[i].name, fields[i].offset, pm_field_h5type(fields[i].type, str));
-    hsize_t dims[1] = {n};
-    int rc = pm_dataset(loc, name, t, 1, dims, rows);
-    H5Tclose(t), H5Tclose(str);
-    return rc;
-}
+#define PM_NFIELDS(f) (sizeof(f) / sizeof *(f))
 
 struct pm_h5_event {
     const char *name, *pfm_name;
@@ -220,14 +249,6 @@ struct pm_h5_event {
 
 static int pm_write_events(hid_t file, const struct pm_eventset *set)
 {
-    struct pm_h5_event rows[PM_MAX_EVENTS];
-    for (int i = 0; i < set->n; i++) {
-        const struct pm_event *e = &set->ev[i];
-        rows[i] = (struct pm_h5_event){e->name, e->pfm_name, e->group, e->attr.type,
-                                       e->attr.config, e->attr.config1, e->attr.config2,
-                                       (uint8_t)e->attr.exclude_user,
-                                       (uint8_t)e->attr.exclude_kernel};
-    }
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_event, name, PM_F_STR), PM_FIELD(pm_h5_event, pfm_name, PM_F_STR),
         PM_FIELD(pm_h5_event, group, PM_F_I32), PM_FIELD(pm_h5_event, type, PM_F_U32),
@@ -236,8 +257,19 @@ static int pm_write_events(hid_t file, const struct pm_eventset *set)
         PM_FIELD(pm_h5_event, exclude_user, PM_F_U8),
         PM_FIELD(pm_h5_event, exclude_kernel, PM_F_U8),
     };
-    return pm_write_table(file, "events", fields, sizeof fields / sizeof *fields,
-                          sizeof *rows, (hsize_t)set->n, rows);
+    struct pm_h5_event rows[PM_MAX_EVENTS];
+    for (int i = 0; i < set->n; i++) {
+        const struct pm_event *e = &set->ev[i];
+        rows[i] = (struct pm_h5_event){e->name, e->pfm_name, e->group, e->attr.type,
+                                       e->attr.config, e->attr.config1, e->attr.config2,
+                                       (uint8_t)e->attr.exclude_user,
+                                       (uint8_t)e->attr.exclude_kernel};
+    }
+    hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
+    hsize_t dims[1] = {(hsize_t)set->n};
+    int rc = pm_dataset(file, "events", t, 1, dims, rows);
+    H5Tclose(t);
+    return rc;
 }
 
 struct pm_h5_region {
@@ -246,203 +278,47 @@ struct pm_h5_region {
     const char *kind, *path;
 };
 
-static int pm_write_regions(hid_t file, const struct pm_merged *m)
+static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_t n)
 {
-    struct pm_h5_region *rows = calloc((size_t)m->n + 1, sizeof *rows);
-    char **paths = calloc((size_t)m->n + 1, sizeof *paths);
-    int rc = -1;
-    if (!rows || !paths)
-        goto out;
-    for (int32_t r = 0; r < m->n; r++) {
-        const char *name = pm_name_get(m->name[r]);
-        const char *up = m->parent[r] < 0 ? NULL : paths[m->parent[r]];
-        size_t len = strlen(name) + (up ? strlen(up) + 1 : 0) + 1;
-        if (!(paths[r] = malloc(len)))
-            goto out;
-        snprintf(paths[r], len, "%s%s%s", up ? up : "", up ? "/" : "", name);
-        rows[r] = (struct pm_h5_region){name, m->parent[r], m->depth[r],
-                                        pm_kind_names[pm_name_kind(m->name[r])], paths[r]};
-    }
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_region, name, PM_F_STR), PM_FIELD(pm_h5_region, parent, PM_F_I32),
         PM_FIELD(pm_h5_region, depth, PM_F_I32), PM_FIELD(pm_h5_region, kind, PM_F_STR),
         PM_FIELD(pm_h5_region, path, PM_F_STR),
     };
-    rc = pm_write_table(file, "regions", fields, sizeof fields / sizeof *fields, sizeof *rows,
-                        (hsize_t)m->n, rows);
+    struct pm_h5_region *rows = calloc((size_t)n + 1, sizeof *rows);
+    char **paths = calloc((size_t)n + 1, sizeof *paths);
+    int rc = -1;
+    if (!rows || !paths)
+        goto out;
+    for (int32_t r = 0; r < n; r++) {
+        const char *up = reg[r].parent < 0 ? NULL : paths[reg[r].parent];
+        size_t len = strlen(reg[r].name) + (up ? strlen(up) + 1 : 0) + 1;
+        if (!(paths[r] = malloc(len)))
+            goto out;
+        snprintf(paths[r], len, "%s%s%s", up ? up : "", up ? "/" : "", reg[r].name);
+        int kind = reg[r].kind >= 0 && reg[r].kind < PM_KINDS ? reg[r].kind : PM_KIND_USER;
+        rows[r] = (struct pm_h5_region){reg[r].name, reg[r].parent, reg[r].depth,
+                                        pm_kind_names[kind], paths[r]};
+    }
+    hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
+    hsize_t dims[1] = {(hsize_t)n};
+    rc = pm_dataset(file, "regions", t, 1, dims, rows);
+    H5Tclose(t);
 out:
     if (paths)
-        for (int32_t r = 0; r < m->n; r++)
+        for (int32_t r = 0; r < n; r++)
             free(paths[r]);
     free(paths), free(rows);
     return rc;
 }
 
-struct pm_h5_thread {
-    int32_t rank, thread;
-    int64_t pid, tid;
-    const char *host;
-    int32_t cpu_first, cpu_last;
-    uint8_t exited;
-    int32_t open_at_end;
-};
-
-static int pm_write_threads(hid_t file, const struct pm_output *o)
+static int pm_write_messages(hid_t file, const char *const *messages, size_t n)
 {
-    struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
-    if (!rows)
-        return -1;
-    for (int32_t i = 0; i < o->nthreads; i++) {
-        const struct pm_thread *t = o->threads[i];
-        rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, o->host, t->cpu_first,
-                                        t->cpu_last, (uint8_t)t->exited, t->open_at_end};
-    }
-    static const struct pm_field fields[] = {
-        PM_FIELD(pm_h5_thread, rank, PM_F_I32), PM_FIELD(pm_h5_thread, thread, PM_F_I32),
-        PM_FIELD(pm_h5_thread, pid, PM_F_I64), PM_FIELD(pm_h5_thread, tid, PM_F_I64),
-        PM_FIELD(pm_h5_thread, host, PM_F_STR), PM_FIELD(pm_h5_thread, cpu_first, PM_F_I32),
-        PM_FIELD(pm_h5_thread, cpu_last, PM_F_I32), PM_FIELD(pm_h5_thread, exited, PM_F_U8),
-        PM_FIELD(pm_h5_thread, open_at_end, PM_F_I32),
-    };
-    int rc = pm_write_table(file, "threads", fields, sizeof fields / sizeof *fields,
-                            sizeof *rows, (hsize_t)o->nthreads, rows);
-    free(rows);
-    return rc;
-}
-
-static int pm_write_messages(hid_t file)
-{
-    size_t n = pm_msg_count();
-    const char **rows = calloc(n + 1, sizeof *rows);
-    if (!rows)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        rows[i] = pm_msg_get(i);
     hid_t str = pm_string_type();
     hsize_t dims[1] = {(hsize_t)n};
-    int rc = pm_dataset(file, "messages", str, 1, dims, rows);
+    int rc = pm_dataset(file, "messages", str, 1, dims, messages);
     H5Tclose(str);
-    free(rows);
     return rc;
-}
-
-/* ---- the per-(thread, region) arrays ------------------------------------------------- */
-
-static int pm_write_cells(hid_t file, const struct pm_output *o, const struct pm_merged *m)
-{
-    const hsize_t T = (hsize_t)o->nthreads, R = (hsize_t)m->n;
-    const hsize_t E = (hsize_t)o->set->n, G = (hsize_t)o->set->ngroups;
-    const unsigned stride = pm_stride(o->set);
-    uint64_t *visits = calloc(T * R + 1, 8), *wall = calloc(T * R + 1, 8);
-    uint64_t *bytes = calloc(T * R + 1, 8), *bytes_unknown = calloc(T * R + 1, 8);
-    uint32_t *flags = calloc(T * R + 1, 4);
-    uint64_t *counts = calloc(T * R * E + 1, 8);
-    uint64_t *ena = calloc(T * R * G + 1, 8), *run = calloc(T * R * G + 1, 8);
-    int rc = -1;
-    if (!visits || !wall || !flags || !counts || !ena || !run || !bytes || !bytes_unknown)
-        goto out;
-    for (hsize_t t = 0; t < T; t++) {
-        const struct pm_thread *th = o->threads[t];
-        for (int32_t n = 0; n < th->nnodes; n++) {
-            hsize_t cell = t * R + (hsize_t)m->map[t][n];
-            const struct pm_node *node = &th->nodes[n];
-            const uint64_t *acc = th->acc + (size_t)n * stride;
-            visits[cell] += node->visits;
-            bytes[cell] += node->bytes;
-            bytes_unknown[cell] += node->bytes_unknown;
-            wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
-            flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
-            for (hsize_t e = 0; e < E; e++)
-                counts[cell * E + e] += acc[e];
-            for (hsize_t g = 0; g < G; g++) {
-                ena[cell * G + g] += acc[E + g];
-                run[cell * G + g] += acc[E + G + g];
-            }
-        }
-    }
-    hid_t grp = H5Gcreate2(file, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (grp < 0)
-        goto out;
-    hsize_t d2[2] = {T, R}, d3e[3] = {T, R, E}, d3g[3] = {T, R, G};
-    rc = pm_dataset(grp, "visits", H5T_NATIVE_UINT64, 2, d2, visits);
-    rc |= pm_dataset(grp, "wall_ns", H5T_NATIVE_UINT64, 2, d2, wall);
-    rc |= pm_dataset(grp, "counts", H5T_NATIVE_UINT64, 3, d3e, counts);
-    rc |= pm_dataset(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, ena);
-    rc |= pm_dataset(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, run);
-    rc |= pm_dataset(grp, "flags", H5T_NATIVE_UINT32, 2, d2, flags);
-    rc |= pm_dataset(grp, "bytes", H5T_NATIVE_UINT64, 2, d2, bytes);
-    rc |= pm_dataset(grp, "bytes_unknown", H5T_NATIVE_UINT64, 2, d2, bytes_unknown);
-    hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
-    for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
-        rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
-                             &pm_flag_names[i].bit);
-    if (fds >= 0)
-        H5Dclose(fds);
-    H5Gclose(grp);
-out:
-    free(visits), free(wall), free(flags), free(counts), free(ena), free(run);
-    free(bytes), free(bytes_unknown);
-    return rc ? -1 : 0;
-}
-
-/* Split stride-word readings into counts [N,E], enabled [N,G], running [N,G]. */
-static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t rows,
-                             const uint64_t *const *readings)
-{
-    const hsize_t E = (hsize_t)set->n, G = (hsize_t)set->ngroups;
-    uint64_t *counts = calloc(rows * E + 1, 8), *ena = calloc(rows * G + 1, 8),
-             *run = calloc(rows * G + 1, 8);
-    int rc = -1;
-    if (counts && ena && run) {
-        for (hsize_t r = 0; r < rows; r++) {
-            memcpy(counts + r * E, readings[r], E * 8);
-            memcpy(ena + r * G, readings[r] + E, G * 8);
-            memcpy(run + r * G, readings[r] + E + G, G * 8);
-        }
-        hsize_t de[2] = {rows, E}, dg[2] = {rows, G};
-        rc = pm_dataset(grp, "counts", H5T_NATIVE_UINT64, 2, de, counts);
-        rc |= pm_dataset(grp, "enabled_ns", H5T_NATIVE_UINT64, 2, dg, ena);
-        rc |= pm_dataset(grp, "running_ns", H5T_NATIVE_UINT64, 2, dg, run);
-    }
-    free(counts), free(ena), free(run);
-    return rc ? -1 : 0;
-}
-
-static int pm_write_totals(hid_t file, const struct pm_output *o)
-{
-    hsize_t T = (hsize_t)o->nthreads, N = o->totals ? 1 : 0;
-    const uint64_t **readings = calloc(T + 1, sizeof *readings);
-    uint64_t *wall = calloc(T + 1, sizeof *wall);
-    uint32_t *flags = calloc(T + 1, sizeof *flags);
-    int rc = -1;
-    if (!readings || !wall || !flags)
-        goto out;
-    for (hsize_t t = 0; t < T; t++) {
-        const struct pm_thread *th = o->threads[t];
-        readings[t] = th->total;
-        wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
-        flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0);
-    }
-    hid_t grp = H5Gcreate2(file, "thread", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    rc = grp < 0 ? -1 : pm_write_readings(grp, o->set, T, readings);
-    if (grp >= 0) {
-        hsize_t d1[1] = {T};
-        rc |= pm_dataset(grp, "wall_ns", H5T_NATIVE_UINT64, 1, d1, wall);
-        rc |= pm_dataset(grp, "flags", H5T_NATIVE_UINT32, 1, d1, flags);
-        H5Gclose(grp);
-    }
-    grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const uint64_t *rank[1] = {o->totals};
-    int32_t rank_id[1] = {o->rank};
-    rc |= grp < 0 ? -1 : pm_write_readings(grp, o->set, N, rank);
-    if (grp >= 0) {
-        hsize_t d1[1] = {N};
-        rc |= pm_dataset(grp, "rank", H5T_NATIVE_INT32, 1, d1, rank_id);
-        H5Gclose(grp);
-    }
-out:
-    free(readings), free(wall), free(flags);
-    return rc ? -1 : 0;
 }
 
 static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
@@ -478,15 +354,216 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     return rc ? -1 : 0;
 }
 
+int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_region_desc *regions,
+                    int32_t nregions, const char *const *messages, size_t nmessages)
+{
+    int rc = pm_write_root_attrs(file, o);
+    rc |= pm_write_events(file, o->set);
+    rc |= pm_write_regions(file, regions, nregions);
+    rc |= pm_write_messages(file, messages, nmessages);
+    return rc ? -1 : 0;
+}
+
+/* ---- rows: threads and the per-(thread, region) arrays --------------------------- */
+
+struct pm_h5_thread {
+    int32_t rank, thread;
+    int64_t pid, tid;
+    char host[PM_HOST_LEN];
+    int32_t cpu_first, cpu_last;
+    uint8_t exited;
+    int32_t open_at_end;
+};
+
+static int pm_write_threads(hid_t file, const struct pm_output *o, const struct pm_slab *s)
+{
+    static const struct pm_field fields[] = {
+        PM_FIELD(pm_h5_thread, rank, PM_F_I32), PM_FIELD(pm_h5_thread, thread, PM_F_I32),
+        PM_FIELD(pm_h5_thread, pid, PM_F_I64), PM_FIELD(pm_h5_thread, tid, PM_F_I64),
+        PM_FIELD(pm_h5_thread, host, PM_F_HOST), PM_FIELD(pm_h5_thread, cpu_first, PM_F_I32),
+        PM_FIELD(pm_h5_thread, cpu_last, PM_F_I32), PM_FIELD(pm_h5_thread, exited, PM_F_U8),
+        PM_FIELD(pm_h5_thread, open_at_end, PM_F_I32),
+    };
+    struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
+    if (!rows)
+        return -1;
+    for (int32_t i = 0; i < o->nthreads; i++) {
+        const struct pm_thread *t = o->threads[i];
+        rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, "", t->cpu_first,
+                                        t->cpu_last, (uint8_t)t->exited, t->open_at_end};
+        snprintf(rows[i].host, sizeof rows[i].host, "%s", o->host);
+    }
+    hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
+    hsize_t dims[1] = {s->thread_total};
+    int rc = pm_slab_write(file, "threads", t, 1, dims, s->thread_offset,
+                           (hsize_t)o->nthreads, rows, s->dxpl);
+    H5Tclose(t);
+    free(rows);
+    return rc;
+}
+
+static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const *map,
+                          const struct pm_slab *s)
+{
+    const hsize_t T = (hsize_t)o->nthreads, R = s->regions;
+    const hsize_t E = (hsize_t)o->set->n, G = (hsize_t)o->set->ngroups;
+    const unsigned stride = pm_stride(o->set);
+    uint64_t *visits = calloc(T * R + 1, 8), *wall = calloc(T * R + 1, 8);
+    uint64_t *bytes = calloc(T * R + 1, 8), *bytes_unknown = calloc(T * R + 1, 8);
+    uint32_t *flags = calloc(T * R + 1, 4);
+    uint64_t *counts = calloc(T * R * E + 1, 8);
+    uint64_t *ena = calloc(T * R * G + 1, 8), *run = calloc(T * R * G + 1, 8);
+    int rc = -1;
+    if (!visits || !wall || !flags || !counts || !ena || !run || !bytes || !bytes_unknown)
+        goto out;
+    for (hsize_t t = 0; t < T; t++) {
+        const struct pm_thread *th = o->threads[t];
+        for (int32_t n = 0; n < th->nnodes; n++) {
+            hsize_t cell = t * R + (hsize_t)map[t][n];
+            const struct pm_node *node = &th->nodes[n];
+            const uint64_t *acc = th->acc + (size_t)n * stride;
+            visits[cell] += node->visits;
+            bytes[cell] += node->bytes;
+            bytes_unknown[cell] += node->bytes_unknown;
+            wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
+            flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
+            for (hsize_t e = 0; e < E; e++)
+                counts[cell * E + e] += acc[e];
+            for (hsize_t g = 0; g < G; g++) {
+                ena[cell * G + g] += acc[E + g];
+                run[cell * G + g] += acc[E + G + g];
+            }
+        }
+    }
+    hid_t grp = H5Gcreate2(file, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (grp < 0)
+        goto out;
+    const hsize_t d2[2] = {s->thread_total, R}, d3e[3] = {s->thread_total, R, E},
+                  d3g[3] = {s->thread_total, R, G};
+    const hsize_t row0 = s->thread_offset;
+    rc = pm_slab_write(grp, "visits", H5T_NATIVE_UINT64, 2, d2, row0, T, visits, s->dxpl);
+    rc |= pm_slab_write(grp, "wall_ns", H5T_NATIVE_UINT64, 2, d2, row0, T, wall, s->dxpl);
+    rc |= pm_slab_write(grp, "counts", H5T_NATIVE_UINT64, 3, d3e, row0, T, counts, s->dxpl);
+    rc |= pm_slab_write(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, ena, s->dxpl);
+    rc |= pm_slab_write(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, run, s->dxpl);
+    rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 2, d2, row0, T, flags, s->dxpl);
+    rc |= pm_slab_write(grp, "bytes", H5T_NATIVE_UINT64, 2, d2, row0, T, bytes, s->dxpl);
+    rc |= pm_slab_write(grp, "bytes_unknown", H5T_NATIVE_UINT64, 2, d2, row0, T,
+                        bytes_unknown, s->dxpl);
+    hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
+    for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
+        rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
+                             &pm_flag_names[i].bit);
+    if (fds >= 0)
+        H5Dclose(fds);
+    H5Gclose(grp);
+out:
+    free(visits), free(wall), free(flags), free(counts), free(ena), free(run);
+    free(bytes), free(bytes_unknown);
+    return rc ? -1 : 0;
+}
+
+/* Split stride-word readings into counts [N,E], enabled [N,G], running [N,G]
+ * and write them as rows [row0, row0 + rows) of `total`. */
+static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t total,
+                             hsize_t row0, hsize_t rows, const uint64_t *const *readings,
+                             hid_t dxpl)
+{
+    const hsize_t E = (hsize_t)set->n, G = (hsize_t)set->ngroups;
+    uint64_t *counts = calloc(rows * E + 1, 8), *ena = calloc(rows * G + 1, 8),
+             *run = calloc(rows * G + 1, 8);
+    int rc = -1;
+    if (counts && ena && run) {
+        for (hsize_t r = 0; r < rows; r++) {
+            memcpy(counts + r * E, readings[r], E * 8);
+            memcpy(ena + r * G, readings[r] + E, G * 8);
+            memcpy(run + r * G, readings[r] + E + G, G * 8);
+        }
+        hsize_t de[2] = {total, E}, dg[2] = {total, G};
+        rc = pm_slab_write(grp, "counts", H5T_NATIVE_UINT64, 2, de, row0, rows, counts, dxpl);
+        rc |= pm_slab_write(grp, "enabled_ns", H5T_NATIVE_UINT64, 2, dg, row0, rows, ena, dxpl);
+        rc |= pm_slab_write(grp, "running_ns", H5T_NATIVE_UINT64, 2, dg, row0, rows, run, dxpl);
+    }
+    free(counts), free(ena), free(run);
+    return rc ? -1 : 0;
+}
+
+static int pm_write_totals(hid_t file, const struct pm_output *o, const struct pm_slab *s)
+{
+    hsize_t T = (hsize_t)o->nthreads, N = o->totals ? 1 : 0;
+    const uint64_t **readings = calloc(T + 1, sizeof *readings);
+    uint64_t *wall = calloc(T + 1, sizeof *wall);
+    uint32_t *flags = calloc(T + 1, sizeof *flags);
+    int rc = -1;
+    if (!readings || !wall || !flags)
+        goto out;
+    for (hsize_t t = 0; t < T; t++) {
+        const struct pm_thread *th = o->threads[t];
+        readings[t] = th->total;
+        wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
+        flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0);
+    }
+    hid_t grp = H5Gcreate2(file, "thread", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    rc = grp < 0 ? -1
+                 : pm_write_readings(grp, o->set, s->thread_total, s->thread_offset, T,
+                                     readings, s->dxpl);
+    if (grp >= 0) {
+        hsize_t d1[1] = {s->thread_total};
+        rc |= pm_slab_write(grp, "wall_ns", H5T_NATIVE_UINT64, 1, d1, s->thread_offset, T,
+                            wall, s->dxpl);
+        rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 1, d1, s->thread_offset, T,
+                            flags, s->dxpl);
+        H5Gclose(grp);
+    }
+    grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const uint64_t *rank[1] = {o->totals};
+    int32_t rank_id[1] = {o->rank};
+    rc |= grp < 0 ? -1
+                  : pm_write_readings(grp, o->set, s->rank_total, s->rank_offset, N, rank,
+                                      s->dxpl);
+    if (grp >= 0) {
+        hsize_t d1[1] = {s->rank_total};
+        rc |= pm_slab_write(grp, "rank", H5T_NATIVE_INT32, 1, d1, s->rank_offset, N, rank_id,
+                            s->dxpl);
+        H5Gclose(grp);
+    }
+out:
+    free(readings), free(wall), free(flags);
+    return rc ? -1 : 0;
+}
+
+int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
+                  const struct pm_slab *slab)
+{
+    int rc = pm_write_threads(file, o, slab);
+    rc |= pm_write_cells(file, o, map, slab);
+    rc |= pm_write_totals(file, o, slab);
+    return rc ? -1 : 0;
+}
+
+/* ---- one process, one file --------------------------------------------------------- */
+
 int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_t errlen)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  /* our message, not HDF5's stack dump */
     struct pm_merged m;
-    if (pm_merge(&m, o) != 0) {
+    struct pm_region_desc *regions = NULL;
+    const char **messages = calloc(pm_msg_count() + 1, sizeof *messages);
+    int rc = pm_merge(&m, o);
+    if (rc == 0 && messages && (regions = calloc((size_t)m.n + 1, sizeof *regions))) {
+        for (int32_t r = 0; r < m.n; r++)
+            regions[r] = (struct pm_region_desc){pm_name_get(m.name[r]), m.parent[r],
+                                                 m.depth[r], (int)pm_name_kind(m.name[r])};
+    }
+    if (rc != 0 || !regions || !messages) {
         pm_merge_free(&m, o->nthreads);
-        snprintf(err, errlen, "out of memory merging regions");
+        free(regions), free(messages);
+        snprintf(err, errlen, "out of memory preparing the file");
         return -1;
     }
+    for (size_t i = 0; i < pm_msg_count(); i++)
+        messages[i] = pm_msg_get(i);
+
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
     errno = 0;
@@ -494,23 +571,21 @@ int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_
     H5Pclose(fapl);
     if (file < 0) {
         int e = errno;
-        pm_merge_free(&m, o->nthreads);
         snprintf(err, errlen, "cannot create %s: %s", path, e ? strerror(e) : "HDF5 error");
-        return -1;
+        rc = -1;
+    } else {
+        struct pm_slab slab = {.thread_offset = 0, .thread_total = (hsize_t)o->nthreads,
+                               .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
+                               .regions = (hsize_t)m.n, .dxpl = H5P_DEFAULT};
+        rc = pm_h5out_tables(file, o, regions, m.n, messages, pm_msg_count());
+        rc |= pm_h5out_rows(file, o, m.map, &slab);
+        rc |= H5Fclose(file) < 0;
+        if (rc) {
+            unlink(path);
+            snprintf(err, errlen, "writing %s failed (disk full or HDF5 error)", path);
+        }
     }
-    int rc = pm_write_root_attrs(file, o);
-    rc |= pm_write_events(file, o->set);
-    rc |= pm_write_regions(file, &m);
-    rc |= pm_write_threads(file, o);
-    rc |= pm_write_cells(file, o, &m);
-    rc |= pm_write_totals(file, o);
-    rc |= pm_write_messages(file);
-    rc |= H5Fclose(file) < 0;
     pm_merge_free(&m, o->nthreads);
-    if (rc) {
-        unlink(path);
-        snprintf(err, errlen, "writing %s failed (disk full or HDF5 error)", path);
-        return -1;
-    }
-    return 0;
+    free(regions), free(messages);
+    return rc ? -1 : 0;
 }
