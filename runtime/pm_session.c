@@ -34,6 +34,9 @@ static uint64_t pm_start_mono;
 static int pm_fork_child;
 static char pm_command[2048];
 static struct pm_rank_info pm_rank;
+static pm_job_writer_fn pm_job_writer;
+
+void pm_session_set_job_writer(pm_job_writer_fn fn) { pm_job_writer = fn; }
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
                                           where the program chdir'ed to */
 
@@ -290,8 +293,9 @@ static void pm_insert_tag(char *path, size_t len, const char *tag)
     snprintf(path, len, "%s%s%s", stem, tag, has_ext ? ".h5" : "");
 }
 
-/* The path the user asked for (a directory gets the default name inside). */
-static void pm_wanted_path(char *out, size_t len)
+/* The path the user asked for (a directory gets the default name inside);
+ * `per_rank`: this rank writes its own file, tagged with its rank. */
+static void pm_wanted_path(char *out, size_t len, int per_rank)
 {
     char name[128];
     pm_default_name(name, sizeof name);
@@ -308,8 +312,7 @@ static void pm_wanted_path(char *out, size_t len)
         snprintf(out, len, "%s/%s", pm_start_cwd, rel);
     }
     char tag[64];
-    if (pm_rank.rank >= 0) {
-        /* One file per rank until the collective per-job writer lands. */
+    if (per_rank && pm_rank.rank >= 0) {
         snprintf(tag, sizeof tag, ".rank%d", pm_rank.rank);
         pm_insert_tag(out, len, tag);
     }
@@ -370,10 +373,47 @@ static int pm_write_to(const char *want, const struct pm_output *o, char *final,
     return 0;
 }
 
+static void pm_announce(const char *final, const struct pm_output *o, const char *what)
+{
+    if (!pm_cfg.quiet)
+        fprintf(stderr, "perfmark: wrote %s (%s, events: %s) — see: perfmark report %s\n",
+                final, what, pm_set.n ? pm_set.group_name : "none", final);
+}
+
+/* One file for the whole job, written collectively; 0 if done (on every
+ * rank), -1 if each rank must write its own. */
+static int pm_write_job_file(const struct pm_output *o)
+{
+    char want[PM_PATH_MAX], tmp[PM_PATH_MAX + 64], final[PM_PATH_MAX + 16],
+        err[PM_PATH_MAX + 256] = "";
+    pm_wanted_path(want, sizeof want, 0);
+    int role = pm_job_writer(o, want, tmp, sizeof tmp, err, sizeof err);
+    if (role < 0) {
+        if (err[0])
+            pm_msg(PM_MSG_ONCE, "%s; each rank writes its own file instead", err);
+        return -1;
+    }
+    if (role == 0)
+        return 0;
+    if (pm_publish(tmp, want, final, sizeof final) != 0) {
+        /* The data is complete in tmp: say where rather than lose it. */
+        pm_msg(PM_MSG_ONCE, "cannot rename %s into place (%s); the job's data is in %s", tmp,
+               strerror(errno), tmp);
+        return 0;
+    }
+    if (strcmp(final, want) != 0)
+        pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
+               want, final);
+    char what[64];
+    snprintf(what, sizeof what, "one file for %d rank(s)", o->ranks);
+    pm_announce(final, o, what);
+    return 0;
+}
+
 static void pm_write_file(const struct pm_output *o)
 {
     char want[PM_PATH_MAX], final[PM_PATH_MAX + 16], err[PM_PATH_MAX + 256];
-    pm_wanted_path(want, sizeof want);
+    pm_wanted_path(want, sizeof want, 1);
     if (pm_write_to(want, o, final, sizeof final, err, sizeof err) != 0) {
         /* Fall back to a place we can write, keeping the file name. */
         const char *base = strrchr(want, '/') ? strrchr(want, '/') + 1 : want;
@@ -397,10 +437,9 @@ static void pm_write_file(const struct pm_output *o)
     if (strcmp(final, want) != 0)
         pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
                want, final);
-    if (!pm_cfg.quiet)
-        fprintf(stderr, "perfmark: wrote %s (%d thread(s), events: %s) — see: perfmark report "
-                "%s\n", final, (int)o->nthreads, pm_set.n ? pm_set.group_name : "none",
-                final);
+    char what[64];
+    snprintf(what, sizeof what, "%d thread(s)", (int)o->nthreads);
+    pm_announce(final, o, what);
 }
 
 static int pm_any_data(void)
@@ -411,7 +450,7 @@ static int pm_any_data(void)
     return 0;
 }
 
-void pm_session_finalize(void)
+void pm_session_finalize(int collective)
 {
     pthread_mutex_lock(&pm_start_lock);
     if (pm_state != PM_ON) {
@@ -449,7 +488,9 @@ void pm_session_finalize(void)
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
         .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
     };
+    if (collective && pm_job_writer && !pm_fork_child && pm_write_job_file(&o) == 0)
+        return;
     pm_write_file(&o);
 }
 
-__attribute__((destructor)) static void pm_session_dtor(void) { pm_session_finalize(); }
+__attribute__((destructor)) static void pm_session_dtor(void) { pm_session_finalize(0); }

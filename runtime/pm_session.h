@@ -11,6 +11,8 @@
 
 #include "pm_thread.h"
 
+#include <stddef.h>
+
 enum pm_session_state { PM_OFF = 0, PM_LAZY, PM_ON, PM_STOPPED };
 
 extern volatile int pm_state;
@@ -34,8 +36,18 @@ int pm_markers_are_primary(void);
  * (a process that initialises MPI is an application rank). */
 void pm_session_set_rank(int rank, int size);
 
-/* Write the file now (idempotent). Called at exit; later also by the MPI
- * finalize wrapper. */
-void pm_session_finalize(void);
+/* Write the file now (idempotent). Called at exit, and by the MPI_Finalize
+ * wrapper with `collective` = 1: MPI still works and every rank is here, so
+ * a registered job writer may write one file for the whole job. */
+void pm_session_finalize(int collective);
+
+struct pm_output;
+/* A job writer writes the whole job's file collectively at `tmp` (which it
+ * chooses from `want`, identically on every rank). Returns 1 on the one rank
+ * that must publish `tmp` under `want`, 0 on the others, and -1 on every rank
+ * when the job file could not be written (each rank then writes its own). */
+typedef int (*pm_job_writer_fn)(const struct pm_output *o, const char *want, char *tmp,
+                                size_t tmplen, char *err, size_t errlen);
+void pm_session_set_job_writer(pm_job_writer_fn fn);
 
 #endif

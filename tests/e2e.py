@@ -522,20 +522,25 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none"]
 
 
-def check_rank_files(tmp, np_, pages, stem="out"):
+def check_job_file(tmp, np_, pages, stem="out"):
+    """One file for the job: thread rows in rank order, exact per-rank counts."""
     files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
-    want = sorted("%s.rank%d.h5" % (stem, r) for r in range(np_))
-    check(files == want, "files %s, want %s (a launcher or helper wrote one?)" % (files, want))
+    check(files == ["%s.h5" % stem], "files %s, want one job file (a launcher, helper or "
+          "rank wrote its own?)" % files)
+    m = Measured(os.path.join(tmp, stem + ".h5"))
+    check(int(m.f.attrs["ranks"]) == np_ and int(m.f.attrs["rank"]) == -1,
+          "rank attrs %s/%s" % (m.f.attrs["rank"], m.f.attrs["ranks"]))
+    ranks = [int(x) for x in m.threads["rank"]]
+    check(ranks == sorted(ranks) and set(ranks) == set(range(np_)),
+          "thread rows by rank %r" % ranks)
+    check([int(x) for x in m.f["rank/rank"][:]] == list(range(np_)), "/rank rows")
     for r in range(np_):
-        m = Measured(os.path.join(tmp, "%s.rank%d.h5" % (stem, r)))
-        check(int(m.f.attrs["rank"]) == r and int(m.f.attrs["ranks"]) == np_,
-              "rank attrs %s/%s" % (m.f.attrs["rank"], m.f.attrs["ranks"]))
-        check(all(int(x) == r for x in m.threads["rank"]), "thread rows carry rank %r" % m.threads["rank"])
-        t = m.rows_visiting("touch")[0]
+        t = ranks.index(r)  # the rank's main thread is its first row
         pf = m.count(t, "touch", "page-faults")
         want_pf = pages * (r + 1)
         check(want_pf <= pf <= want_pf + 8, "rank %d: %d page-faults, want %d" % (r, pf, want_pf))
         check(int(m.visits[t, m.region("comm")]) == 1, "rank %d: comm visits" % r)
+    return m
 
 
 def case_mpi_mpirun_perfmark_run():
@@ -544,7 +549,7 @@ def case_mpi_mpirun_perfmark_run():
     p = run(MPIRUN + ["-np", "2", PERFMARK, "run", "-e", "sw", "-o", out, "--", prog("mpi_app"), "500"],
             env=MPI_ENV, cwd=tmp)
     check(p.stdout.count("mpi_app rank") == 2, "application output changed: %r" % p.stdout)
-    check_rank_files(tmp, 2, 500)
+    check_job_file(tmp, 2, 500)
 
 
 def case_mpi_perfmark_run_mpirun():
@@ -552,7 +557,7 @@ def case_mpi_perfmark_run_mpirun():
     out = os.path.join(tmp, "out.h5")
     run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN + ["-np", "4", prog("mpi_app"), "300"],
         env=MPI_ENV, cwd=tmp)
-    check_rank_files(tmp, 4, 300)
+    check_job_file(tmp, 4, 300)
 
 
 def case_mpi_plain_preload():
@@ -562,7 +567,7 @@ def case_mpi_plain_preload():
     env = dict(MPI_ENV, PERFMARK_OUTPUT=out, PERFMARK_EVENTS="sw")
     run(MPIRUN + ["-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "PERFMARK_OUTPUT", "-x",
                   "PERFMARK_EVENTS", prog("mpi_app"), "400"], env=env, cwd=tmp)
-    check_rank_files(tmp, 2, 400)
+    check_job_file(tmp, 2, 400)
 
 
 def case_mpi_helpers_not_measured():
@@ -571,14 +576,78 @@ def case_mpi_helpers_not_measured():
     out = os.path.join(tmp, "out.h5")
     run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
         ["-np", "2", prog("mpi_app"), "200", "spawn"], env=MPI_ENV, cwd=tmp)
-    check_rank_files(tmp, 2, 200)
+    check_job_file(tmp, 2, 200)
     # the same with plain LD_PRELOAD, where no PERFMARK_PID comes from `perfmark run`
     tmp = tempfile.mkdtemp()
     lib = os.path.join(BUILD, "lib", "libperfmark.so")
     env = dict(MPI_ENV, PERFMARK_OUTPUT=os.path.join(tmp, "out.h5"), PERFMARK_EVENTS="sw")
     run(MPIRUN + ["-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "PERFMARK_OUTPUT", "-x",
                   "PERFMARK_EVENTS", prog("mpi_app"), "200", "spawn"], env=env, cwd=tmp)
-    check_rank_files(tmp, 2, 200)
+    check_job_file(tmp, 2, 200)
+
+
+def mpi_job(np_, args, events="sw"):
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    p = run([PERFMARK, "run", "-e", events, "-o", out, "--"] + MPIRUN +
+            ["-np", str(np_), prog("mpi_app")] + args, env=MPI_ENV, cwd=tmp)
+    return tmp, p
+
+
+def case_mpi_job_file_np1():
+    tmp, _ = mpi_job(1, ["300"])
+    check_job_file(tmp, 1, 300)
+
+
+def case_mpi_job_file_np8():
+    tmp, _ = mpi_job(8, ["100"])
+    check_job_file(tmp, 8, 100)
+
+
+def case_mpi_uneven_ranks():
+    """Ranks with different thread counts and regions only some ranks enter."""
+    np_, pages = 4, 200
+    tmp, _ = mpi_job(np_, [str(pages), "uneven"])
+    m = check_job_file(tmp, np_, pages)
+    ranks = [int(x) for x in m.threads["rank"]]
+    for r in range(np_):
+        check(ranks.count(r) == 1 + r, "rank %d has %d thread rows, want %d" % (r, ranks.count(r), 1 + r))
+    worker_rows = m.rows_visiting("worker")
+    check(sorted(ranks[t] for t in worker_rows) == sorted(r for r in range(np_) for _ in range(r)),
+          "worker threads by rank: %r" % [ranks[t] for t in worker_rows])
+    for t in worker_rows:
+        pf = m.count(t, "worker", "page-faults")
+        check(pages <= pf <= pages + 8, "worker thread row %d: %d page-faults" % (t, pf))
+    even = {ranks[t] for t in m.rows_visiting("even_only")}
+    odd = {ranks[t] for t in m.rows_visiting("odd_only")}
+    check(even == {0, 2} and odd == {1, 3}, "even_only by %s, odd_only by %s" % (even, odd))
+    check(len(m.paths) == 5, "regions %r" % m.paths)
+
+
+def case_mpi_without_mpi_init():
+    """A program that never initialises MPI, under mpirun: each rank its own file."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
+        ["-np", "2", prog("pagefaults"), "500", "1"], env=MPI_ENV, cwd=tmp)
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    check(files == ["out.rank0.h5", "out.rank1.h5"], "files %s" % files)
+    for r in range(2):
+        m = Measured(os.path.join(tmp, "out.rank%d.h5" % r))
+        t = m.rows_visiting("touch")[0]
+        check(500 <= m.count(t, "touch", "page-faults") <= 508, "rank %d not measured" % r)
+
+
+def case_mpi_messages_merged():
+    """The same message on every rank appears once in the job file."""
+    if not no_pmu():
+        print("SKIP: needs a machine without a hardware PMU for a message on every rank")
+        return SKIP
+    tmp, p = mpi_job(4, ["100"], events="cycles")
+    m = check_job_file(tmp, 4, 100)
+    fallback = [x for x in m.messages if "none of the requested events" in x]
+    check(len(fallback) == 1 and fallback[0].startswith("[all 4 ranks]"),
+          "messages %r" % m.messages)
 
 
 def main():
