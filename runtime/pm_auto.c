@@ -21,3 +21,5 @@ int pm_auto_exit(int32_t region, int64_t bytes)
 void pm_auto_mpi_init(int rank, int size) { pm_session_set_rank(rank, size); }
 
 void pm_auto_mpi_finalize(void) { pm_session_finalize(1); }
+
+void pm_auto_mpi_abort(void) { pm_session_finalize_partial(); }

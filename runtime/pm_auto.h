@@ -30,5 +30,8 @@ int pm_auto_exit(int32_t region, int64_t bytes);
 void pm_auto_mpi_init(int rank, int size);
 /* MPI_Finalize was called: write everything now, while MPI still works. */
 void pm_auto_mpi_finalize(void);
+/* MPI_Abort was called: the job is being torn down; save this rank's data
+ * in its own file (flagged PARTIAL) before it goes. */
+void pm_auto_mpi_abort(void);
 
 #endif

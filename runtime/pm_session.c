@@ -35,6 +35,7 @@ static int pm_fork_child;
 static char pm_command[2048];
 static struct pm_rank_info pm_rank;
 static pm_job_writer_fn pm_job_writer;
+static int pm_partial;  /* the data stops short of the program's end */
 
 void pm_session_set_job_writer(pm_job_writer_fn fn) { pm_job_writer = fn; }
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
@@ -487,10 +488,17 @@ void pm_session_finalize(int collective)
         .clock = pm_clock_name(), .pid = (long)getpid(),
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
         .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
+        .partial = pm_partial,
     };
     if (collective && pm_job_writer && !pm_fork_child && pm_write_job_file(&o) == 0)
         return;
     pm_write_file(&o);
+}
+
+void pm_session_finalize_partial(void)
+{
+    pm_partial = 1;
+    pm_session_finalize(0);
 }
 
 __attribute__((destructor)) static void pm_session_dtor(void) { pm_session_finalize(0); }

@@ -40,6 +40,9 @@ void pm_session_set_rank(int rank, int size);
  * wrapper with `collective` = 1: MPI still works and every rank is here, so
  * a registered job writer may write one file for the whole job. */
 void pm_session_finalize(int collective);
+/* The job is dying (MPI_Abort): write this process's own file now, every
+ * cell flagged PARTIAL. */
+void pm_session_finalize_partial(void);
 
 struct pm_output;
 /* A job writer writes the whole job's file collectively at `tmp` (which it

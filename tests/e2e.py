@@ -638,6 +638,23 @@ def case_mpi_without_mpi_init():
         check(500 <= m.count(t, "touch", "page-faults") <= 508, "rank %d not measured" % r)
 
 
+def case_mpi_abort():
+    """MPI_Abort from rank 1: that rank's data is saved in its own file,
+    every cell flagged PARTIAL (the others are killed by Open MPI)."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
+        ["-np", "3", prog("mpi_app"), "200", "abort"], env=MPI_ENV, cwd=tmp, expect=None)
+    path = os.path.join(tmp, "out.rank1.h5")
+    check(os.path.exists(path), "no file from the aborting rank (%s)" % os.listdir(tmp))
+    m = Measured(path)
+    t = m.rows_visiting("touch")[0]
+    check(400 <= m.count(t, "touch", "page-faults") <= 408, "rank 1 touch not measured")
+    check("PARTIAL" in m.flag_names(t, "touch"), "not flagged PARTIAL")
+    check(int(m.f.attrs["partial"]) == 1, "partial attribute")
+    check(not glob.glob(os.path.join(tmp, "*.tmp-*")), "temporary file left behind")
+
+
 def case_mpi_messages_merged():
     """The same message on every rank appears once in the job file."""
     if not no_pmu():

@@ -1,7 +1,8 @@
-/* MPI_Init, MPI_Init_thread, MPI_Finalize: the job's lifecycle. Init tells
+/* MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort: the job's lifecycle. Init tells
  * the runtime who this rank is (and that this process is an application
  * rank); Finalize has perfmark write the job's file collectively before MPI
- * goes away (OMPT's own finalize would come too late). */
+ * goes away (OMPT's own finalize would come too late); Abort saves the
+ * aborting rank's data in its own file first. */
 #include "pm_auto.h"
 
 #include <mpi.h>
@@ -38,4 +39,10 @@ PM_EXPORT int MPI_Finalize(void)
 {
     pm_auto_mpi_finalize();
     return PMPI_Finalize();
+}
+
+PM_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    pm_auto_mpi_abort();
+    return PMPI_Abort(comm, errorcode);
 }

@@ -4,7 +4,8 @@
  * (system(), a shell) that must not be measured. Mode "uneven": rank r
  * starts r threads that each touch PAGES pages in region "worker", and only
  * even ranks enter "even_only", only odd ranks "odd_only".
- * usage: mpi_app PAGES [spawn|uneven] */
+ * Mode "abort": rank 1 calls MPI_Abort(7) after its regions.
+ * usage: mpi_app PAGES [spawn|uneven|abort] */
 #include <mpi.h>
 #include <perfmark.h>
 #include <pthread.h>
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
     touch_pages(pages, "touch");
     if (argc > 2 && strcmp(argv[2], "uneven") == 0)
         uneven(rank, base);
+    if (argc > 2 && strcmp(argv[2], "abort") == 0 && rank == 1)
+        MPI_Abort(MPI_COMM_WORLD, 7);
 
     if (argc > 2 && strcmp(argv[2], "spawn") == 0) {
         if (system("/bin/true && ls / > /dev/null") != 0)
