@@ -1,0 +1,214 @@
+/* pm_topdown — TopDown arithmetic: pure functions, no I/O, no state.
+ *
+ * What perfmark stores per (thread, region) cell is slot counts, never
+ * percentages: a ratio is recomputed from summed slot counts over whatever
+ * aggregation the report makes (threads, ranks, visits), so that averaging
+ * ratios of unequal regions never happens.
+ *
+ * Three methods produce the same slot-count structure (struct pm_td_slots):
+ *   - PERF_METRICS (Intel Ice Lake and later): the kernel exposes `slots`
+ *     (fixed counter 3) and pseudo events topdown-* whose counts are already
+ *     slot counts, floor(slots × byte / 255) per read window (see
+ *     pm_td_metric_slots). Sapphire Rapids adds four level-2 bytes.
+ *   - Skylake (generic events, Intel TMA / perf formulas): pm_td_from_skylake.
+ *   - AMD Zen 4 pipeline utilization (6 dispatch slots per cycle):
+ *     pm_td_from_zen4.
+ * See docs/topdown.md for the method per CPU model and the SHORT threshold. */
+#ifndef PM_TOPDOWN_H
+#define PM_TOPDOWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pm_rdpmc_hooks;
+
+/* Slot-count categories. The first eight are in PERF_METRICS byte order
+ * (byte i of the MSR belongs to metric i; the kernel's topdown-* pseudo
+ * events are config 0x8000 + i × 0x100). SMT contention is the fifth
+ * level-1 category of AMD's pipeline utilization; it is 0 on Intel. */
+enum pm_td_metric {
+    PM_TD_RETIRING = 0,       /* topdown-retiring       0x8000 */
+    PM_TD_BAD_SPEC = 1,       /* topdown-bad-spec       0x8100 */
+    PM_TD_FE_BOUND = 2,       /* topdown-fe-bound       0x8200 */
+    PM_TD_BE_BOUND = 3,       /* topdown-be-bound       0x8300 */
+    PM_TD_HEAVY_OPS = 4,      /* topdown-heavy-ops      0x8400 (level 2) */
+    PM_TD_BR_MISPREDICT = 5,  /* topdown-br-mispredict  0x8500 (level 2) */
+    PM_TD_FETCH_LAT = 6,      /* topdown-fetch-lat      0x8600 (level 2) */
+    PM_TD_MEM_BOUND = 7,      /* topdown-mem-bound      0x8700 (level 2) */
+    PM_TD_SMT_CONTENTION = 8, /* AMD: slots given to the other thread */
+    PM_TD_NCOUNTS = 9,
+};
+#define PM_TD_NBYTES 8        /* metrics held in PERF_METRICS */
+
+/* One cell's TopDown slot counts. Cells add field by field (pm_td_add). */
+struct pm_td_slots {
+    uint64_t slots;                /* total slots (the kernel's `slots`, 4 or 6 × cycles) */
+    uint64_t m[PM_TD_NCOUNTS];     /* slot counts per category */
+    int levels;                    /* 1, or 2 when the level-2 children were measured */
+};
+
+/* Nodes of the breakdown: level 1, then level 2 as (measured child,
+ * derived sibling = parent − child, clamped at 0) pairs. */
+enum pm_td_node {
+    PM_TD_N_RETIRING, PM_TD_N_BAD_SPEC, PM_TD_N_FE_BOUND, PM_TD_N_BE_BOUND,
+    PM_TD_N_SMT_CONTENTION,
+    PM_TD_N_HEAVY_OPS, PM_TD_N_LIGHT_OPS,           /* children of retiring */
+    PM_TD_N_BR_MISPREDICT, PM_TD_N_MACHINE_CLEARS,  /* children of bad speculation */
+    PM_TD_N_FETCH_LAT, PM_TD_N_FETCH_BW,            /* children of frontend bound */
+    PM_TD_N_MEM_BOUND, PM_TD_N_CORE_BOUND,          /* children of backend bound */
+    PM_TD_NNODES,
+};
+
+/* Status of a breakdown: ratios need a nonzero denominator. */
+enum pm_td_status {
+    PM_TD_OK = 0,
+    PM_TD_NO_SLOTS = 1,   /* Σ level-1 slots is 0: no ratios (never NaN) */
+};
+
+struct pm_td_breakdown {
+    double ratio[PM_TD_NNODES];  /* fraction of Σ level-1 slots; 0 where not measured */
+    int levels;
+};
+
+/* ---- the kernel's read-side conversion (Ice Lake and later) ------------ */
+
+/* Slots of metric `idx` (0..7) in one read window: floor(slots × byte / 255)
+ * for byte idx of the PERF_METRICS value, exactly as the kernel's
+ * icl_get_metrics_event_value (mul_u64_u32_div: no overflow for any slots). */
+uint64_t pm_td_metric_slots(uint64_t slots, uint64_t perf_metrics, int idx);
+
+/* One read window: the raw fixed counter 3 and PERF_METRICS since the last
+ * reset. The kernel resets both on every read() of the group. */
+struct pm_td_window {
+    uint64_t slots;
+    uint64_t metrics;
+};
+
+/* Slot counts of one window (levels 1: bytes 0..3, 2: bytes 0..7). */
+void pm_td_from_window(const struct pm_td_window *w, int levels, struct pm_td_slots *out);
+
+/* A region over n read windows: the per-window conversions summed, which
+ * is what the region's delta of the kernel counts amounts to. */
+void pm_td_from_windows(const struct pm_td_window *w, size_t n, int levels,
+                        struct pm_td_slots *out);
+
+/* The kernel's per-event counts of one TopDown group: [0] slots, [1 + i]
+ * metric i. This mirrors __icl_update_topdown_event: at each update the
+ * count grows by value(slots, metrics) − value(last_slots, last_metrics)
+ * when that is positive (last_* are the registers saved at a context
+ * switch, 0 otherwise); a window with zero slots adds nothing. */
+struct pm_td_kcounts {
+    uint64_t count[1 + PM_TD_NBYTES];
+};
+void pm_td_kernel_update(struct pm_td_kcounts *k, int levels, uint64_t slots,
+                         uint64_t metrics, uint64_t last_slots, uint64_t last_metrics);
+
+/* Slot counts from a delta of the group's read values, in the order of the
+ * topdown group of struct pm_cpu_model (slots, then metrics 0..3, then 4..7
+ * when levels is 2). n must be 1 + 4 × levels; -1 otherwise. */
+int pm_td_from_group_values(const uint64_t *v, size_t n, int levels, struct pm_td_slots *out);
+
+/* ---- the rdpmc path ------------------------------------------------------ */
+
+/* RDPMC indices (topdown.txt, x86_pmu_event_idx): fixed counter 3 is SLOTS;
+ * bit 29 selects the PERF_METRICS register. */
+#define PM_TD_RDPMC_SLOTS ((1u << 30) | 3u)
+#define PM_TD_RDPMC_METRICS (1u << 29)
+
+/* Raw registers through rdpmc; slots masked to the counter width (the mmap
+ * page's pmc_width, 48 on these cores). */
+void pm_td_rdpmc_sample(const struct pm_rdpmc_hooks *hooks, unsigned width,
+                        struct pm_td_window *raw);
+
+/* The group's values as read() would return them at this instant, from
+ * what user space sees: the kernel counts published as the mmap pages'
+ * offsets (count[] of the closed windows) plus the conversion of the raw
+ * registers of the open window. No reset happens, so the runtime must fold
+ * (pm_td_rdpmc_fold) before each PERF_EVENT_IOC_RESET. */
+void pm_td_rdpmc_value(const struct pm_td_kcounts *offset, const struct pm_td_window *raw,
+                       int levels, struct pm_td_kcounts *out);
+
+/* Close the open window: add its conversion to `acc`, as the kernel does to
+ * event->count on a read. The caller then resets the registers. */
+void pm_td_rdpmc_fold(struct pm_td_kcounts *acc, const struct pm_td_window *raw, int levels);
+
+/* ---- other methods ------------------------------------------------------- */
+
+/* Skylake/Cascade Lake (no PERF_METRICS), per thread (the SMT-off formulas of
+ * perf's skx-metrics.json: per-thread counters, no *_ANY events):
+ *   slots    = 4 × CPU_CLK_UNHALTED.THREAD
+ *   frontend = IDQ_UOPS_NOT_DELIVERED.CORE
+ *   bad spec = UOPS_ISSUED.ANY − UOPS_RETIRED.RETIRE_SLOTS + 4 × INT_MISC.RECOVERY_CYCLES
+ *   retiring = UOPS_RETIRED.RETIRE_SLOTS
+ *   backend  = slots − frontend − bad spec − retiring
+ * Counts are in the order of the skl/skx/clx topdown group. Negative
+ * differences (multiplexing, skid) are clamped at 0. */
+struct pm_td_skl_counts {
+    uint64_t cycles;            /* CPU_CLK_UNHALTED.THREAD_P */
+    uint64_t idq_not_delivered; /* IDQ_UOPS_NOT_DELIVERED.CORE */
+    uint64_t uops_issued;       /* UOPS_ISSUED.ANY */
+    uint64_t retire_slots;      /* UOPS_RETIRED.RETIRE_SLOTS */
+    uint64_t recovery_cycles;   /* INT_MISC.RECOVERY_CYCLES */
+};
+void pm_td_from_skylake(const struct pm_td_skl_counts *c, struct pm_td_slots *out);
+
+/* AMD Zen 4 pipeline utilization (perf's amdzen4/pipeline.json):
+ *   slots    = 6 × ls_not_halted_cyc
+ *   frontend = de_no_dispatch_per_slot.no_ops_from_frontend
+ *   backend  = de_no_dispatch_per_slot.backend_stalls
+ *   smt      = de_no_dispatch_per_slot.smt_contention
+ *   bad spec = de_src_op_disp.all − ex_ret_ops   (clamped at 0)
+ *   retiring = ex_ret_ops */
+struct pm_td_zen4_counts {
+    uint64_t cycles;          /* ls_not_halted_cyc */
+    uint64_t fe_no_ops;       /* de_no_dispatch_per_slot.no_ops_from_frontend */
+    uint64_t be_stalls;       /* de_no_dispatch_per_slot.backend_stalls */
+    uint64_t smt_contention;  /* de_no_dispatch_per_slot.smt_contention */
+    uint64_t ops_dispatched;  /* de_src_op_disp.all */
+    uint64_t ops_retired;     /* ex_ret_ops */
+};
+void pm_td_from_zen4(const struct pm_td_zen4_counts *c, struct pm_td_slots *out);
+
+/* ---- breakdown ------------------------------------------------------------ */
+
+/* a += b (aggregation over visits, threads, ranks); levels is the lower. */
+void pm_td_add(struct pm_td_slots *a, const struct pm_td_slots *b);
+
+/* Σ level-1 slots: the denominator of every ratio, as perf divides
+ * topdown-X by (fe-bound + bad-spec + retiring + be-bound). */
+uint64_t pm_td_level1_total(const struct pm_td_slots *s);
+
+/* Slot count of any node; the derived level-2 nodes are parent − child,
+ * clamped at 0 (8-bit quantisation can make a child exceed its parent). */
+uint64_t pm_td_node_slots(const struct pm_td_slots *s, enum pm_td_node node);
+
+/* Ratios of every node. PM_TD_NO_SLOTS (all ratios 0) when Σ level 1 is 0. */
+enum pm_td_status pm_td_breakdown(const struct pm_td_slots *s, struct pm_td_breakdown *out);
+
+/* A printable name for a node ("retiring", "light_ops", ...). */
+const char *pm_td_node_name(enum pm_td_node node);
+
+/* ---- SHORT ---------------------------------------------------------------- */
+
+/* A cell is SHORT when it averages fewer than this many slots per read
+ * window. Worst-case error of one derived level-2 node (parent − child,
+ * two quantised metrics) over a region of S slots and n windows:
+ *   2 × (S/255 + n)   (one 8-bit step of the window's slots plus the
+ *                      kernel's floor, for each of the two metrics)
+ * which stays under 1 % of S only when S/n ≥ 928 (at 927 it is 1.0001 %).
+ * 1024 slots (170 to 256 cycles at 6 to 4 slots per cycle) is the round
+ * value above it: there the bound is 0.98 % for level 2, 0.49 % for level 1.
+ * The bound is for the read() path, where every read resets the registers
+ * and so closes a window; docs/topdown.md has the rdpmc case. */
+#define PM_TD_SHORT_SLOTS_PER_WINDOW 1024u
+
+/* Worst-case absolute error, in slots, of one node over S slots and n
+ * windows: k × (S/255 + n), k = 1 for level-1 nodes and measured children
+ * (one quantised metric), 2 for derived level-2 nodes (two). */
+double pm_td_error_bound(uint64_t slots, uint64_t windows, int derived);
+
+/* 1 when a cell of `slots` over `windows` read windows (at least its visit
+ * count; 0 counts as 1) is SHORT. */
+int pm_td_is_short(uint64_t slots, uint64_t windows);
+
+#endif
