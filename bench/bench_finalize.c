@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     MPI_Finalize();
     double t1 = now();
     if (rank == 0)
-        printf("finalize %d ranks x %d threads x %d regions: %.3f s (measured: %s)\n", size,
-               threads, regions, t1 - t0, perfmark_active() ? "yes" : "no");
+        printf("finalize %d ranks x %d threads x %d regions: %.3f s\n", size, threads,
+               regions, t1 - t0);
     return 0;
 }

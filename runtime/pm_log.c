@@ -18,7 +18,7 @@ static size_t pm_ndropped;
 static unsigned long pm_kind_seen[PM_MSG_KINDS];
 
 static const char *const pm_kind_name[PM_MSG_KINDS] = {
-    "", "unbalanced marker call", "region name problem", "counter problem",
+    "", "", "unbalanced marker call", "region name problem", "counter problem",
 };
 
 void pm_log_set_quiet(int quiet) { pm_quiet = quiet; }
@@ -45,9 +45,9 @@ void pm_msg(enum pm_msg_kind kind, const char *fmt, ...)
 
     pthread_mutex_lock(&pm_log_lock);
     unsigned long seen = ++pm_kind_seen[kind];
-    if (kind == PM_MSG_ONCE || seen <= PM_MSG_PRINT_PER_KIND) {
+    if (kind == PM_MSG_ONCE || kind == PM_MSG_FILE_ONLY || seen <= PM_MSG_PRINT_PER_KIND) {
         pm_keep(text);
-        if (!pm_quiet)
+        if (!pm_quiet && kind != PM_MSG_FILE_ONLY)
             fprintf(stderr, "perfmark: %s\n", text);
     }
     pthread_mutex_unlock(&pm_log_lock);
@@ -56,7 +56,7 @@ void pm_msg(enum pm_msg_kind kind, const char *fmt, ...)
 
 void pm_msg_summarise(void)
 {
-    for (int k = 1; k < PM_MSG_KINDS; k++) {
+    for (int k = PM_MSG_FILE_ONLY + 1; k < PM_MSG_KINDS; k++) {
         unsigned long seen = pm_kind_seen[k];
         if (seen > PM_MSG_PRINT_PER_KIND)
             pm_msg(PM_MSG_ONCE, "%lu more of kind '%s' were not printed (%lu in all; "

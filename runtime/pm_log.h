@@ -11,11 +11,14 @@
 
 enum pm_msg_kind {
     PM_MSG_ONCE = 0,        /* ordinary, printed every time it is called */
+    PM_MSG_FILE_ONLY,       /* kept for the file, not printed (e.g. the same
+                               start-up notice on every rank but 0) */
     PM_MSG_UNBALANCED,      /* marker misuse */
     PM_MSG_NAME,            /* odd region names (truncated, ...) */
     PM_MSG_COUNTERS,        /* counter reads failing / reopened */
     PM_MSG_KINDS
 };
+
 
 #define PM_MSG_KEEP_MAX 1000
 

@@ -84,12 +84,15 @@ static void pm_mark_start(void)
         pm_start_cwd[0] = '\0';
 }
 
+/* Every rank resolves the same request the same way: rank 0 says it on
+ * stderr, the others only in the file (where the job file merges them). */
 static void pm_report_events(void)
 {
+    enum pm_msg_kind kind = pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE;
     if (pm_set.fallback[0])
-        pm_msg(PM_MSG_ONCE, "%s", pm_set.fallback);
+        pm_msg(kind, "%s", pm_set.fallback);
     for (int i = 0; i < pm_set.nnotes; i++)
-        pm_msg(PM_MSG_ONCE, "%s", pm_set.notes[i]);
+        pm_msg(kind, "%s", pm_set.notes[i]);
 }
 
 static void pm_thread_gone(void *arg);

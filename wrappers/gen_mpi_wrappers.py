@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Generate perfmark's MPI wrappers from mpi_functions.def.
+
+usage: gen_mpi_wrappers.py TABLE HEADER OUTPUT.c
+
+TABLE is mpi_functions.def (its header documents the format), HEADER is
+pm_mpi.h, whose `int64_t pm_bytes_RULE(int rc, ...)` declarations are the
+byte rules a table line may name (their number of arguments is checked
+here). For every line the output holds the C wrapper MPI_Xxx (calls
+PMPI_Xxx; not for lifecycle rows, whose C wrappers are hand-written in
+mpi_lifecycle.c), the mpif.h / `use mpi` wrapper mpi_xxx_ and the
+`use mpi_f08` wrapper mpi_xxx_f08_ (both call the real pmpi_ entry point
+found once with dlsym). Plain python3, no third-party modules; run by CMake at build time.
+"""
+import os
+import re
+import sys
+
+
+# Lifecycle rows (not regions): the runtime call before and after the real
+# Fortran call. Their C wrappers are hand-written in mpi_lifecycle.c.
+LIFECYCLE = {
+    "init": ("", "    pm_mpi_initialized();"),
+    "finalize": ("    pm_mpi_finalizing();", ""),
+    "abort": ("    pm_mpi_aborting();", ""),
+}
+
+
+class TableError(Exception):
+    pass
+
+
+class Param:
+    """One C parameter: `const int sendcounts[]` -> base 'const int',
+    stars 0, array True, name 'sendcounts'."""
+
+    def __init__(self, text, where):
+        m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$", text.strip())
+        if not m or not m.group(1).strip():
+            raise TableError("%s: cannot read parameter %r" % (where, text))
+        decl = m.group(1)
+        self.stars = decl.count("*")
+        self.base = " ".join(decl.replace("*", " ").split())
+        self.name = m.group(2)
+        self.array = bool(m.group(3))
+
+    def c_decl(self):
+        return "%s %s%s%s" % (self.base, "*" * self.stars, self.name, "[]" if self.array else "")
+
+    def is_buffer(self):
+        return self.base in ("void", "const void") and self.stars == 1
+
+    def is_string(self):
+        return self.base in ("char", "const char") and self.stars == 1 and not self.array
+
+    def f_type(self, where):
+        """The C type a Fortran compiler passes for this parameter."""
+        if self.is_buffer():
+            return "void *"
+        if self.is_string():
+            return "char *"
+        if self.stars > 1 or (self.stars == 1 and self.array):
+            raise TableError("%s: %s has no Fortran form" % (where, self.c_decl()))
+        if self.base in ("MPI_Aint", "MPI_Offset", "MPI_Count") and not self.stars:
+            return self.base + " *"
+        return "MPI_Fint *"
+
+    def rule_arg(self, fortran, where):
+        """This parameter as a byte rule takes it: (C expression, needs a status)."""
+        n, plain = self.name, not self.stars and not self.array
+        if self.base == "int" and plain:
+            return ("*%s" % n if fortran else n), False
+        if self.base == "MPI_Datatype" and plain:
+            return ("PM_DT_F(%s)" if fortran else "PM_DT_C(%s)") % n, False
+        if self.base == "MPI_Comm" and plain:
+            return ("PMPI_Comm_f2c(*%s)" % n if fortran else n), False
+        if self.base == "const int" and (self.array or self.stars == 1):
+            return ("PM_COUNTS_F(%s)" if fortran else "PM_COUNTS_C(%s)") % n, False
+        if self.base == "MPI_Status" and self.stars == 1 and not self.array:
+            return ("pm_f_status(%s, &st)" % n if fortran else n), fortran
+        if self.is_buffer():
+            return ("pm_f_in_place(%s)" if fortran else "PM_IN_PLACE_C(%s)") % n, False
+        raise TableError("%s: parameter %s cannot be used in a byte rule" % (where, self.c_decl()))
+
+
+class Function:
+    def __init__(self, fields, where, rules):
+        if len(fields) not in (3, 4):
+            raise TableError("%s: want NAME | C PARAMETERS | BYTES [| FORTRAN PARAMETERS], "
+                             "got %d fields" % (where, len(fields)))
+        self.name = fields[0]
+        if not re.match(r"^MPI_[A-Z][a-z0-9_]*$", self.name):
+            raise TableError("%s: %r is not an MPI C function name" % (where, self.name))
+        where = "%s (%s)" % (where, self.name)
+        plist = fields[1]
+        self.params = [] if plist == "void" else [Param(p, where) for p in plist.split(",")]
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise TableError("%s: a parameter name repeats" % where)
+        by_name = dict((p.name, p) for p in self.params)
+
+        self.fparams = self.params
+        if len(fields) == 4:
+            flist = [] if fields[3] == "-" else [x.strip() for x in fields[3].split(",")]
+            missing = [x for x in flist if x not in by_name]
+            if missing:
+                raise TableError("%s: Fortran parameters %s are not C parameters" % (where, missing))
+            self.fparams = [by_name[x] for x in flist]
+        for p in self.fparams:
+            p.f_type(where)
+
+        self.bytes = fields[2]
+        self.rule, self.rule_params = None, []
+        if self.bytes not in ("0", "unknown") and self.bytes not in LIFECYCLE:
+            m = re.match(r"^([a-z_]\w*)\((.*)\)$", self.bytes)
+            if not m:
+                raise TableError("%s: cannot read byte rule %r" % (where, self.bytes))
+            self.rule = m.group(1)
+            if self.rule not in rules:
+                raise TableError("%s: no rule pm_bytes_%s in pm_mpi.h" % (where, self.rule))
+            args = [a.strip() for a in m.group(2).split(",")] if m.group(2).strip() else []
+            if len(args) != rules[self.rule]:
+                raise TableError("%s: pm_bytes_%s takes %d arguments after rc, the table gives %d"
+                                 % (where, self.rule, rules[self.rule], len(args)))
+            for a in args:
+                if a not in by_name:
+                    raise TableError("%s: rule argument %r is not a parameter" % (where, a))
+                if by_name[a] not in self.fparams:
+                    raise TableError("%s: rule argument %r has no Fortran form" % (where, a))
+                by_name[a].rule_arg(False, where)
+            self.rule_params = [by_name[a] for a in args]
+
+    # ---- pieces of the generated code ----
+
+    def slot(self):
+        return "pm_region_" + self.name
+
+    def bytes_code(self, fortran, rc):
+        """Statements that set `bytes` (when the region was entered)."""
+        if self.rule is None:
+            return []
+        args, status = [rc], False
+        for p in self.rule_params:
+            expr, st = p.rule_arg(fortran, self.name)
+            args.append(expr)
+            status = status or st
+        call = "pm_bytes_%s(%s)" % (self.rule, ", ".join(args))
+        if status:
+            return ["    if (call.on) {", "        MPI_Status st;",
+                    "        bytes = %s;" % call, "    }"]
+        return ["    if (call.on)", "        bytes = %s;" % call]
+
+    def bracket(self, real_call, fortran, rc):
+        """The body around the real call, shared by the three bindings."""
+        out = ["    struct pm_mpi_call call;",
+               '    pm_mpi_begin(&call, &%s, "%s");' % (self.slot(), self.name),
+               real_call,
+               "    pm_mpi_returned(&call);",
+               "    int64_t bytes = %s;" % ("-1" if self.bytes == "unknown" else "0")]
+        out += self.bytes_code(fortran, rc)
+        out.append("    pm_mpi_end(&call, bytes);")
+        return out
+
+    def c_wrapper(self):
+        decl = ", ".join(p.c_decl() for p in self.params) or "void"
+        args = ", ".join(p.name for p in self.params)
+        out = ["PM_EXPORT int %s(%s)" % (self.name, decl), "{"]
+        out += self.bracket("    int rc = P%s(%s);" % (self.name, args), False, "rc")
+        return out + ["    return rc;", "}", ""]
+
+    def f_typedef(self):
+        return "pm_f_%s" % self.name
+
+    def f_params(self):
+        """(declaration, argument) pairs of the Fortran entry point."""
+        pairs = [(p.f_type(self.name) + p.name, p.name) for p in self.fparams]
+        pairs.append(("MPI_Fint *ierr", "ierr"))
+        pairs += [("size_t %s_len" % p.name, "%s_len" % p.name)
+                  for p in self.fparams if p.is_string()]
+        return pairs
+
+    def f_wrapper(self, suffix):
+        lower = self.name.lower()
+        sym, real = lower + suffix, "p" + lower + suffix
+        pairs = self.f_params()
+        decl = ", ".join(d for d, _ in pairs)
+        args = ", ".join(a for _, a in pairs)
+        out = ["PM_EXPORT void %s(%s)" % (sym, decl), "{",
+               "    static void *slot;",
+               '    %s real = (%s)pm_f_real(&slot, "%s", "%s");'
+               % (self.f_typedef(), self.f_typedef(), real, sym)]
+        if self.bytes in LIFECYCLE:
+            before, after = LIFECYCLE[self.bytes]
+            out += [before, "    real(%s);" % args, after]
+            out = [x for x in out if x]
+        else:
+            out += self.bracket("    real(%s);" % args, True, "pm_f_rc(ierr)")
+        return out + ["}", ""]
+
+    def generate(self):
+        out = ["/* ---- %s: %s */" % (self.name, self.bytes)]
+        if self.bytes not in LIFECYCLE:
+            out.append("static int32_t %s = -1;" % self.slot())
+        out.append("typedef void (*%s)(%s);" % (
+            self.f_typedef(), ", ".join(d for d, _ in self.f_params())))
+        out.append("")
+        if self.bytes not in LIFECYCLE:  # else hand-written in mpi_lifecycle.c
+            out += self.c_wrapper()
+        out += self.f_wrapper("_")
+        out += self.f_wrapper("_f08_")
+        return out
+
+
+def read_rules(header):
+    """Rule name -> number of arguments after rc, from pm_mpi.h."""
+    text = open(header).read()
+    rules = {}
+    for m in re.finditer(r"int64_t\s+pm_bytes_(\w+)\s*\(([^)]*)\)", text):
+        params = [p for p in m.group(2).split(",") if p.strip()]
+        if not params or not re.match(r"^\s*int\s+rc\s*$", params[0]):
+            raise TableError("%s: pm_bytes_%s must take `int rc` first" % (header, m.group(1)))
+        rules[m.group(1)] = len(params) - 1
+    if not rules:
+        raise TableError("%s: no pm_bytes_ rules found" % header)
+    return rules
+
+
+def read_table(path, rules):
+    functions, pending, start = [], "", 0
+    with open(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.rstrip("\n")
+            if not pending and (not line.strip() or line.lstrip().startswith("#")):
+                continue
+            if not pending:
+                start = lineno
+            if line.rstrip().endswith("\\"):
+                pending += line.rstrip()[:-1] + " "
+                continue
+            text = pending + line
+            pending = ""
+            where = "%s:%d" % (path, start)
+            fields = [" ".join(x.split()) for x in text.split("|")]
+            functions.append(Function(fields, where, rules))
+    if pending:
+        raise TableError("%s: the last line ends with a continuation" % path)
+    seen = set()
+    for fn in functions:
+        if fn.name in seen:
+            raise TableError("%s: %s is listed twice" % (path, fn.name))
+        seen.add(fn.name)
+    return functions
+
+
+def main(argv):
+    if len(argv) != 4:
+        sys.stderr.write(__doc__)
+        return 2
+    table, header, output = argv[1:]
+    try:
+        functions = read_table(table, read_rules(header))
+    except (TableError, OSError) as e:
+        sys.stderr.write("gen_mpi_wrappers.py: %s\n" % e)
+        return 1
+    lines = ["/* Generated by wrappers/gen_mpi_wrappers.py from wrappers/mpi_functions.def:",
+             " * do not edit. %d functions, each as MPI_Xxx (lifecycle rows: in"
+             % len(functions), " * mpi_lifecycle.c), mpi_xxx_ and mpi_xxx_f08_. */",
+             '#include "%s"' % os.path.basename(header), ""]
+    for fn in functions:
+        lines += fn.generate()
+    with open(output + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(output + ".tmp", output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
