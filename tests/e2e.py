@@ -656,6 +656,55 @@ def case_mpi_abort():
     check(not glob.glob(os.path.join(tmp, "*.tmp-*")), "temporary file left behind")
 
 
+def mpi_same_behaviour(mode, np_=2):
+    """Run mpi_bad MODE without and with perfmark: the application's own
+    output lines and the exit status must be the same. Returns the run dir."""
+    tmp = tempfile.mkdtemp()
+    cmd = MPIRUN + ["-np", str(np_), prog("mpi_bad"), mode]
+    plain = run(cmd, env=MPI_ENV, cwd=tmp, expect=None)
+    out = os.path.join(tmp, "out.h5")
+    measured = run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + cmd, env=MPI_ENV, cwd=tmp,
+                   expect=None)
+    app = lambda p: sorted(l for l in p.stdout.splitlines() if l.startswith("rank "))
+    check(app(plain) == app(measured), "output differs:\n%r\n%r" % (app(plain), app(measured)))
+    check(plain.returncode == measured.returncode,
+          "exit status %d without perfmark, %d with" % (plain.returncode, measured.returncode))
+    return tmp, measured
+
+
+def case_mpi_bad_init_twice():
+    mpi_same_behaviour("init_twice")
+
+
+def case_mpi_bad_after_finalize():
+    mpi_same_behaviour("after_finalize")
+
+
+def case_mpi_bad_no_finalize():
+    tmp, _ = mpi_same_behaviour("no_finalize")
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    check(files == ["out.rank0.h5", "out.rank1.h5"], "files %s (want one per rank)" % files)
+    for f in files:
+        m = Measured(os.path.join(tmp, f))
+        check(int(m.visits[:, m.region("work")].sum()) == 1, "%s: work not measured" % f)
+
+
+def case_mpi_bad_thread_finalize():
+    tmp, _ = mpi_same_behaviour("thread_finalize")
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    check(files == ["out.h5"], "files %s (want the job file)" % files)
+    m = Measured(os.path.join(tmp, "out.h5"))
+    check(int(m.visits[:, m.region("work")].sum()) == 2, "work visits")
+
+
+def case_mpi_bad_bottom():
+    tmp, p = mpi_same_behaviour("bottom")
+    check(p.stdout.count("gave 1 2 3") == 2, "MPI_BOTTOM broadcast changed: %r" % p.stdout)
+    m = Measured(os.path.join(tmp, "out.h5"))
+    r = m.region("MPI_Bcast")
+    check(int(m.f["region/bytes"][:, r].sum()) == 2 * 24, "bytes %s" % m.f["region/bytes"][:, r])
+
+
 def case_mpi_messages_merged():
     """The same message on every rank appears once in the job file."""
     if not no_pmu():
