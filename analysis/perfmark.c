@@ -1,6 +1,7 @@
 /* perfmark — the command line: run a program under measurement, report a
  * file, list event groups, check what this machine allows. */
 #define _GNU_SOURCE
+#include "pm_cpu_models.h"
 #include "pm_events.h"
 #include "report.h"
 
@@ -61,7 +62,14 @@ static const char pm_usage_report[] =
     "Per region (a tree by call path): visits, wall time, each event as total and\n"
     "per-thread min/mean/max, and data-quality flags. Multiplexed values are\n"
     "scaled (raw x enabled/running), marked as estimates, with the share of time\n"
-    "counted. Writes to stdout unless -o is given.\n";
+    "counted. Writes to stdout unless -o is given.\n"
+    "\n"
+    "A file of several MPI ranks adds: each MPI function summed over its call\n"
+    "paths (calls, bytes, time total and min/mean/max per rank, imbalance\n"
+    "max/mean, the rank of the max), each rank's share of time in MPI, and the\n"
+    "regions compared across ranks the same way (JSON: keys ranks, job_ranks,\n"
+    "regions_by_rank, mpi_functions, mpi_share; CSV: columns appended to each\n"
+    "row). A rank's value is the sum over its threads.\n";
 
 static const char pm_usage_list[] =
     "usage: perfmark list\n"
@@ -233,6 +241,30 @@ static int pm_cmd_report(int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------------ */
 
+static void pm_list_event(const char *name)
+{
+    char why[PM_NOTE_LEN];
+    int ok = pm_event_probe(name, why, sizeof why);
+    printf("         %-18s %s%s\n", name, ok ? "counts here" : "no: ", ok ? "" : why);
+}
+
+/* Groups whose events depend on the CPU model: the detected model's row. */
+static void pm_list_model_group(const char *group)
+{
+    const struct pm_cpu_model *m = pm_cpu_model_detect();
+    const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
+    if (!mg) {
+        printf("         here: no tables for this CPU (see perfmark check)\n");
+        return;
+    }
+    printf("         here: %s tables (%s)\n", m->name, m->description);
+    for (int i = 0; i < PM_MODEL_MAX_EVENTS && mg->events[i].pfm; i++) {
+        char name[PM_EVENT_NAME_LEN];
+        if (pm_cpu_model_event_name(m, mg->events[i].pfm, name, sizeof name) == 0)
+            pm_list_event(name);
+    }
+}
+
 static int pm_cmd_list(void)
 {
     int pmu = pm_pmu_present();
@@ -242,12 +274,10 @@ static int pm_cmd_list(void)
         if (strcmp(g->name, "default") == 0)
             printf("         here: %s\n", pmu ? "ipc + task-clock + page-faults"
                                               : "sw (this machine has no hardware PMU)");
-        for (int i = 0; g->events[i]; i++) {
-            char why[PM_NOTE_LEN];
-            int ok = pm_event_probe(g->events[i], why, sizeof why);
-            printf("         %-18s %s%s\n", g->events[i], ok ? "counts here" : "no: ",
-                   ok ? "" : why);
-        }
+        if (g->per_model)
+            pm_list_model_group(g->name);
+        for (int i = 0; g->events[i]; i++)
+            pm_list_event(g->events[i]);
     }
     printf("\nAny libpfm4 event name works too, with modifiers (u, k, and on hardware\n"
            "events e, i, c=N), e.g. -e task-clock,page-faults:u. See docs/event-groups.md.\n");
@@ -297,6 +327,27 @@ static void pm_check_rdpmc(int pmu)
                  "allows rdpmc");
 }
 
+static void pm_check_topdown(int pmu)
+{
+    static const char *const method[] = {"none", "PERF_METRICS (slots + metric events)",
+                                         "generic events (Skylake method)",
+                                         "pipeline utilisation (Zen 4 method)"};
+    const struct pm_cpu_model *m = pm_cpu_model_detect();
+    if (!m) {
+        printf("TopDown:      not available: perfmark has no tables for this CPU model\n");
+        return;
+    }
+    int td = m->td_method >= 0 && m->td_method < 4 ? (int)m->td_method : 0;
+    printf("TopDown:      %s: CPU model %s (%s), method %s, level%s %s\n",
+           pmu ? "available" : "not available", m->name, m->description, method[td],
+           m->td_levels > 1 ? "s 1-" : " ", m->td_levels > 1 ? "2" : "1");
+    if (!pmu)
+        printf("              this machine has no hardware PMU (the model comes from CPUID);\n"
+               "              -e topdown falls back to the 'sw' group and says so.\n");
+    if (m->hybrid)
+        printf("              hybrid CPU: TopDown is counted on P-cores only.\n");
+}
+
 static int pm_cmd_check(void)
 {
     int pmu = pm_pmu_present();
@@ -331,6 +382,7 @@ static int pm_cmd_check(void)
     int sw = pm_event_probe("task-clock", why, sizeof why);
     printf("software:     %s\n", sw ? "task-clock, page-faults, ... count here"
                                     : why);
+    pm_check_topdown(pmu);
     printf("clock:        region wall time from %s\n",
            "rdtsc where the TSC is invariant, else CLOCK_MONOTONIC");
     return 0;

@@ -66,7 +66,8 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
     size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
     int ok = 1;
     for (int i = 0; i < set->n && ok; i++) {
-        void *p = mmap(NULL, pagesize, PROT_READ, MAP_SHARED, cs->fd[i], 0);
+        int fd = cs->fd[i] >= 0 ? cs->fd[i] : cs->leader[set->ev[i].group];
+        void *p = mmap(NULL, pagesize, PROT_READ, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED) {
             ok = 0;
             break;
@@ -83,21 +84,32 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
         }
 }
 
+/* A group is led by a disabled dummy, or by its first event where the
+ * kernel requires that (TopDown slots): then that event's fd is the leader. */
 static int pm_open_groups(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
     struct perf_event_attr attr;
     for (int g = 0; g < set->ngroups; g++) {
-        pm_leader_attr(&attr, cs->pinned);
+        if (set->led_by_event[g]) {
+            attr = set->ev[cs->gfirst[g]].attr;
+            attr.disabled = 1;
+            attr.pinned = cs->pinned ? 1 : 0;
+        } else {
+            pm_leader_attr(&attr, cs->pinned);
+        }
         attr.inherit = cs->inherit ? 1 : 0;
         cs->leader[g] = pm_perf_open(&attr, cs->cpu, -1);
         if (cs->leader[g] < 0)
             return -1;
     }
     for (int i = 0; i < set->n; i++) {
+        int g = set->ev[i].group;
+        if (set->led_by_event[g] && i == cs->gfirst[g])
+            continue;  /* it is the leader */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
-        cs->fd[i] = pm_perf_open(&attr, cs->cpu, cs->leader[set->ev[i].group]);
+        cs->fd[i] = pm_perf_open(&attr, cs->cpu, cs->leader[g]);
         if (cs->fd[i] < 0)
             return -1;
     }
@@ -129,6 +141,8 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
         if (cs->gcount[g]++ == 0)
             cs->gfirst[g] = i;
     }
+    for (int g = 0; g < set->ngroups; g++)
+        cs->gskip[g] = !set->led_by_event[g];
     if (set->n == 0) {
         cs->state = PM_CS_OPEN;
         return 0;
@@ -167,9 +181,10 @@ static inline __attribute__((always_inline)) int pm_read_group(struct pm_counter
             return 0;
     }
     uint64_t buf[PM_GROUP_BUF_WORDS];
-    size_t need = (size_t)(3 + 2 * (1 + count)) * sizeof(uint64_t);
+    int skip = cs->gskip[g];  /* the dummy leader's value comes first */
+    size_t need = (size_t)(3 + 2 * (skip + count)) * sizeof(uint64_t);
     long got = pm_sys_read(cs->leader[g], buf, need);
-    if (got <= 0 || (size_t)got < need || buf[0] != (uint64_t)(1 + count)) {
+    if (got <= 0 || (size_t)got < need || buf[0] != (uint64_t)(skip + count)) {
         /* 0 bytes: a pinned group was kicked off its counters (error state). */
         pm_lose_counters(cs, got == 0 ? "the pinned group was taken off the counters"
                              : got < 0 ? strerror((int)-got) : "short read");
@@ -178,7 +193,7 @@ static inline __attribute__((always_inline)) int pm_read_group(struct pm_counter
     *ena = buf[1];
     *run = buf[2];
     for (int k = 0; k < count; k++)
-        out[first + k] = buf[3 + 2 * (1 + k)];  /* skip the dummy leader's value */
+        out[first + k] = buf[3 + 2 * (skip + k)];
     return 0;
 }
 

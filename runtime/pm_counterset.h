@@ -35,6 +35,7 @@ struct pm_counterset {
     /* cached at open so that a read touches neither the big eventset nor a loop */
     int ngroups, nevents;
     int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
+    int gskip[PM_MAX_GROUPS];   /* 1: a dummy leads the group (its value is skipped) */
 };
 
 static inline unsigned pm_stride(const struct pm_eventset *set)

@@ -1,4 +1,5 @@
 #include "pm_events.h"
+#include "pm_cpu_models.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -280,6 +281,32 @@ const char *pm_event_open_failure(int err)
     }
 }
 
+/* The events of a group that depends on the CPU model (topdown, branch,
+ * cache, mem), qualified with the model's PMU. -1 (with a note) when no
+ * model perfmark has tables for is detected. */
+static int pm_model_group_names(struct pm_eventset *set, const char *group,
+                                char names[][PM_EVENT_NAME_LEN], const char **list)
+{
+    const struct pm_cpu_model *m = pm_cpu_model_detect();
+    const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
+    if (!mg) {
+        pm_note(set, "group '%s' needs CPU-model tables, and perfmark has none for this CPU "
+                "(see perfmark check)", group);
+        return -1;
+    }
+    int n = 0;
+    for (int i = 0; i < PM_MODEL_MAX_EVENTS && mg->events[i].pfm; i++)
+        if (pm_cpu_model_event_name(m, mg->events[i].pfm, names[n], PM_EVENT_NAME_LEN) == 0)
+            list[n] = names[n], n++;
+    list[n] = NULL;
+    if (strcmp(group, "topdown") == 0) {
+        set->td_method = (int)m->td_method;
+        set->td_levels = m->td_levels;
+        snprintf(set->model, sizeof set->model, "%s", m->name);
+    }
+    return 0;
+}
+
 /* Names of a request, expanding group names; returns the count. */
 static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN], int max,
                             struct pm_eventset *set)
@@ -299,10 +326,17 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
         const struct pm_event_group_def *g = pm_event_group_find(tok);
         const char *const *list = NULL;
         const char *single[2] = {tok, NULL};
-        if (g && strcmp(g->name, "default") == 0)
+        static char model_names[PM_MODEL_MAX_EVENTS][PM_EVENT_NAME_LEN];
+        const char *model_list[PM_MODEL_MAX_EVENTS + 1];
+        if (g && g->per_model) {
+            if (pm_model_group_names(set, g->name, model_names, model_list) != 0)
+                continue;
+            list = model_list;
+        } else if (g && strcmp(g->name, "default") == 0) {
             list = pm_pmu_present() ? pm_default_with_pmu : pm_event_group_find("sw")->events;
-        else
+        } else {
             list = g ? g->events : single;
+        }
         for (int i = 0; list[i]; i++) {
             int dup = 0;
             for (int k = 0; k < n; k++)
@@ -320,38 +354,99 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
     return n;
 }
 
+/* The kernel counts Intel's TopDown metrics only in a group led by the
+ * slots fixed counter (config 0x400 on the core PMU); such an event leads its
+ * group itself instead of the dummy. */
+int pm_event_must_lead(const struct pm_event *ev)
+{
+    return ev->attr.type == PERF_TYPE_RAW && ev->attr.config == 0x400;
+}
+
+static int pm_open_leader(const struct pm_event *ev)
+{
+    struct perf_event_attr attr;
+    if (ev) {
+        attr = ev->attr;
+        attr.disabled = 1;
+    } else {
+        pm_leader_attr(&attr, 0);
+    }
+    return pm_perf_open(&attr, -1, -1);
+}
+
+/* Why events were dropped, for one sentence per reason. */
+struct pm_drops {
+    int n;
+    char name[PM_MAX_EVENTS][PM_EVENT_NAME_LEN];
+    char why[PM_MAX_EVENTS][160];
+};
+
+static void pm_drops_note(struct pm_eventset *set, const struct pm_drops *d)
+{
+    int done[PM_MAX_EVENTS] = {0};
+    for (int i = 0; i < d->n; i++) {
+        if (done[i])
+            continue;
+        char names[PM_NOTE_LEN] = "";
+        int count = 0;
+        for (int k = i; k < d->n; k++) {
+            if (done[k] || strcmp(d->why[k], d->why[i]) != 0)
+                continue;
+            done[k] = 1;
+            size_t used = strlen(names);
+            if (used < 300)
+                snprintf(names + used, sizeof names - used, "%s'%s'", count ? ", " : "",
+                         d->name[k]);
+            count++;
+        }
+        pm_note(set, "event%s %s dropped: %s", count > 1 ? "s" : "", names, d->why[i]);
+    }
+}
+
 /* Open the encoded events as real groups on this thread: members join the
  * current group until the kernel refuses one (EINVAL/ENOSPC: it cannot be
  * scheduled with the others); then a new group starts. An event that fails
- * even alone is dropped with the reason. */
-static void pm_probe_and_group(struct pm_eventset *set, struct pm_event *cand, int ncand)
+ * even alone is dropped; `d` collects why. */
+static void pm_probe_and_group(struct pm_eventset *set, struct pm_event *cand, int ncand,
+                               struct pm_drops *d)
 {
     int leader[PM_MAX_GROUPS], fds[PM_MAX_EVENTS], nfds = 0;
     int ngroups = 0, members = 0;
-    struct perf_event_attr lattr;
     set->n = 0;
+    d->n = 0;
+    memset(set->led_by_event, 0, sizeof set->led_by_event);
 
     for (int i = 0; i < ncand; i++) {
+        int leads = pm_event_must_lead(&cand[i]);
         for (int attempt = 0; attempt < 2; attempt++) {
-            if (ngroups == 0 || (attempt == 1 && members > 0)) {
+            if (ngroups == 0 || leads || (attempt == 1 && members > 0)) {
                 if (ngroups == PM_MAX_GROUPS)
                     break;
-                pm_leader_attr(&lattr, 0);
-                leader[ngroups] = pm_perf_open(&lattr, -1, -1);
-                if (leader[ngroups] < 0) {
+                leader[ngroups] = pm_open_leader(leads ? &cand[i] : NULL);
+                if (leader[ngroups] < 0 && !leads) {
                     pm_note(set, "cannot open a counter group leader (%s); counting nothing",
                             strerror(errno));
                     goto done;
                 }
-                ngroups++;
-                members = 0;
+                if (leader[ngroups] >= 0) {
+                    set->led_by_event[ngroups] = leads;
+                    ngroups++;
+                    members = 0;
+                }
             } else if (attempt == 1) {
                 break;  /* already alone in a fresh group: retrying will not help */
             }
-            struct perf_event_attr attr = cand[i].attr;
-            int fd = pm_perf_open(&attr, -1, leader[ngroups - 1]);
+            int fd = -1;
+            if (leads && leader[ngroups - 1] >= 0 && set->led_by_event[ngroups - 1] &&
+                members == 0) {
+                fd = leader[ngroups - 1];  /* the event is the leader */
+            } else if (!leads) {
+                struct perf_event_attr attr = cand[i].attr;
+                fd = pm_perf_open(&attr, -1, leader[ngroups - 1]);
+                if (fd >= 0)
+                    fds[nfds++] = fd;
+            }
             if (fd >= 0) {
-                fds[nfds++] = fd;
                 members++;
                 set->ev[set->n] = cand[i];
                 set->ev[set->n].group = ngroups - 1;
@@ -359,13 +454,14 @@ static void pm_probe_and_group(struct pm_eventset *set, struct pm_event *cand, i
                 break;
             }
             int e = errno;
-            int retry = (e == EINVAL || e == ENOSPC || e == E2BIG) && members > 0;
+            int retry = !leads && (e == EINVAL || e == ENOSPC || e == E2BIG) && members > 0;
             if (!retry) {
-                char why[PM_NOTE_LEN];
-                snprintf(why, sizeof why, "%s", e == ENOSPC || e == EINVAL
+                snprintf(d->name[d->n], sizeof d->name[d->n], "%s", cand[i].name);
+                snprintf(d->why[d->n], sizeof d->why[d->n], "%s",
+                         e == ENOSPC || e == EINVAL
                              ? "cannot be scheduled, even alone in its own group"
                              : pm_event_open_failure(e));
-                pm_note(set, "event '%s' dropped: %s", cand[i].name, why);
+                d->n++;
                 break;
             }
         }
@@ -398,6 +494,7 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
 {
     static char names[PM_MAX_EVENTS][PM_EVENT_NAME_LEN];
     static struct pm_event cand[PM_MAX_EVENTS];
+    static struct pm_drops drops;
     memset(set, 0, sizeof *set);
     snprintf(set->requested, sizeof set->requested, "%s", request);
 
@@ -412,23 +509,47 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
 
     int n = pm_request_names(request, names, PM_MAX_EVENTS, set);
     int ncand = pm_encode_names(set, names, n, cand);
-    pm_probe_and_group(set, cand, ncand);
-    if (set->n > 0 || n == 0)
+    pm_probe_and_group(set, cand, ncand, &drops);
+    if (set->n > 0 || n == 0) {
+        pm_drops_note(set, &drops);
+        pm_topdown_check(set);
         return;
+    }
 
-    /* Nothing requested can be counted: measure sw rather than nothing. */
+    /* Nothing requested can be counted: measure sw rather than nothing, and
+     * say so in one sentence with the reason. */
     char dropped[512] = "";
     for (int i = 0; i < n; i++) {
         size_t used = strlen(dropped);
         snprintf(dropped + used, sizeof dropped - used, "%s%s", i ? ", " : "", names[i]);
     }
+    char why[200];
+    snprintf(why, sizeof why, "%s", drops.n ? drops.why[0] : "they could not be encoded");
     n = pm_request_names("sw", names, PM_MAX_EVENTS, set);
     ncand = pm_encode_names(set, names, n, cand);
-    pm_probe_and_group(set, cand, ncand);
+    pm_probe_and_group(set, cand, ncand, &drops);
+    pm_drops_note(set, &drops);
+    set->td_method = 0;
     snprintf(set->group_name, sizeof set->group_name, "%s", set->n ? "sw" : "none");
     snprintf(set->fallback, sizeof set->fallback,
-             "none of the requested events (%.300s) can be counted here; measuring %s instead",
-             dropped, set->n ? "the 'sw' group" : "time only (software events failed too)");
+             "%s%s%snone of the requested events (%.300s) can be counted here: %s; measuring %s "
+             "instead", g ? "group '" : "", g ? g->name : "", g ? "': " : "", dropped, why,
+             set->n ? "the 'sw' group" : "time only (software events failed too)");
+}
+
+/* TopDown needs its slots leader: without it the breakdown cannot be made. */
+void pm_topdown_check(struct pm_eventset *set)
+{
+    if (set->td_method != PM_TD_METHOD_PERF_METRICS)
+        return;
+    int have_slots = 0;
+    for (int i = 0; i < set->n; i++)
+        have_slots |= pm_event_must_lead(&set->ev[i]);
+    if (!have_slots) {
+        pm_note(set, "the TopDown slots counter could not be opened: no TopDown breakdown "
+                "(the other events are still counted)");
+        set->td_method = 0;
+    }
 }
 
 int pm_event_probe(const char *name, char *why, size_t whylen)

@@ -21,6 +21,7 @@ struct pm_event_group_def {
     const char *name;
     const char *description;
     int needs_pmu;               /* hardware events: counts only where a PMU exists */
+    int per_model;               /* events come from the CPU-model tables (pm_cpu_models.c) */
     const char *events[8];       /* NULL-terminated */
 };
 
@@ -42,6 +43,10 @@ struct pm_eventset {
     char group_name[64];        /* table group measured, or "custom" */
     char requested[1024];
     char fallback[PM_NOTE_LEN]; /* why the request was replaced, or "" */
+    int led_by_event[PM_MAX_GROUPS]; /* group led by its first event (TopDown slots) */
+    int td_method;              /* enum pm_td_method when the topdown group is measured */
+    int td_levels;
+    char model[32];             /* CPU model whose tables were used, or "" */
     int nnotes;                 /* problems to tell the user about */
     char notes[PM_MAX_EVENTS][PM_NOTE_LEN];
 };
@@ -70,6 +75,11 @@ void pm_eventset_build(const char *request, struct pm_eventset *set);
 int pm_event_probe(const char *name, char *why, size_t whylen);
 /* A sentence for a perf_event_open errno. */
 const char *pm_event_open_failure(int err);
+
+/* 1 if the event must lead its kernel group (TopDown slots). */
+int pm_event_must_lead(const struct pm_event *ev);
+/* Drop the TopDown method when its slots counter did not open. */
+void pm_topdown_check(struct pm_eventset *set);
 
 /* The attr of a group leader: a disabled software dummy. */
 void pm_leader_attr(struct perf_event_attr *attr, int pinned);

@@ -2,6 +2,8 @@
 #include "pm_flags.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_topdown.h"
+#include "pm_cpu_models.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -348,6 +350,12 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_scalar(file, "kernel_groups", H5T_NATIVE_INT32, &groups);
     rc |= pm_attr_scalar(file, "bind_cpu", H5T_NATIVE_INT32, &cpu);
     rc |= pm_attr_scalar(file, "partial", H5T_NATIVE_UINT8, &partial);
+    static const char *const td_names[] = {"", "perf_metrics", "skylake", "zen4"};
+    int td = set->td_method >= 0 && set->td_method < 4 ? set->td_method : 0;
+    int32_t td_levels = td ? set->td_levels : 0;
+    rc |= pm_attr_string(file, "topdown_method", td_names[td]);
+    rc |= pm_attr_scalar(file, "topdown_levels", H5T_NATIVE_INT32, &td_levels);
+    rc |= pm_attr_string(file, "cpu_model", set->model);
     int32_t rank = o->rank, ranks = o->ranks;
     rc |= pm_attr_scalar(file, "rank", H5T_NATIVE_INT32, &rank);
     rc |= pm_attr_scalar(file, "ranks", H5T_NATIVE_INT32, &ranks);
@@ -402,6 +410,24 @@ static int pm_write_threads(hid_t file, const struct pm_output *o, const struct 
     return rc;
 }
 
+/* TopDown from PERF_METRICS is quantised to 1/255 per read window: a cell
+ * with too few slots per window gets SHORT (pm_td_is_short) and the report
+ * leaves it out of ratios. */
+static void pm_flag_short(const struct pm_eventset *set, hsize_t cells, const uint64_t *counts,
+                          const uint64_t *windows, const uint64_t *visits, uint32_t *flags)
+{
+    if (set->td_method != PM_TD_METHOD_PERF_METRICS)
+        return;
+    int slots = -1;
+    for (int e = 0; e < set->n && slots < 0; e++)
+        if (pm_event_must_lead(&set->ev[e]))
+            slots = e;
+    for (hsize_t c = 0; slots >= 0 && c < cells; c++)
+        if (visits[c] && pm_td_is_short(counts[c * (hsize_t)set->n + (hsize_t)slots],
+                                        windows[c]))
+            flags[c] |= PM_FLAG_SHORT;
+}
+
 static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const *map,
                           const struct pm_slab *s)
 {
@@ -410,11 +436,13 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     const unsigned stride = pm_stride(o->set);
     uint64_t *visits = calloc(T * R + 1, 8), *wall = calloc(T * R + 1, 8);
     uint64_t *bytes = calloc(T * R + 1, 8), *bytes_unknown = calloc(T * R + 1, 8);
+    uint64_t *windows = calloc(T * R + 1, 8);
     uint32_t *flags = calloc(T * R + 1, 4);
     uint64_t *counts = calloc(T * R * E + 1, 8);
     uint64_t *ena = calloc(T * R * G + 1, 8), *run = calloc(T * R * G + 1, 8);
     int rc = -1;
-    if (!visits || !wall || !flags || !counts || !ena || !run || !bytes || !bytes_unknown)
+    if (!visits || !wall || !flags || !counts || !ena || !run || !bytes || !bytes_unknown ||
+        !windows)
         goto out;
     for (hsize_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
@@ -425,6 +453,7 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
             visits[cell] += node->visits;
             bytes[cell] += node->bytes;
             bytes_unknown[cell] += node->bytes_unknown;
+            windows[cell] += node->windows;
             wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
             flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
             for (hsize_t e = 0; e < E; e++)
@@ -435,6 +464,7 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
             }
         }
     }
+    pm_flag_short(o->set, T * R, counts, windows, visits, flags);
     hid_t grp = H5Gcreate2(file, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (grp < 0)
         goto out;
@@ -450,6 +480,7 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     rc |= pm_slab_write(grp, "bytes", H5T_NATIVE_UINT64, 2, d2, row0, T, bytes, s->dxpl);
     rc |= pm_slab_write(grp, "bytes_unknown", H5T_NATIVE_UINT64, 2, d2, row0, T,
                         bytes_unknown, s->dxpl);
+    rc |= pm_slab_write(grp, "windows", H5T_NATIVE_UINT64, 2, d2, row0, T, windows, s->dxpl);
     hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
     for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
         rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
@@ -459,7 +490,7 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     H5Gclose(grp);
 out:
     free(visits), free(wall), free(flags), free(counts), free(ena), free(run);
-    free(bytes), free(bytes_unknown);
+    free(bytes), free(bytes_unknown), free(windows);
     return rc ? -1 : 0;
 }
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PM_FRAME_HEADER 3   /* node|cpu, ticks, generation */
+#define PM_FRAME_HEADER 4   /* node|cpu, ticks, generation, reads */
 
 __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
 
@@ -30,6 +30,7 @@ static inline uint64_t *pm_frame(struct pm_thread *t, int32_t level)
 static inline uint64_t pm_thread_read(struct pm_thread *t, uint64_t *out)
 {
     uint64_t gen = t->stride ? pm_counterset_read(&t->cs, out) : t->cs.generation;
+    t->reads++;
     if (pm_unlikely(gen != t->base_generation)) {
         /* Counts before the change are lost to the totals (unless the
          * totals were just reset, as in a fork child). */
@@ -225,6 +226,7 @@ static inline int pm_enter_node(struct pm_thread *t, int32_t node)
     t->cur = node;
     f[0] = (uint32_t)node | (uint64_t)(uint32_t)sched_getcpu() << 32;
     f[2] = pm_thread_read(t, f + PM_FRAME_HEADER);
+    f[3] = t->reads;
     f[1] = pm_ticks();  /* last: the region's time excludes our read */
     return 0;
 }
@@ -266,6 +268,9 @@ static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
 
     n->visits++;
     n->ticks += ticks - f[1];
+    /* Each read ends a counting window: TopDown's 8-bit metrics are
+     * quantised per window (pm_td_is_short). */
+    n->windows += t->reads - f[3];
     if (gen == f[2]) {
         const uint64_t *then = f + PM_FRAME_HEADER;
         uint64_t *acc = t->acc + (size_t)node * t->stride;
@@ -406,6 +411,7 @@ void pm_thread_after_fork(struct pm_thread *t)
         t->nodes[n].flags = 0;
         t->nodes[n].bytes = 0;
         t->nodes[n].bytes_unknown = 0;
+        t->nodes[n].windows = 0;
     }
     memset(t->acc, 0, (size_t)t->nnodes * t->stride * sizeof *t->acc);
     memset(t->total, 0, t->stride * sizeof *t->total);

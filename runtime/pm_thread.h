@@ -26,6 +26,7 @@ struct pm_node {
     const char *str;  /* the interned name, for end(name) without a lookup */
     uint64_t bytes;          /* automatic regions: bytes moved (MPI: count x type size) */
     uint64_t bytes_unknown;  /* visits whose byte count could not be determined */
+    uint64_t windows;        /* counter read windows inside the visits (TopDown SHORT) */
     uint8_t kind;            /* enum pm_kind */
 };
 
@@ -66,6 +67,7 @@ struct pm_thread {
     int32_t cur;            /* innermost open node, -1 at top */
 
     uint64_t *scratch;      /* reading at exit */
+    uint64_t reads;         /* counter reads so far: windows between reads */
     uint64_t *base;         /* reading the thread totals run from */
     uint64_t base_generation;
     uint32_t total_flags;   /* LOST_GENERATION if the totals missed a reopen */

@@ -273,7 +273,8 @@ def hw_fallback(events, env=None):
         check(m.attr("events_measured") == "task-clock,page-faults,context-switches,cpu-migrations",
               "measured %r" % m.attr("events_measured"))
         check("none of the requested" in m.attr("fallback"), "fallback attr %r" % m.attr("fallback"))
-        check(any("dropped" in x for x in m.messages), "per-event reasons not in the file")
+        check("no hardware PMU" in m.attr("fallback"), "the reason is not given: %r" % m.attr("fallback"))
+        check(any("none of the requested" in x for x in m.messages), "message not in the file")
         t = m.rows_visiting("touch")[0]
         check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "data not measured after fallback")
         print(fallback[0])
@@ -281,6 +282,25 @@ def hw_fallback(events, env=None):
 
 def case_hw_fallback():
     return hw_fallback("cycles,instructions")
+
+
+def case_topdown_fallback():
+    """-e topdown where there is no PMU: one message, sw measured instead."""
+    if not no_pmu():
+        print("SKIP: this machine has a hardware PMU; the fallback path is not taken")
+        return SKIP
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [prog("pagefaults"), "1000", "1"], events="topdown")
+        lines = [l for l in perfmark_lines(p.stderr) if "wrote" not in l]
+        check(len(lines) == 1 and "group 'topdown'" in lines[0] and "no hardware PMU" in lines[0]
+              and "'sw' group" in lines[0], "want one clear message, got %r" % lines)
+        m = Measured(out)
+        check(m.attr("events_requested") == "topdown", "requested %r" % m.attr("events_requested"))
+        check(m.attr("event_group") == "sw" and m.attr("topdown_method") == "",
+              "measured %r, method %r" % (m.attr("event_group"), m.attr("topdown_method")))
+        check("windows" in m.f["region"], "no /region/windows")
+        t = m.rows_visiting("touch")[0]
+        check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "data not measured")
 
 
 def case_hw_fallback_spr():
@@ -467,11 +487,13 @@ def case_cli_list():
     check("task-clock" in out and "counts here" in out, "sw events not shown as counting")
     if no_pmu():
         check("no hardware PMU" in out, "list does not say why cycles fail here")
+    for g in ("topdown", "branch", "cache", "mem"):
+        check("\n%s " % g in "\n" + out, "group %s missing" % g)
 
 
 def case_cli_check():
     out = run([PERFMARK, "check"]).stdout
-    for key in ("hardware PMU:", "paranoid:", "rdpmc:", "NMI watchdog:", "software:"):
+    for key in ("hardware PMU:", "paranoid:", "rdpmc:", "NMI watchdog:", "software:", "TopDown:"):
         check(key in out, "%s missing from check" % key)
     par = open("/proc/sys/kernel/perf_event_paranoid").read().strip()
     check("perf_event_paranoid=%s" % par in out, "paranoid level not reported")

@@ -30,6 +30,7 @@ long __real_syscall(long number, ...);
 ssize_t __real_read(int fd, void *buf, size_t count);
 
 static int hw_members[1024];  /* per leader fd: hardware members so far */
+static int slots_leader[1024]; /* fd opened as the TopDown slots leader */
 static int eof_fd = -1;       /* read() of this fd returns 0 once */
 
 /* Hardware events become real software dummies so the fds are genuine. */
@@ -46,6 +47,12 @@ long __wrap_syscall(long number, ...)
     if (number != SYS_perf_event_open)
         abort();  /* the runtime makes no other raw syscalls */
     struct perf_event_attr copy = *attr;
+    int is_slots = attr->type == PERF_TYPE_RAW && attr->config == 0x400;
+    int is_metric = attr->type == PERF_TYPE_RAW && (attr->config & ~0x7f00ull) == 0x8000;
+    if (is_metric && (group < 0 || group >= 1024 || !slots_leader[group])) {
+        errno = EINVAL;  /* Ice Lake: metrics only in a group led by slots */
+        return -1;
+    }
     if (attr->type == PERF_TYPE_RAW) {
         if (group >= 0 && hw_members[group] >= FAKE_COUNTERS) {
             errno = EINVAL;
@@ -57,6 +64,7 @@ long __wrap_syscall(long number, ...)
     long fd = __real_syscall(number, &copy, pid, cpu, group, flags);
     if (fd >= 0 && fd < 1024) {
         hw_members[fd] = 0;
+        slots_leader[fd] = is_slots && group < 0;
         if (attr->type == PERF_TYPE_RAW && group >= 0)
             hw_members[group]++;
     }
@@ -75,7 +83,7 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
 static void test_group_split(void)
 {
     static struct pm_eventset set;
-    pm_eventset_build("spr::INST_RETIRED:ANY_P,spr::TOPDOWN:SLOTS,"
+    pm_eventset_build("spr::INST_RETIRED:ANY_P,spr::MEM_LOAD_RETIRED:L1_MISS,"
                       "spr::BR_MISP_RETIRED:ALL_BRANCHES,spr::BR_INST_RETIRED:ALL_BRANCHES,"
                       "spr::MEM_LOAD_RETIRED:L3_MISS,spr::CPU_CLK_UNHALTED:THREAD_P",
                       &set);
@@ -128,11 +136,43 @@ static void test_pinned_eof(void)
           (unsigned long long)t->acc[1 * t->stride + 0]);
 }
 
+/* TopDown on a model with PERF_METRICS: the slots event must lead its own
+ * group (the fake refuses metrics otherwise), the led group reads with no
+ * dummy value, and every read inside a region counts as a window. */
+static void test_topdown_slots_leader(void)
+{
+    static struct pm_eventset set;
+    pm_eventset_build("spr::TOPDOWN:SLOTS,perf_raw::r8000,perf_raw::r8100,"
+                      "perf_raw::r8200,perf_raw::r8300,page-faults", &set);
+    CHECK(set.n == 6, "%d events kept, want 6 (notes: %s)", set.n, set.nnotes ? set.notes[0] : "");
+    /* a software event may join the slots-led group (mixed groups are fine) */
+    CHECK(set.ngroups == 1 && set.led_by_event[0], "groups %d, led %d", set.ngroups,
+          set.led_by_event[0]);
+    for (int i = 0; i < 6; i++)
+        CHECK(set.ev[i].group == 0, "TopDown event %d in group %d", i, set.ev[i].group);
+
+    struct pm_thread *t = pm_thread_create(&set, -1, 0, 0);
+    CHECK(t && t->cs.state == PM_CS_OPEN, "slots-led set did not open");
+    if (!t)
+        return;
+    int32_t outer = pm_name_intern("td_outer", NULL), inner = pm_name_intern("td_inner", NULL);
+    pm_thread_enter(t, outer);
+    pm_thread_enter(t, inner);
+    pm_thread_exit(t, inner);
+    pm_thread_exit(t, outer);
+    CHECK(t->cs.state == PM_CS_OPEN, "reading the led group failed (state %d)", t->cs.state);
+    CHECK(t->nodes[0].flags == 0, "outer flags %#x", t->nodes[0].flags);
+    CHECK(t->nodes[0].windows == 3 && t->nodes[1].windows == 1,
+          "windows outer %llu inner %llu, want 3 and 1",
+          (unsigned long long)t->nodes[0].windows, (unsigned long long)t->nodes[1].windows);
+}
+
 int main(void)
 {
     setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
     pm_clock_init();
     test_group_split();
     test_pinned_eof();
+    test_topdown_slots_leader();
     return TEST_DONE("test_counter_double");
 }
