@@ -364,7 +364,9 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
     if (pm_attr_int(rd, "pid", H5T_NATIVE_INT64, &d->pid) < 0 ||
         pm_attr_int(rd, "duration_ns", H5T_NATIVE_UINT64, &d->duration_ns) < 0 ||
         pm_attr_int(rd, "bind_cpu", H5T_NATIVE_INT32, &d->bind_cpu) < 0 ||
-        pm_attr_int(rd, "partial", H5T_NATIVE_UINT8, &d->partial) < 0)
+        pm_attr_int(rd, "partial", H5T_NATIVE_UINT8, &d->partial) < 0 ||
+        pm_attr_int(rd, "rank", H5T_NATIVE_INT32, &d->rank) < 0 ||
+        pm_attr_int(rd, "ranks", H5T_NATIVE_INT32, &d->ranks) < 0)
         return -1;
     rc = pm_attr_int(rd, "kernel_groups", H5T_NATIVE_INT64, &groups);
     if (rc < 0)
@@ -462,6 +464,22 @@ static int pm_read_u64(struct pm_rd *rd, const char *name, const char *shape, in
 {
     return pm_read_ints(rd, name, shape, ndims, dims, H5T_NATIVE_UINT64, sizeof(uint64_t),
                         (void **)out);
+}
+
+/* An optional dataset (absent in files of older writers) reads as zeros, so
+ * the report code never has to test for it. */
+static int pm_read_u64_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                           hsize_t *dims, uint64_t **out)
+{
+    size_t n = 1;
+
+    if (pm_link_exists(rd, name))
+        return pm_read_u64(rd, name, shape, ndims, dims, out);
+    for (int i = 0; i < ndims; i++)
+        if (pm_mul(n, (size_t)dims[i], &n) < 0)
+            return pm_fail(rd, "%s is too large", name);
+    *out = calloc(n ? n : 1, sizeof **out);
+    return *out ? 0 : pm_oom(rd);
 }
 
 /* ------------------------------------------------------ compound tables */
@@ -916,7 +934,9 @@ static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
                      (void **)&d->flags) < 0 ||
         pm_read_u64(rd, "/region/counts", "T,R,E", 3, tre, &d->counts) < 0 ||
         pm_read_u64(rd, "/region/enabled_ns", "T,R,G", 3, trg, &d->enabled_ns) < 0 ||
-        pm_read_u64(rd, "/region/running_ns", "T,R,G", 3, trg, &d->running_ns) < 0)
+        pm_read_u64(rd, "/region/running_ns", "T,R,G", 3, trg, &d->running_ns) < 0 ||
+        pm_read_u64_opt(rd, "/region/bytes", "T,R", 2, tr, &d->bytes) < 0 ||
+        pm_read_u64_opt(rd, "/region/bytes_unknown", "T,R", 2, tr, &d->bytes_unknown) < 0)
         return -1;
     return 0;
 }
@@ -1127,6 +1147,8 @@ void pm_file_free(struct pm_file *d)
     free(d->counts);
     free(d->enabled_ns);
     free(d->running_ns);
+    free(d->bytes);
+    free(d->bytes_unknown);
     free(d->thread_wall_ns);
     free(d->thread_counts);
     free(d->thread_enabled_ns);

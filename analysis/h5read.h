@@ -78,6 +78,8 @@ struct pm_file {
     int32_t kernel_groups;
     int32_t bind_cpu;
     uint8_t partial;
+    int32_t rank;  /* the writer's rank, -1 in a job file; 0 when absent */
+    int32_t ranks; /* ranks in the job; 0 when absent (files before MPI support) */
 
     size_t T, R, E, G, N, M;
 
@@ -91,6 +93,9 @@ struct pm_file {
     uint64_t *counts;     /* [T,R,E] */
     uint64_t *enabled_ns; /* [T,R,G] */
     uint64_t *running_ns; /* [T,R,G] */
+    /* optional in the file (older writers): all zeros when absent */
+    uint64_t *bytes;         /* [T,R] */
+    uint64_t *bytes_unknown; /* [T,R] */
 
     uint64_t *thread_wall_ns;    /* [T] */
     uint64_t *thread_counts;     /* [T,E] */

@@ -5,6 +5,9 @@
  *   text  terminal tables fitting 100 columns, human units
  *   csv   one row per (region, event)
  *   json  one object, stable keys
+ * Files of several MPI ranks add the regions and MPI functions across ranks
+ * and each rank's MPI share (text sections, appended JSON keys, appended CSV
+ * columns); any other file's report is unchanged by them.
  */
 #ifndef PM_REPORT_H
 #define PM_REPORT_H

@@ -50,6 +50,52 @@ static const char pm_csv_header[] =
     "wall_total_ns,wall_min_ns,wall_mean_ns,wall_max_ns,flags,"
     "event,event_group,raw_total,total,min,mean,max,estimate,counted_share,untrusted,threads_na\n";
 
+/* Files of several ranks get these columns appended to every row: the
+ * region's quantities across ranks (visits, wall_ns, bytes, bytes_unknown,
+ * then the row's event). Appended, not inserted, so that readers going by
+ * column position or by name keep working; single-rank files do not get
+ * them at all. */
+static const char pm_csv_rank_header[] =
+    ",ranks_entered,bytes_total,bytes_unknown_total"
+    ",visits_rank_min,visits_rank_mean,visits_rank_max,visits_imbalance,visits_max_rank"
+    ",wall_ns_rank_min,wall_ns_rank_mean,wall_ns_rank_max,wall_ns_imbalance,wall_ns_max_rank"
+    ",bytes_rank_min,bytes_rank_mean,bytes_rank_max,bytes_imbalance,bytes_max_rank"
+    ",bytes_unknown_rank_min,bytes_unknown_rank_mean,bytes_unknown_rank_max"
+    ",bytes_unknown_imbalance,bytes_unknown_max_rank"
+    ",event_rank_min,event_rank_mean,event_rank_max,event_imbalance,event_max_rank"
+    ",event_ranks_na";
+
+static void pm_csv_xstat(FILE *out, const struct pm_xstat *x)
+{
+    pm_csv_num(out, x->nspread > 0, x->min);
+    pm_csv_num(out, x->nspread > 0, x->mean);
+    pm_csv_num(out, x->nspread > 0, x->max);
+    pm_csv_num(out, x->has_imbalance, x->imbalance);
+    putc(',', out);
+    if (x->nspread > 0)
+        fprintf(out, "%d", (int)x->max_rank);
+}
+
+/* The across-ranks columns of region r and event e (none: e = E). */
+static void pm_csv_rank_part(FILE *out, const struct pm_report *rep, size_t r, size_t e)
+{
+    const struct pm_xregion *x = &rep->xreg[r];
+
+    if (!rep->multi_rank)
+        return;
+    fprintf(out, ",%zu", x->entered);
+    pm_csv_num(out, 1, x->q[PM_Q_BYTES].total);
+    pm_csv_num(out, 1, x->q[PM_Q_BYTES_UNKNOWN].total);
+    for (size_t q = 0; q < PM_Q_EVENTS; q++)
+        pm_csv_xstat(out, &x->q[q]);
+    if (e < rep->d->E) {
+        pm_csv_xstat(out, &x->q[PM_Q_EVENTS + e]);
+        fprintf(out, ",%zu", x->q[PM_Q_EVENTS + e].n_na);
+    } else {
+        fputs(",,,,,,", out);
+    }
+}
+
 static void pm_csv_region_part(FILE *out, const struct pm_report *rep, size_t i)
 {
     const struct pm_file *d = rep->d;
@@ -86,24 +132,32 @@ static void pm_csv_event_part(FILE *out, const struct pm_report *rep, const stru
     pm_csv_num(out, s->has_spread, s->max);
     fprintf(out, ",%s", s->estimate ? "true" : "false");
     pm_csv_num(out, s->has_share, s->share);
-    fprintf(out, ",%s,%zu\n", s->untrusted ? "true" : "false", s->n_na);
+    fprintf(out, ",%s,%zu", s->untrusted ? "true" : "false", s->n_na);
 }
 
 void pm_render_csv(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
 
-    fputs(pm_csv_header, out);
+    /* the header's own line end: the rank columns go before it */
+    fwrite(pm_csv_header, 1, sizeof pm_csv_header - 2, out);
+    if (rep->multi_rank)
+        fputs(pm_csv_rank_header, out);
+    putc('\n', out);
     for (size_t i = 0; i < d->R; i++) {
         size_t r = rep->order[i];
 
         if (d->E == 0) { /* still one row per region */
             pm_csv_region_part(out, rep, i);
-            fputs(",,,,,,,,,,,\n", out);
+            fputs(",,,,,,,,,,,", out);
+            pm_csv_rank_part(out, rep, r, d->E);
+            putc('\n', out);
         }
         for (size_t e = 0; e < d->E; e++) {
             pm_csv_region_part(out, rep, i);
             pm_csv_event_part(out, rep, &rep->reg[r].ev[e], e);
+            pm_csv_rank_part(out, rep, r, e);
+            putc('\n', out);
         }
     }
 }

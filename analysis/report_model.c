@@ -18,11 +18,6 @@
 const char pm_unseen_label[] =
     "work of threads perfmark never saw (or before/after their first marker)";
 
-static uint64_t pm_add_sat(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 enum pm_vkind { PM_V_EXACT, PM_V_ESTIMATE, PM_V_NONE };
 
 /* The count of one cell for one event (schema "Counting model"): the raw sum
@@ -41,15 +36,8 @@ static enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, doub
     return PM_V_ESTIMATE;
 }
 
-/* Running state while summing cells into a pm_evstat. */
-struct pm_acc {
-    size_t nvals, nspread;
-    double spread_sum;
-    uint64_t en, run;
-};
-
-static void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
-                       uint64_t run, int visited)
+void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en, uint64_t run,
+                int visited)
 {
     double v = 0;
     enum pm_vkind k = pm_cell_value(raw, en, run, &v);
@@ -79,7 +67,7 @@ static void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint
     a->nspread++;
 }
 
-static void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
+void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
 {
     s->has_total = !(s->n_na > 0 && a->nvals == 0);
     s->has_spread = a->nspread > 0;
@@ -314,6 +302,12 @@ void pm_report_free(struct pm_report *rep)
     free(rep->thr);
     free(rep->rank);
     free(rep->rank_threads);
+    free(rep->ranks);
+    free(rep->thread_rank);
+    free(rep->xreg);
+    free(rep->mpif);
+    free(rep->xq);
+    free(rep->share);
 }
 
 static void *pm_calloc2(size_t a, size_t b, size_t size)
@@ -344,7 +338,7 @@ int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *
         pm_region_stats(rep, r);
     pm_thread_stats(rep);
     pm_rank_stats(rep);
-    return 0;
+    return pm_report_ranks(rep);
 }
 
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,

@@ -41,6 +41,63 @@ struct pm_regstat {
     struct pm_evstat *ev;       /* [E] */
 };
 
+/* Sums of counters and times saturate instead of wrapping. */
+static inline uint64_t pm_add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Running state while summing cells into a pm_evstat (pm_acc_add). */
+struct pm_acc {
+    size_t nvals, nspread;
+    double spread_sum;
+    uint64_t en, run;
+};
+
+/* Add one cell (raw count, enabled and running time of the event's group) to
+ * `s` under the counting rules; `visited` = the cell has visits. Quantities
+ * that are not counter readings (visits, time, bytes) are added as exact
+ * values with en = run = 0. pm_acc_finish completes `s` once all are in. */
+void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en, uint64_t run,
+                int visited);
+void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
+
+/* ------------------------------------------------------- across ranks */
+
+/* The quantities of a region compared across ranks; event e is at
+ * PM_Q_EVENTS + e. */
+enum { PM_Q_VISITS, PM_Q_WALL, PM_Q_BYTES, PM_Q_BYTES_UNKNOWN, PM_Q_EVENTS };
+
+/* One quantity across ranks. A rank's value is the sum over its threads of
+ * their cells (events scaled per cell like everywhere else); min/mean/max
+ * are over the ranks that entered the region and have a value. */
+struct pm_xstat {
+    int has_total;
+    double total; /* over every rank and cell */
+    size_t nspread; /* ranks behind min/mean/max; 0 = none */
+    double min, mean, max;
+    int32_t min_rank, max_rank; /* the lowest rank holding the min / the max */
+    int has_imbalance; /* mean > 0 */
+    double imbalance;  /* max / mean */
+    int estimate, untrusted;
+    size_t n_na; /* ranks that entered but have no value */
+};
+
+/* A region, or an MPI function summed over every path it was called from. */
+struct pm_xregion {
+    const char *name;
+    size_t entered;     /* ranks with visits > 0 */
+    struct pm_xstat *q; /* [PM_Q_EVENTS + E]; MPI functions: [PM_Q_EVENTS] */
+};
+
+struct pm_mpishare {
+    int32_t rank;
+    uint64_t mpi_ns;   /* wall time of its outermost MPI cells, summed over its threads */
+    uint64_t total_ns; /* its longest thread's /thread/wall_ns */
+    int has_share;     /* total_ns > 0 */
+    double share;      /* mpi_ns / total_ns; above 1 when threads overlap in MPI */
+};
+
 struct pm_rankstat {
     struct pm_evstat proc; /* the inherited set */
     struct pm_evstat sum;  /* Σ per-thread totals of the threads of that row */
@@ -68,6 +125,18 @@ struct pm_report {
     size_t nflags;
     size_t cells;         /* cells with visits > 0 or flags != 0 */
     size_t flagged_cells; /* cells with flags != 0 */
+
+    /* across ranks (report_ranks.c) */
+    int multi_rank;           /* the job had, or the file holds, more than one rank */
+    size_t nranks;            /* distinct /threads rank values */
+    int32_t *ranks;           /* [nranks] ascending */
+    size_t *thread_rank;      /* [T] index into ranks */
+    struct pm_xregion *xreg;  /* [R] by row */
+    struct pm_xregion *mpif;  /* [nmpif] MPI functions, most time first */
+    size_t nmpif;
+    struct pm_xstat *xq;      /* storage behind xreg[].q and mpif[].q */
+    struct pm_mpishare *share; /* [nranks] */
+    struct pm_xstat share_stat; /* the shares over the ranks that have one */
 };
 
 /* Aggregate the loaded file `d` (shown under the name `path`). Returns 0, or
@@ -76,6 +145,10 @@ struct pm_report {
 int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path);
 
 void pm_report_free(struct pm_report *rep);
+
+/* Fill the across-ranks part of `rep` (called by pm_report_build). Returns 0,
+ * or -1 when out of memory. */
+int pm_report_ranks(struct pm_report *rep);
 
 /* Which threads a /rank row is compared with. The schema does not say how
  * rows map to ranks: one row (one file per process) is the whole process;

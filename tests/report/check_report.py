@@ -48,8 +48,16 @@ CSV_HEADER = ["index", "row", "parent", "depth", "path", "name", "kind", "visits
               "flags", "event", "event_group", "raw_total", "total", "min", "mean", "max",
               "estimate", "counted_share", "untrusted", "threads_na"]
 CSV_STRING_COLUMNS = ["path", "name", "kind", "flags", "event"]
+# files of several ranks only: appended JSON keys and CSV columns
+RANK_JSON_KEYS = ["ranks", "job_ranks", "regions_by_rank", "mpi_functions", "mpi_share"]
+QUANTITIES = ["visits", "wall_ns", "bytes", "bytes_unknown"]
+SPREAD = ["rank_min", "rank_mean", "rank_max", "imbalance", "max_rank"]
+CSV_RANK_HEADER = (["ranks_entered", "bytes_total", "bytes_unknown_total"] +
+                   ["%s_%s" % (q, k) for q in QUANTITIES + ["event"] for k in SPREAD] +
+                   ["event_ranks_na"])
+SHARE_RANKS = 16  # the text lists ranks one by one up to this many
 
-GOOD_VARIANTS = ["full", "clean", "empty", "extras"]
+GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
     "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
     "foreign": ["not a perfmark file (no schema_version attribute)"],
@@ -158,6 +166,11 @@ def load(path):
                           "exited", "open_at_end")} for t in f["threads"][()]]
         for name in ("visits", "wall_ns", "flags", "counts", "enabled_ns", "running_ns"):
             m["region/" + name] = f["region/" + name][()].tolist()
+        for name in ("bytes", "bytes_unknown"):  # optional: older writers have none
+            m["region/" + name] = f["region/" + name][()].tolist() if "region/" + name in f \
+                else [[0] * len(row) for row in m["region/visits"]]
+        m["rank_attr"] = attr_int(a, "rank")
+        m["ranks_attr"] = attr_int(a, "ranks")
         for name in ("wall_ns", "counts", "enabled_ns", "running_ns"):
             m["thread/" + name] = f["thread/" + name][()].tolist()
         m["N"] = 0
@@ -280,7 +293,92 @@ def expected(m, path):
                         else proc["total"] - tsum})
         ranks.append({"row": n, "threads": members, "events": evs})
     x["ranks"] = ranks
+    x["xr"] = expected_ranks(m, x)
     return x
+
+
+def across(values, entered, ranks):
+    """min/mean/max over the ranks that entered and have a value (not None);
+    imbalance = max/mean (None when mean is 0); ties go to the lowest rank."""
+    spread = [(v, k) for v, e, k in zip(values, entered, ranks) if e and v is not None]
+    if not spread:
+        return {"min": None, "mean": None, "max": None, "imbalance": None, "max_rank": None,
+                "min_rank": None}
+    vals = [v for v, _ in spread]
+    lo, hi, mean = min(vals), max(vals), sum(vals) / len(vals)
+    return {"min": lo, "mean": mean, "max": hi, "imbalance": hi / mean if mean > 0 else None,
+            "max_rank": min(k for v, k in spread if v == hi),
+            "min_rank": min(k for v, k in spread if v == lo)}
+
+
+def expected_ranks(m, x):
+    """The across-ranks tables, from the file alone: a rank's value is the sum
+    over the /threads rows with that rank."""
+    T, R, E = m["T"], m["R"], m["E"]
+    V, W, F = m["region/visits"], m["region/wall_ns"], m["region/flags"]
+    C, EN, RUN = m["region/counts"], m["region/enabled_ns"], m["region/running_ns"]
+    cellq = {"visits": V, "wall_ns": W, "bytes": m["region/bytes"],
+             "bytes_unknown": m["region/bytes_unknown"]}
+    ranks = sorted({th["rank"] for th in m["threads"]})
+    members = {k: [t for t in range(T) if m["threads"][t]["rank"] == k] for k in ranks}
+    xr = {"ranks": ranks, "multi": len(ranks) > 1 or m["ranks_attr"] > 1}
+
+    def quantities(rows):
+        entered = [any(V[t][r] > 0 for t in members[k] for r in rows) for k in ranks]
+        q = {"ranks_entered": sum(entered)}
+        for name, a in cellq.items():
+            per = [sum(a[t][r] for t in members[k] for r in rows) for k in ranks]
+            q[name] = dict(across(per, entered, ranks), total=sum(per))
+        return q, entered
+
+    regions = []
+    for reg in x["regions"]:
+        r = reg["row"]
+        q, entered = quantities([r])
+        q.update(index=reg["index"], row=r, path=reg["path"], kind=reg["kind"], events=[])
+        for e in range(E):
+            gr = m["events"][e]["group"]
+            per = [aggregate((C[t][r][e], EN[t][r][gr], RUN[t][r][gr], V[t][r] > 0,
+                              bool(F[t][r] & LOST_GENERATION)) for t in members[k])["total"]
+                   for k in ranks]
+            ev = reg["events"][e]  # the region over all threads: total and markers
+            st = across(per, entered, ranks)
+            st.update(total=ev["total"], estimate=ev["estimate"], untrusted=ev["untrusted"],
+                      ranks_na=sum(1 for v, en in zip(per, entered) if en and v is None))
+            q["events"].append(st)
+        regions.append(q)
+    xr["regions"] = regions
+
+    pos = {r: i for i, r in enumerate(x["order"])}
+    mpi = [r for r in range(R) if m["regions"][r]["kind"] == b"mpi"]
+    funcs = []
+    for name in dict.fromkeys(m["regions"][r]["name"] for r in mpi):
+        rows = [r for r in mpi if m["regions"][r]["name"] == name]
+        q, _ = quantities(rows)
+        q["calls"] = q.pop("visits")
+        q.update(name=txt(name), raw_name=name, regions=sorted(pos[r] for r in rows))
+        funcs.append(q)
+    funcs.sort(key=lambda f: (-f["wall_ns"]["total"], f["raw_name"]))
+    xr["functions"] = funcs
+
+    def under_mpi(r):
+        p = m["regions"][r]["parent"]
+        while p >= 0:
+            if m["regions"][p]["kind"] == b"mpi":
+                return True
+            p = m["regions"][p]["parent"]
+        return False
+
+    outer = [r for r in mpi if not under_mpi(r)]
+    share = []
+    for k in ranks:
+        total = max(m["thread/wall_ns"][t] for t in members[k])
+        mpi_ns = sum(W[t][r] for t in members[k] for r in outer)
+        share.append({"rank": k, "mpi_ns": mpi_ns, "total_ns": total,
+                      "share": mpi_ns / total if total > 0 else None})
+    xr["share"] = share
+    xr["share_stat"] = across([s["share"] for s in share], [True] * len(ranks), ranks)
+    return xr
 
 
 # ---------------------------------------------------------------- compare
@@ -311,9 +409,12 @@ def check_json(ck, m, x, path, data):
     except ValueError as e:
         ck.ok(False, "json: not valid JSON: %s" % e)
         return
-    ck.ok(list(j.keys()) == JSON_KEYS, "json: top-level keys %s, expected %s" % (list(j), JSON_KEYS))
+    keys = JSON_KEYS + (RANK_JSON_KEYS if x["xr"]["multi"] else [])
+    ck.ok(list(j.keys()) == keys, "json: top-level keys %s, expected %s" % (list(j), keys))
     if not isinstance(j, dict) or "regions" not in j:
         return
+    if x["xr"]["multi"] and all(k in j for k in RANK_JSON_KEYS):
+        check_json_ranks(ck, m, x, j)
     for k in ("schema_version", "perfmark_version", "command", "host", "start_time", "clock",
               "events_requested", "event_group", "fallback", "pid", "duration_ns", "bind_cpu",
               "partial"):
@@ -361,6 +462,43 @@ def check_json(ck, m, x, path, data):
                        got["events"].get(key, {}), ev, tuple(ev))
 
 
+XSTAT = ("total", "min", "mean", "max", "imbalance", "max_rank")
+
+
+def check_json_ranks(ck, m, x, j):
+    xr = x["xr"]
+    ck.ok(j["ranks"] == len(xr["ranks"]),
+          "json: ranks = %r, expected %d" % (j["ranks"], len(xr["ranks"])))
+    want = m["ranks_attr"] if m["ranks_attr"] > 0 else None
+    ck.ok(j["job_ranks"] == want, "json: job_ranks = %r, expected %r" % (j["job_ranks"], want))
+    ck.ok(len(j["regions_by_rank"]) == len(xr["regions"]), "json: regions_by_rank rows")
+    for got, want in zip(j["regions_by_rank"], xr["regions"]):
+        where = "json regions_by_rank %d (%s)" % (want["index"], want["path"])
+        for k in ("index", "row", "path", "kind", "ranks_entered"):
+            ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
+        for q in QUANTITIES:
+            check_stat(ck, "%s %s" % (where, q), got.get(q, {}), want[q], XSTAT)
+        ck.ok(list(got.get("events", {})) == x["keys"], "%s: event keys" % where)
+        for key, ev in zip(x["keys"], want["events"]):
+            check_stat(ck, "%s event %s" % (where, key), got["events"].get(key, {}), ev,
+                       XSTAT + ("estimate", "untrusted", "ranks_na"))
+    names = [f["name"] for f in j["mpi_functions"]]
+    ck.ok(names == [f["name"] for f in xr["functions"]],
+          "json: mpi_functions %r, expected %r" % (names, [f["name"] for f in xr["functions"]]))
+    for got, want in zip(j["mpi_functions"], xr["functions"]):
+        where = "json mpi_functions %s" % want["name"]
+        for k in ("ranks_entered", "regions"):
+            ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
+        for q in ["calls"] + QUANTITIES[1:]:
+            check_stat(ck, "%s %s" % (where, q), got.get(q, {}), want[q], XSTAT)
+    sh = j["mpi_share"]
+    ck.ok(len(sh["ranks"]) == len(xr["share"]), "json: mpi_share ranks")
+    for got, want in zip(sh["ranks"], xr["share"]):
+        check_stat(ck, "json mpi_share rank %d" % want["rank"], got, want, tuple(want))
+    check_stat(ck, "json mpi_share", sh, xr["share_stat"],
+               ("min", "mean", "max", "min_rank", "max_rank"))
+
+
 def csv_expect_str(s):
     return "'" + s if s and s[0] in "=+-@\t\r" else s
 
@@ -371,7 +509,9 @@ def csv_num(s):
 
 def check_csv(ck, m, x, data):
     rows = list(csv.reader(io.StringIO(data, newline="")))
-    if not ck.ok(rows and rows[0] == CSV_HEADER, "csv: header %r" % (rows[0] if rows else None)):
+    multi = x["xr"]["multi"]
+    header = CSV_HEADER + (CSV_RANK_HEADER if multi else [])
+    if not ck.ok(rows and rows[0] == header, "csv: header %r" % (rows[0] if rows else None)):
         return
     body = rows[1:]
     E = m["E"]
@@ -379,9 +519,12 @@ def check_csv(ck, m, x, data):
     ck.ok(len(body) == len(x["regions"]) * per,
           "csv: %d rows, expected %d" % (len(body), len(x["regions"]) * per))
     for k, row in enumerate(body):
-        if not ck.ok(len(row) == len(CSV_HEADER), "csv row %d: %d fields" % (k + 1, len(row))):
+        if not ck.ok(len(row) == len(header), "csv row %d: %d fields" % (k + 1, len(row))):
             continue
-        c = dict(zip(CSV_HEADER, row))
+        c = dict(zip(header, row))
+        if multi:
+            check_csv_ranks(ck, c, x["xr"]["regions"][k // per], k % per if E else None,
+                            "csv row %d" % (k + 1))
         for col in CSV_STRING_COLUMNS:
             ck.ok(not c[col] or c[col][0] not in "=+-@\t\r",
                   "csv row %d: %s %r is open to spreadsheet injection" % (k + 1, col, c[col]))
@@ -409,6 +552,25 @@ def check_csv(ck, m, x, data):
         for col in ("estimate", "untrusted"):
             ck.ok(c[col] == ("true" if ev[col] else "false"), "%s %s: %s" % (where, c["event"], col))
         ck.ok(int(c["threads_na"]) == ev["threads_na"], "%s: threads_na" % where)
+
+
+def check_csv_ranks(ck, c, want, e, where):
+    """The appended across-ranks columns of one (region, event) row."""
+    def num(col, value):
+        ck.ok(close(csv_num(c[col]), value), "%s: %s = %r, expected %r" % (where, col, c[col], value))
+
+    num("ranks_entered", want["ranks_entered"])
+    num("bytes_total", want["bytes"]["total"])
+    num("bytes_unknown_total", want["bytes_unknown"]["total"])
+    stats = [(q, want[q]) for q in QUANTITIES]
+    if e is not None:
+        stats.append(("event", want["events"][e]))
+        num("event_ranks_na", want["events"][e]["ranks_na"])
+    else:
+        ck.ok(all(c["event_" + k] == "" for k in SPREAD + ["ranks_na"]), "%s: event columns" % where)
+    for q, st in stats:
+        for col, key in zip(SPREAD, ("min", "mean", "max", "imbalance", "max_rank")):
+            num("%s_%s" % (q, col), st[key])
 
 
 def text_clean(s):
@@ -465,6 +627,127 @@ def check_text(ck, m, x, data_bytes):
     if len(m["messages"]) > 20:
         ck.ok("... %d more" % (len(m["messages"]) - 20) in data, "text: '... N more' missing")
     ck.ok("\x1b" not in data, "text: raw escape character in output")
+    check_text_ranks(ck, m, x, data)
+
+
+def fmt_prec(a):
+    return 2 if a < 9.995 else 1 if a < 99.95 else 0
+
+
+def thousands(v, top):
+    """v divided by 1000 (at most `top` times) until it shows in 3 digits:
+    (magnitude, value, times divided), step by step as the C code does."""
+    a, i = abs(v), 0
+    while a >= 999.5 and i < top:
+        a /= 1000
+        v /= 1000
+        i += 1
+    return a, v, i
+
+
+def fmt_count(v):
+    """The text report's counts: 3 significant digits and k, M, G, ..."""
+    if abs(v) < 999.5:
+        return "%.0f" % v
+    a, v, i = thousands(v, 6)
+    return "%.*f%s" % (fmt_prec(a), v, ["", "k", "M", "G", "T", "P", "E"][i])
+
+
+def fmt_time(ns):
+    if abs(ns) < 999.5:
+        return "%.0f ns" % ns
+    a, ns, i = thousands(ns, 3)
+    return "%.*f %s" % (0 if a >= 1000 else fmt_prec(a), ns, ["ns", "\u00b5s", "ms", "s"][i])
+
+
+def fmt_pct(share):
+    return "n/a" if share is None else "%.1f%%" % (share * 100.0)
+
+
+def fmt_spread(st):
+    """min, mean, max per rank as times, imbalance, max@rank: as the text shows them."""
+    times = [fmt_time(st[k]) if st["max"] is not None else "-" for k in ("min", "mean", "max")]
+    imb = "-" if st["imbalance"] is None else "%.*f" % (fmt_prec(st["imbalance"]), st["imbalance"])
+    return times + [imb, "-" if st["max_rank"] is None else str(st["max_rank"])]
+
+
+def fields(line, start, widths):
+    """Fixed-width cells of a table line (user names are cleaned, one column
+    per character, so character offsets are columns)."""
+    out = []
+    for w in widths:
+        out.append(line[start:start + w].strip())
+        start += w
+    return out
+
+
+def section(lines, title):
+    """The table lines of a section: from its column header to the next blank
+    line ([] when the section is not there)."""
+    starts = ("function ", "region ", "    rank ", "min ", "no rank")
+    for i, line in enumerate(lines):
+        if line.startswith(title):
+            k = i
+            while k < len(lines) and lines[k] and not lines[k].startswith(starts):
+                k += 1
+            end = k
+            while end < len(lines) and lines[end] != "":
+                end += 1
+            return lines[k:end]
+    return []
+
+
+def check_text_ranks(ck, m, x, data):
+    xr = x["xr"]
+    lines = data.split("\n")
+    titles = ["MPI functions across ranks", "MPI time share per rank", "Regions across ranks"]
+    if not xr["multi"]:
+        for t in titles:
+            ck.ok(t not in data, "text: '%s' in a single-rank report" % t)
+        return
+    for t in titles[:2]:
+        ck.ok((t in data) == bool(xr["functions"]), "text: section '%s' %s" %
+              (t, "missing" if xr["functions"] else "without MPI functions"))
+    if xr["functions"]:
+        rows = section(lines, titles[0])[1:-1]  # header, last: the "unknown =" note
+        ck.ok(len(rows) == len(xr["functions"]), "text: %d MPI function rows, expected %d" %
+              (len(rows), len(xr["functions"])))
+        for line, f in zip(rows, xr["functions"]):
+            want = [text_clean(f["raw_name"]), fmt_count(f["calls"]["total"]),
+                    fmt_count(f["bytes"]["total"]), fmt_count(f["bytes_unknown"]["total"]),
+                    fmt_time(f["wall_ns"]["total"])] + fmt_spread(f["wall_ns"])
+            got = fields(line, 0, [25, 8, 8, 8, 9, 9, 9, 9, 6, 9])
+            ck.ok(got == want, "text: MPI function row %r, expected %r" % (got, want))
+        rows = section(lines, titles[1])
+        st, share = xr["share_stat"], xr["share"]
+        if len(share) <= SHARE_RANKS:
+            for line, s in zip(rows[1:], share):
+                want = [str(s["rank"]), fmt_time(s["mpi_ns"]), fmt_time(s["total_ns"]),
+                        fmt_pct(s["share"])]
+                got = fields(line, 0, [8, 12, 12, 8])
+                ck.ok(got == want, "text: MPI share row %r, expected %r" % (got, want))
+            rows = rows[1 + len(share):]
+        summary = "min %s (rank %s)   mean %s   max %s (rank %s)" % (
+            fmt_pct(st["min"]), st["min_rank"], fmt_pct(st["mean"]), fmt_pct(st["max"]),
+            st["max_rank"])
+        ck.ok(rows and rows[0].startswith(summary), "text: MPI share summary %r, expected %r" %
+              (rows[:1], summary))
+        na = sum(1 for s in share if s["share"] is None)
+        ck.ok(rows and (("n/a: %d rank" % na) in rows[0]) == (na > 0),
+              "text: ranks without time not said: %r" % rows[:1])
+        if len(share) > SHARE_RANKS:
+            top = sorted((s for s in share if s["share"] is not None),
+                         key=lambda s: (-s["share"], s["rank"]))[:3]
+            want = "highest:" + ",".join(" rank %d %s" % (s["rank"], fmt_pct(s["share"]))
+                                         for s in top)
+            ck.ok(rows[1:2] == [want], "text: %r, expected %r" % (rows[1:2], want))
+    rows = section(lines, titles[2])
+    user = [q for q in xr["regions"] if q["kind"] != "mpi"]
+    ck.ok(len(rows) - 1 == max(len(user), 1), "text: regions across ranks rows %r" % rows)
+    for line, q in zip(rows[1:], user):
+        want = [str(q["ranks_entered"]), fmt_count(q["visits"]["total"])] + fmt_spread(q["wall_ns"])
+        got = fields(line, 36, [6, 10, 10, 10, 10, 6, 9])
+        ck.ok(got == want, "text: regions across ranks row %r: %r, expected %r" % (line, got, want))
 
 
 # -------------------------------------------------------------------- run
@@ -492,7 +775,12 @@ def one_line(stderr):
 
 
 def check_good(ck, prefix, tmp, variant):
-    path = os.path.join(tmp, variant + ".h5")
+    check_file(ck, prefix, os.path.join(tmp, variant + ".h5"), variant)
+
+
+def check_file(ck, prefix, path, variant):
+    """Every format of the report of `path` against h5py; returns the
+    expected numbers (for callers that check more)."""
     ck.scope = variant + ": "
     m = load(path)
     x = expected(m, path)
@@ -505,7 +793,7 @@ def check_good(ck, prefix, tmp, variant):
         outs[fmt] = r.stdout
     if "json" in outs:
         check_json(ck, m, x, path, outs["json"].decode("utf-8"))
-        o = os.path.join(tmp, variant + ".out.json")
+        o = os.path.splitext(path)[0] + ".out.json"
         r = run(prefix, path, "json", out=o)
         ck.ok(r is not None and r.returncode == 0 and open(o, "rb").read() == outs["json"],
               "%s: -o output differs from stdout (%s)" % (variant, describe(r)))
@@ -514,6 +802,7 @@ def check_good(ck, prefix, tmp, variant):
     if "text" in outs:
         check_text(ck, m, x, outs["text"])
     ck.scope = ""
+    return x
 
 
 def check_bad(ck, prefix, path, needles):

@@ -22,6 +22,17 @@ Variants:
              string attributes, a flag bit named only by its /region/flags
              attribute and one named nowhere, two /rank rows (ranks 0 and 1),
              counts in a cell without a completed visit, no /messages dataset.
+  ranks      a job file of 3 ranks with 1, 2 and 3 threads: user and MPI
+             regions (MPI_Send under two paths, a user region named MPI_Send,
+             an MPI call inside another, MPI outside any user region), a region
+             only ranks 0 and 2 enter (rank 1 has counts there without a
+             visit), bytes and bytes_unknown, ties for the max, a rank whose
+             only cell has no estimate, a region where no rank has one, a
+             region of zero time, MULTIPLEXED, NOT_COUNTED and
+             LOST_GENERATION cells, two threads of one rank in MPI at once.
+  manyranks  a job file of 20 ranks of one thread each (the text lists the 3
+             highest MPI shares instead of every rank); one rank has no time.
+  rankfile   a per-rank file (root rank = 2, ranks = 4) holding one rank.
 
 Values are chosen here; tests/report/check_report.py never relies on them: it
 recomputes everything it expects from the file with h5py.
@@ -312,6 +323,183 @@ def write_extras(path):
         g["running_ns"] = np.array([[8000], [4750]], "<u8")
 
 
+# ------------------------------------------------------------ several ranks
+
+# (name, parent row, kind) of the `ranks` variant
+RANK_REGIONS = [
+    ("main", -1, "user"),           # 0
+    ("solve", 0, "user"),           # 1
+    ("halo", 1, "user"),            # 2
+    ("MPI_Send", 2, "mpi"),         # 3 solve/halo/MPI_Send
+    ("MPI_Send", 1, "mpi"),         # 4 solve/MPI_Send: the same function
+    ("MPI_Allreduce", 1, "mpi"),    # 5
+    ("io", 0, "user"),              # 6 entered by ranks 0 and 2 only
+    ("MPI_File_open", 6, "mpi"),    # 7
+    ("MPI_Barrier", 7, "mpi"),      # 8 an MPI call inside another
+    ("MPI_Send", 0, "user"),        # 9 a user region: not the MPI function
+    ("MPI_Recv", -1, "mpi"),        # 10 outside any user region
+]
+RANK_OF_THREAD = [0, 1, 1, 2, 2, 2]
+
+
+def rank_region_rows(regions):
+    rows = []
+    for name, parent, kind in regions:
+        depth = 0 if parent < 0 else rows[parent][2] + 1
+        path = name if parent < 0 else rows[parent][4] + "/" + name
+        rows.append((name, parent, depth, kind, path))
+    return rows
+
+
+def write_rank_file(path, regions, ranks_of_thread, cells, thread_wall, attrs):
+    """A file of several ranks: cells(t, r) -> None (not visited) or a dict of
+    visits, wall, bytes, unknown, counts [E], enabled [G], running [G], flags."""
+    E, G, T, R = len(EVENTS), 2, len(ranks_of_thread), len(regions)
+    arrays = {"visits": np.zeros((T, R), "<u8"), "wall_ns": np.zeros((T, R), "<u8"),
+              "bytes": np.zeros((T, R), "<u8"), "bytes_unknown": np.zeros((T, R), "<u8"),
+              "counts": np.zeros((T, R, E), "<u8"), "enabled_ns": np.zeros((T, R, G), "<u8"),
+              "running_ns": np.zeros((T, R, G), "<u8"), "flags": np.zeros((T, R), "<u4")}
+    keys = {"visits": "visits", "wall_ns": "wall", "bytes": "bytes", "bytes_unknown": "unknown",
+            "counts": "counts", "enabled_ns": "enabled", "running_ns": "running", "flags": "flags"}
+    for t in range(T):
+        for r in range(R):
+            c = cells(t, r)
+            if c is None:
+                continue
+            for name, key in keys.items():
+                if key in c:
+                    arrays[name][t, r] = c[key]
+    with h5py.File(path, "w") as f:
+        write_root_attrs(f, "clean", 1)
+        for name, value in attrs.items():
+            f.attrs.create(name, value, dtype="<i4")
+        ev = np.zeros(E, EVENT_DT)
+        for i, (name, pfm, group, typ, config) in enumerate(EVENTS):
+            ev[i] = (name, pfm, group, typ, config, 0, 0, 0, 1)
+        f.create_dataset("events", data=ev)
+        rg = np.zeros(R, REGION_DT)
+        for i, row in enumerate(rank_region_rows(regions)):
+            rg[i] = row
+        f.create_dataset("regions", data=rg)
+        th = np.zeros(T, THREAD_DT)
+        for t, rank in enumerate(ranks_of_thread):
+            first = ranks_of_thread.index(rank)
+            th[t] = (rank, t - first, 1000 + rank, 1000 + 10 * rank + t - first,
+                     "node-%d" % (rank // 2), t, t, 0, 0)
+        f.create_dataset("threads", data=th)
+        g = f.create_group("region")
+        for name, a in arrays.items():
+            g.create_dataset(name, data=a)
+        for name, bit in FLAGS.items():
+            g["flags"].attrs.create(name, bit, dtype="<u4")
+        tw = np.array(thread_wall, "<u8")
+        g = f.create_group("thread")
+        g["wall_ns"] = tw
+        g["counts"] = np.array([[7 * (t + 1) * (e + 1) for e in range(E)] for t in range(T)], "<u8")
+        g["enabled_ns"] = np.repeat(tw[:, None], G, axis=1)
+        g["running_ns"] = np.repeat(tw[:, None], G, axis=1)
+        ranks = sorted(set(ranks_of_thread))
+        g = f.create_group("rank")
+        g["rank"] = np.array(ranks, "<i4")
+        g["counts"] = np.array([[100 * (k + 1)] * E for k in ranks], "<u8")
+        g["enabled_ns"] = np.array([[10 ** 9] * G for _ in ranks], "<u8")
+        g["running_ns"] = np.array([[10 ** 9] * G for _ in ranks], "<u8")
+        f.create_dataset("messages", shape=(0,), dtype=STR)
+
+
+def plain_cell(visits, wall, t, r, bytes_=0, unknown=0):
+    counts = [visits * (5 + 3 * r + t) * (10 ** e) for e in range(len(EVENTS))]
+    return {"visits": visits, "wall": wall, "bytes": bytes_, "unknown": unknown,
+            "counts": counts, "enabled": [wall, wall], "running": [wall, wall]}
+
+
+def ranks_cell(t, r):
+    k = RANK_OF_THREAD[t]
+    name, _, kind = RANK_REGIONS[r]
+    if r == 6 and k == 1:
+        # rank 1 never enters "io", yet its thread 2 has counts there
+        return {"counts": [4, 40, 400], "enabled": [0, 0], "running": [0, 0]} if t == 2 else None
+    if r in (7, 8) and k == 1:
+        return None
+    if r == 10 and k != 1:
+        return None  # MPI_Recv outside regions: rank 1 only
+    if r == 9 and t not in (0, 3):
+        return None
+    visits = {0: 1, 1: 1, 2: 10, 3: 10, 4: 2, 5: 4, 6: 1, 7: 1, 8: 1, 9: 1, 10: 3}[r]
+    # wall: per thread, chosen so that ranks differ and some tie
+    wall = (r + 1) * 1_000_000 + [0, 300_000, 100_000, 200_000, 50_000, 25_000][t]
+    if r == 5:
+        wall = 6_000_000 // (1 + k)  # every rank 6 ms in MPI_Allreduce: a 3-way tie
+    if r == 8:
+        wall = 400_000    # inside MPI_File_open (wall 8.x ms): not MPI time twice
+    if r == 9:
+        wall = 0          # too short for the clock: mean 0, no imbalance
+    bytes_ = unknown = 0
+    if kind == "mpi":
+        bytes_ = visits * 8 * (k + 1)
+        if name == "MPI_Recv":
+            bytes_, unknown = 16, 1  # one receive with MPI_STATUS_IGNORE
+        if name in ("MPI_File_open", "MPI_Barrier"):
+            bytes_ = 0
+    c = plain_cell(visits, wall, t, r, bytes_, unknown)
+    if r == 5:
+        c["counts"][0] = 6 if k != 1 else 9  # page-faults: ranks 1 and 2 tie at 18
+    if (t, r) == (4, 1):      # MULTIPLEXED: the hw group ran half the time
+        c["running"][1] = c["enabled"][1] // 2
+        c["counts"][1] //= 2
+        c["counts"][2] //= 2
+        c["flags"] = FLAGS["MULTIPLEXED"]
+    if (t, r) == (2, 5):      # NOT_COUNTED: rank 1 still has thread 1's value
+        c["running"][1] = 0
+        c["counts"][1] = c["counts"][2] = 0
+        c["flags"] = FLAGS["NOT_COUNTED"]
+    if (t, r) == (0, 6):      # rank 0's only cell in "io": no estimate for the rank
+        c["running"][1] = 0
+        c["counts"][1] = c["counts"][2] = 0
+        c["flags"] = FLAGS["NOT_COUNTED"]
+    if r == 10:               # MPI_Recv: the hw group never ran, no rank has a value
+        c["running"][1] = 0
+        c["counts"][1] = c["counts"][2] = 0
+        c["flags"] = FLAGS["NOT_COUNTED"]
+    if (t, r) == (1, 2):      # LOST_GENERATION in halo
+        c["counts"] = [x // 3 for x in c["counts"]]
+        c["flags"] = FLAGS["LOST_GENERATION"]
+    return c
+
+
+def write_ranks(path):
+    # rank 2 has three threads of 30 ms, 40 ms, 35 ms: its time is 40 ms, less
+    # than its threads spend in MPI together (a share above 100%)
+    wall = [50_000_000, 80_000_000, 60_000_000, 30_000_000, 40_000_000, 35_000_000]
+    write_rank_file(path, RANK_REGIONS, RANK_OF_THREAD, ranks_cell, wall,
+                    {"rank": -1, "ranks": 3})
+
+
+def write_manyranks(path):
+    n = 20
+    regions = [("work", -1, "user"), ("MPI_Barrier", 0, "mpi"), ("MPI_Bcast", -1, "mpi")]
+
+    def cell(t, r):
+        if r == 2 and t % 4:
+            return None
+        # ranks 7 and 13 tie for the highest share; rank 3 has no time at all
+        mpi = {7: 9_000_000, 13: 9_000_000}.get(t, 1_000_000 + 100_000 * t)
+        wall = {0: 10_000_000, 1: mpi, 2: 500_000}[r]
+        return plain_cell(1, wall, t, r, 4 * t)
+
+    wall = [0 if t == 3 else 12_000_000 for t in range(n)]
+    write_rank_file(path, regions, list(range(n)), cell, wall, {"rank": -1, "ranks": n})
+
+
+def write_rankfile(path):
+    regions = [("step", -1, "user"), ("MPI_Allreduce", 0, "mpi")]
+
+    def cell(t, r):
+        return plain_cell(2 + t, 1_000_000 * (r + 1) + t, t, r, 16)
+
+    write_rank_file(path, regions, [2, 2], cell, [5_000_000, 4_000_000], {"rank": 2, "ranks": 4})
+
+
 def write_foreign(path):
     with h5py.File(path, "w") as f:
         f.attrs["creator"] = "some other tool"
@@ -347,6 +535,9 @@ VARIANTS = {
     "badshape": lambda p: write_full(p, "badshape"),
     "badtree": lambda p: write_full(p, "badtree"),
     "extras": write_extras,
+    "ranks": write_ranks,
+    "manyranks": write_manyranks,
+    "rankfile": write_rankfile,
 }
 
 
