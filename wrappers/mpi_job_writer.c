@@ -103,6 +103,18 @@ static char *pm_get_str(struct pm_cursor *c)
     return s;
 }
 
+/* Grow one of several parallel arrays to `cap` elements; on failure the old
+ * array stays as it was (and valid). */
+static int pm_grow(void *arrayp, size_t cap, size_t elsize)
+{
+    void **array = arrayp;
+    void *grown = realloc(*array, cap * elsize);
+    if (!grown)
+        return -1;
+    *array = grown;
+    return 0;
+}
+
 /* ---- the union of region tables -------------------------------------------------- */
 
 struct pm_union {
@@ -124,25 +136,14 @@ static uint32_t pm_union_hash(int32_t parent, int32_t kind, const char *name)
 
 static int pm_union_grow(struct pm_union *u)
 {
-    int32_t cap = u->cap ? u->cap * 2 : 256;
-    int32_t *parent = realloc(u->parent, (size_t)cap * sizeof *parent);
-    if (parent)
-        u->parent = parent;
-    int32_t *depth = realloc(u->depth, (size_t)cap * sizeof *depth);
-    if (depth)
-        u->depth = depth;
-    int32_t *kind = realloc(u->kind, (size_t)cap * sizeof *kind);
-    if (kind)
-        u->kind = kind;
-    char **name = realloc(u->name, (size_t)cap * sizeof *name);
-    if (name)
-        u->name = name;
-    int32_t *hash = calloc((size_t)cap * 2, sizeof *hash);
-    if (!parent || !depth || !kind || !name || !hash) {
-        free(hash);
+    size_t cap = u->cap ? (size_t)u->cap * 2 : 256;
+    if (pm_grow(&u->parent, cap, sizeof *u->parent) || pm_grow(&u->depth, cap, sizeof *u->depth) ||
+        pm_grow(&u->kind, cap, sizeof *u->kind) || pm_grow(&u->name, cap, sizeof *u->name))
         return -1;
-    }
-    uint32_t mask = (uint32_t)cap * 2 - 1;
+    int32_t *hash = calloc(cap * 2, sizeof *hash);
+    if (!hash)
+        return -1;
+    uint32_t mask = (uint32_t)(cap * 2 - 1);
     for (int32_t i = 0; i < u->n; i++) {
         uint32_t h = pm_union_hash(u->parent[i], u->kind[i], u->name[i]) & mask;
         while (hash[h])
@@ -152,7 +153,7 @@ static int pm_union_grow(struct pm_union *u)
     free(u->hash);
     u->hash = hash;
     u->mask = mask;
-    u->cap = cap;
+    u->cap = (int32_t)cap;
     return 0;
 }
 
@@ -262,22 +263,15 @@ static void pm_joblog_add(struct pm_joblog *l, char *text, int32_t first, int32_
         return;
     }
     if (l->n == l->cap) {
-        int32_t cap = l->cap ? l->cap * 2 : 32;
-        char **t = realloc(l->text, (size_t)cap * sizeof *t);
-        if (t)
-            l->text = t;
-        int32_t *f = realloc(l->first_rank, (size_t)cap * sizeof *f);
-        if (f)
-            l->first_rank = f;
-        int32_t *r = realloc(l->nranks, (size_t)cap * sizeof *r);
-        if (r)
-            l->nranks = r;
-        if (!t || !f || !r) {
+        size_t cap = l->cap ? (size_t)l->cap * 2 : 32;
+        if (pm_grow(&l->text, cap, sizeof *l->text) ||
+            pm_grow(&l->first_rank, cap, sizeof *l->first_rank) ||
+            pm_grow(&l->nranks, cap, sizeof *l->nranks)) {
             l->dropped += nranks;
             free(text);
             return;
         }
-        l->cap = cap;
+        l->cap = (int32_t)cap;
     }
     l->text[l->n] = text;
     l->first_rank[l->n] = first;
