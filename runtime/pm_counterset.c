@@ -233,6 +233,25 @@ uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out)
     return pm_counterset_read_slow(cs, out);
 }
 
+int pm_counterset_peek(const struct pm_counterset *cs, uint64_t *out)
+{
+    if (cs->state != PM_CS_OPEN)
+        return -1;
+    uint64_t buf[PM_GROUP_BUF_WORDS];
+    for (int g = 0; g < cs->ngroups; g++) {
+        int first = cs->gfirst[g], count = cs->gcount[g], skip = cs->gskip[g];
+        size_t need = (size_t)(3 + 2 * (skip + count)) * sizeof(uint64_t);
+        long got = pm_sys_read(cs->leader[g], buf, need);
+        if (got < (long)need || buf[0] != (uint64_t)(skip + count))
+            return -1;
+        out[cs->nevents + g] = buf[1];
+        out[cs->nevents + cs->ngroups + g] = buf[2];
+        for (int k = 0; k < count; k++)
+            out[first + k] = buf[3 + 2 * (skip + k)];
+    }
+    return 0;
+}
+
 void pm_counterset_close(struct pm_counterset *cs)
 {
     if (cs->set && (cs->state == PM_CS_OPEN))

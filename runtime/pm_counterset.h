@@ -49,6 +49,10 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
 /* Fill `out[stride]`; returns the generation the values belong to. Never
  * fails: a set that cannot be read yields zeros and a new generation. */
 uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out);
+/* Read another thread's set (settling it at exit): 0, or -1 if it cannot be
+ * read now (e.g. the thread is exiting), without touching the set's state:
+ * only its owner may close or reopen it. */
+int pm_counterset_peek(const struct pm_counterset *cs, uint64_t *out);
 void pm_counterset_close(struct pm_counterset *cs);
 /* In a fork child: the fds are the parent's events. Close them and reopen
  * lazily (the child may exec at once). */

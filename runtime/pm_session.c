@@ -235,11 +235,15 @@ void pm_session_set_rank(int rank, int size)
 static void pm_thread_gone(void *arg)
 {
     struct pm_thread *t = arg;
-    if (pm_state != PM_ON || t != pm_self)
+    if (t != pm_self)
         return;
-    pm_thread_finish(t, "exited");
-    pm_counterset_close(&t->cs);
-    t->exited = 1;
+    pthread_mutex_lock(&t->settle_lock);
+    if (pm_state == PM_ON) {
+        pm_thread_finish(t, "exited");
+        pm_counterset_close(&t->cs);
+        t->exited = 1;
+    }
+    pthread_mutex_unlock(&t->settle_lock);
     pm_self = NULL;
 }
 
@@ -446,6 +450,23 @@ static void pm_write_file(const struct pm_output *o)
     pm_announce(final, o, what);
 }
 
+/* The inherited set sums every thread, live or gone; while a thread is in
+ * the middle of exiting the kernel refuses the group read (ECHILD here), so
+ * retry briefly, and never write zeros as if they were totals. */
+static int pm_read_process_totals(uint64_t *out)
+{
+    if (pm_process_set.state != PM_CS_OPEN)
+        return 0;
+    for (int attempt = 0; attempt < 20; attempt++) {
+        if (pm_counterset_peek(&pm_process_set, out) == 0)
+            return 1;
+        usleep(1000);
+    }
+    pm_msg(PM_MSG_ONCE, "the process totals (inherited counters) could not be read at exit, "
+           "while threads were exiting; the file has no /rank row for this process");
+    return 0;
+}
+
 static int pm_any_data(void)
 {
     for (int32_t i = 0; i < pm_nthreads; i++)
@@ -466,10 +487,12 @@ void pm_session_finalize(int collective)
 
     for (int32_t i = 0; i < pm_nthreads; i++) {
         struct pm_thread *t = pm_threads[i];
+        pthread_mutex_lock(&t->settle_lock);
         if (t == pm_self)
             pm_thread_finish(t, "reached process exit");
         else if (!t->exited)
             pm_thread_finish_remote(t);
+        pthread_mutex_unlock(&t->settle_lock);
     }
     /* A fork child that only passed through (fork+exec, fork+_exit) or did
      * nothing measurable writes no file. */
@@ -477,9 +500,7 @@ void pm_session_finalize(int collective)
         return;
 
     uint64_t rank[3 * PM_MAX_EVENTS];
-    int have_rank = pm_process_set.state == PM_CS_OPEN;
-    if (have_rank)
-        pm_counterset_read(&pm_process_set, rank);
+    int have_rank = pm_read_process_totals(rank);
     pm_msg_summarise();
 
     char host[256] = "";

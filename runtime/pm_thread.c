@@ -50,6 +50,7 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     if (!t)
         return NULL;
     t->index = index;
+    pthread_mutex_init(&t->settle_lock, NULL);
     t->tid = gettid();
     t->cpu_first = t->cpu_last = sched_getcpu();
     t->stride = pm_stride(set);
@@ -396,9 +397,13 @@ void pm_thread_finish_remote(struct pm_thread *t)
     uint64_t *now = calloc(t->stride + 1, sizeof *now);
     if (!now)
         return;
-    /* Reading another thread's per-thread counters is allowed: the fd is ours. */
-    uint64_t gen = t->stride ? pm_counterset_read(&t->cs, now) : t->cs.generation;
-    pm_settle_totals(t, now, gen);
+    /* Reading another thread's counters is allowed (the fds are the
+     * process's), but only its owner may close them: a thread exiting right
+     * now makes the read fail, and then its totals stay as they were. */
+    if (!t->stride || pm_counterset_peek(&t->cs, now) == 0)
+        pm_settle_totals(t, now, t->cs.generation);
+    else
+        t->end_ticks = pm_ticks();
     free(now);
 }
 

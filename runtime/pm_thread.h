@@ -11,6 +11,7 @@
 
 #include "pm_counterset.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -50,6 +51,9 @@ struct pm_thread {
     int cpu_first, cpu_last;
     int exited;
     int open_at_end;
+    /* Held while the thread settles itself at its exit, or while the
+     * finalizing thread settles it at process exit: the two may race. */
+    pthread_mutex_t settle_lock;
     struct pm_counterset cs;
     unsigned stride;        /* words per reading: E counts, G enabled, G running */
 
