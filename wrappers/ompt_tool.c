@@ -1,0 +1,450 @@
+/* The OMPT tool: OpenMP constructs become regions of kind `omp`.
+ *
+ * LLVM's libomp looks up `ompt_start_tool` in the process when it starts
+ * (libperfmark.so is linked or preloaded, so it finds ours); GCC's libgomp
+ * has no OMPT and never calls it: there, worker threads are picked up on
+ * their first marker call and no omp region appears.
+ *
+ * What becomes a region, on the calling thread's stack (pm_auto.h):
+ *   - each implicit task, i.e. each team member for its share of a parallel
+ *     construct: `omp parallel <where> (<N> threads)`. The encountering
+ *     thread gets it through its own implicit task like every member
+ *     (parallel_begin only records where the construct is), so user regions
+ *     inside the construct nest under it on every thread. <where> is
+ *     `symbol+0xOFF` from dladdr on the construct's return address (so two
+ *     constructs in one function stay two regions), or `object+0xOFF` when
+ *     the address has no dynamic symbol (executables without -rdynamic).
+ *   - a worker of a nested team first enters, on its own stack, the
+ *     parallel regions enclosing the construct (copied from the encountering
+ *     thread's tool stack), so nested teams get nested paths on every member.
+ *   - barriers (all kinds) `omp barrier`, `omp taskwait`, `omp taskgroup`:
+ *     the per-thread wait, the load-imbalance signal.
+ * Work-sharing callbacks are not used: with gcc-compiled code on libomp they
+ * come unpaired.
+ *
+ * Robustness: the runtime flags an exit that is not the innermost region
+ * UNBALANCED, and callback orders are not ours to trust. So every region
+ * this tool enters is also pushed on a small per-thread stack, tagged with
+ * the OMPT object it belongs to; an end callback exits only when the top of
+ * that stack is its own begin, and is otherwise dropped (counted in
+ * pm_ompt_drops, nothing printed). Callbacks are hot (barriers can be
+ * frequent): no allocation and no lock on their path; construct names are
+ * resolved once per (return address, team size) into a fixed table. */
+#define _GNU_SOURCE
+#include "pm_auto.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The LLVM header. The build passes its path (it lives in clang's resource
+ * directory, whose other headers must not shadow gcc's: see
+ * wrappers/CMakeLists.txt). */
+#ifdef PM_OMPT_TOOLS_H
+#include PM_OMPT_TOOLS_H
+#else
+#include <omp-tools.h>
+#endif
+
+#define PM_EXPORT __attribute__((visibility("default")))
+#define pm_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- per-thread tool stack ------------------------------------------------ */
+
+#define PM_OMPT_DEPTH 64
+
+enum pm_ompt_entry_type {
+    PM_OMPT_TASK = 1,   /* this thread's implicit task in a parallel region */
+    PM_OMPT_OUTER,      /* an enclosing parallel region, entered for a nested-team worker */
+    PM_OMPT_SYNC,       /* a barrier, taskwait or taskgroup wait */
+};
+
+struct pm_ompt_entry {
+    const void *key;      /* the task_data of the implicit task it belongs to */
+    const void *par;      /* TASK: the parallel construct's record */
+    int32_t region;
+    uint8_t type;
+    uint8_t entered;      /* pm_auto_enter said yes: exit it (else just pop) */
+};
+
+/* Where a parallel construct was encountered, for its team members. Lives in
+ * the encountering thread's state at that thread's stack depth: the thread
+ * stays inside the construct (its own implicit task is pushed above that
+ * depth) until parallel_end, so the slot is neither reused nor freed while
+ * members read it. */
+struct pm_ompt_parallel {
+    const void *codeptr;
+    const struct pm_ompt_thread *owner;
+    int32_t depth;        /* owner's stack depth at parallel_begin */
+};
+
+struct pm_ompt_thread {
+    int32_t depth;
+    int32_t overflow;     /* begins not pushed because the stack was full */
+    int32_t joined;       /* worker tasks closed at their join barrier, ends still to come */
+    struct pm_ompt_entry stack[PM_OMPT_DEPTH];
+    struct pm_ompt_parallel par[PM_OMPT_DEPTH];
+};
+
+static __thread struct pm_ompt_thread pm_ompt_self;
+
+/* Ends dropped because they did not match (or regions left open at thread
+ * end). Not exposed: for a debugger, and for whoever wires a message. */
+static atomic_ulong pm_ompt_drops;
+
+static void pm_ompt_drop(void)
+{
+    atomic_fetch_add_explicit(&pm_ompt_drops, 1, memory_order_relaxed);
+}
+
+static void pm_ompt_push(struct pm_ompt_thread *t, int type, const void *key,
+                         const void *par, int32_t region)
+{
+    if (pm_unlikely(t->depth == PM_OMPT_DEPTH)) {
+        t->overflow++;
+        return;
+    }
+    int entered = region >= 0 && pm_auto_enter(region) == 0;
+    t->stack[t->depth++] = (struct pm_ompt_entry){.key = key, .par = par, .region = region,
+                                                  .type = (uint8_t)type,
+                                                  .entered = (uint8_t)entered};
+}
+
+static void pm_ompt_pop(struct pm_ompt_thread *t)
+{
+    struct pm_ompt_entry *e = &t->stack[--t->depth];
+    if (e->entered)
+        pm_auto_exit(e->region, 0);
+}
+
+/* An end callback for (type, key): close its begin if it is on top; 0 when
+ * it was not (then dropped, unless it is the late end of a join barrier or
+ * of a task closed there: see pm_ompt_join). */
+static int pm_ompt_end(struct pm_ompt_thread *t, int type, const void *key)
+{
+    if (pm_unlikely(t->overflow > 0)) {  /* its begin was never pushed */
+        t->overflow--;
+        return 0;
+    }
+    if (pm_unlikely(t->depth == 0 || t->stack[t->depth - 1].type != type ||
+                    t->stack[t->depth - 1].key != key)) {
+        if (t->joined > 0) {
+            if (type == PM_OMPT_TASK)  /* the barrier's end comes first, then the task's */
+                t->joined--;
+        } else {
+            pm_ompt_drop();
+        }
+        return 0;
+    }
+    pm_ompt_pop(t);
+    return 1;
+}
+
+/* Close this thread's implicit task and the enclosing regions entered
+ * with it (all keyed by its task_data). */
+static void pm_ompt_close_task(struct pm_ompt_thread *t, const void *task_data)
+{
+    while (t->overflow == 0 && t->depth > 0 && t->stack[t->depth - 1].type == PM_OMPT_OUTER &&
+           t->stack[t->depth - 1].key == task_data)
+        pm_ompt_pop(t);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+/* Fixed regions, resolved on first use (interning is idempotent, so a race
+ * only interns twice). */
+static int32_t pm_ompt_fixed(_Atomic int32_t *slot, const char *name)
+{
+    int32_t r = atomic_load_explicit(slot, memory_order_relaxed);
+    if (pm_unlikely(r < 0)) {
+        r = pm_auto_region(name, PM_KIND_OMP);
+        atomic_store_explicit(slot, r, memory_order_relaxed);
+    }
+    return r;
+}
+
+static _Atomic int32_t pm_ompt_barrier = -1, pm_ompt_taskwait = -1, pm_ompt_taskgroup = -1;
+
+/* Parallel constructs: (return address, team size) -> region. Open
+ * addressing; a slot is published by storing its codeptr last (release), so
+ * a reader that sees the codeptr (acquire) sees the rest. Filled only under
+ * the mutex, on a miss. */
+#define PM_OMPT_NAMES 1024
+
+struct pm_ompt_name {
+    _Atomic(const void *) codeptr;
+    unsigned nthreads;
+    int32_t region;
+};
+
+static struct pm_ompt_name pm_ompt_names[PM_OMPT_NAMES];
+static int pm_ompt_nnames;
+static pthread_mutex_t pm_ompt_names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint32_t pm_ompt_hash(const void *codeptr, unsigned n)
+{
+    uint64_t k = (uint64_t)(uintptr_t)codeptr ^ (uint64_t)n << 48;
+    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & (PM_OMPT_NAMES - 1);
+}
+
+/* -2: not in the table (a free slot ends the probe). */
+static int32_t pm_ompt_lookup(const void *codeptr, unsigned n)
+{
+    for (uint32_t h = pm_ompt_hash(codeptr, n), i = 0; i < PM_OMPT_NAMES;
+         h = (h + 1) & (PM_OMPT_NAMES - 1), i++) {
+        const struct pm_ompt_name *s = &pm_ompt_names[h];
+        const void *c = atomic_load_explicit(&s->codeptr, memory_order_acquire);
+        if (!c)
+            return -2;
+        if (c == codeptr && s->nthreads == n)
+            return s->region;
+    }
+    return -2;
+}
+
+static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned n)
+{
+    char where[512];
+    Dl_info info = {0};
+    int found = codeptr && dladdr(codeptr, &info);
+    if (!codeptr) {
+        snprintf(where, sizeof where, "(unknown)");
+    } else if (found && info.dli_sname && info.dli_saddr) {
+        snprintf(where, sizeof where, "%s+0x%lx", info.dli_sname,
+                 (unsigned long)((uintptr_t)codeptr - (uintptr_t)info.dli_saddr));
+    } else if (found && info.dli_fname && info.dli_fbase) {
+        const char *base = strrchr(info.dli_fname, '/');
+        snprintf(where, sizeof where, "%s+0x%lx", base ? base + 1 : info.dli_fname,
+                 (unsigned long)((uintptr_t)codeptr - (uintptr_t)info.dli_fbase));
+    } else {
+        snprintf(where, sizeof where, "%p", codeptr);
+    }
+    snprintf(buf, size, "omp parallel %s (%u thread%s)", where, n, n == 1 ? "" : "s");
+}
+
+static __attribute__((noinline)) int32_t pm_ompt_resolve(const void *codeptr, unsigned n)
+{
+    pthread_mutex_lock(&pm_ompt_names_lock);
+    int32_t r = pm_ompt_lookup(codeptr, n);
+    if (r == -2) {
+        char name[640];
+        pm_ompt_format(name, sizeof name, codeptr, n);
+        r = pm_auto_region(name, PM_KIND_OMP);
+        /* Keep the table at most 3/4 full so probes stay short; past that
+         * (hundreds of constructs × team sizes) names are resolved here
+         * each time: slower, still right. A NULL codeptr cannot be a key. */
+        if (codeptr && r >= 0 && pm_ompt_nnames < PM_OMPT_NAMES / 4 * 3) {
+            uint32_t h = pm_ompt_hash(codeptr, n);
+            while (atomic_load_explicit(&pm_ompt_names[h].codeptr, memory_order_relaxed))
+                h = (h + 1) & (PM_OMPT_NAMES - 1);
+            pm_ompt_names[h].nthreads = n;
+            pm_ompt_names[h].region = r;
+            atomic_store_explicit(&pm_ompt_names[h].codeptr, codeptr, memory_order_release);
+            pm_ompt_nnames++;
+        }
+    }
+    pthread_mutex_unlock(&pm_ompt_names_lock);
+    return r;
+}
+
+static inline int32_t pm_ompt_parallel_region(const void *codeptr, unsigned n)
+{
+    int32_t r = codeptr ? pm_ompt_lookup(codeptr, n) : -2;
+    return r != -2 ? r : pm_ompt_resolve(codeptr, n);
+}
+
+/* ---- callbacks -------------------------------------------------------------- */
+
+/* libomp 14 passes a wrong actual_parallelism to implicit_task (19 for a
+ * team of 2); ask for the current team's size instead. */
+static ompt_get_parallel_info_t pm_ompt_get_parallel_info;
+
+static unsigned pm_ompt_team_size(unsigned actual_parallelism)
+{
+    ompt_data_t *pd = NULL;
+    int size = 0;
+    if (pm_ompt_get_parallel_info && pm_ompt_get_parallel_info(0, &pd, &size) == 2 && size > 0)
+        return (unsigned)size;
+    return actual_parallelism;
+}
+
+static void pm_ompt_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+    /* Nothing to enter yet: the runtime picks the thread up on its first
+     * region (its first implicit task). A pooled thread starts clean. */
+    pm_ompt_self.depth = 0;
+    pm_ompt_self.overflow = 0;
+    pm_ompt_self.joined = 0;
+}
+
+static void pm_ompt_thread_end(ompt_data_t *thread_data)
+{
+    /* Regions still open here are closed and flagged by the runtime when
+     * the thread goes; forget them. */
+    struct pm_ompt_thread *t = &pm_ompt_self;
+    for (int32_t i = 0; i < t->depth + t->overflow; i++)
+        pm_ompt_drop();
+    t->depth = t->overflow = t->joined = 0;
+}
+
+static void pm_ompt_parallel_begin(ompt_data_t *encountering_task_data,
+                                   const ompt_frame_t *encountering_task_frame,
+                                   ompt_data_t *parallel_data, unsigned int requested_parallelism,
+                                   int flags, const void *codeptr_ra)
+{
+    struct pm_ompt_thread *t = &pm_ompt_self;
+    if (pm_unlikely(t->depth == PM_OMPT_DEPTH)) {
+        parallel_data->ptr = NULL;  /* too deep: its members enter nothing */
+        return;
+    }
+    struct pm_ompt_parallel *p = &t->par[t->depth];
+    *p = (struct pm_ompt_parallel){.codeptr = codeptr_ra, .owner = t, .depth = t->depth};
+    parallel_data->ptr = p;
+}
+
+static void pm_ompt_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
+                                 int flags, const void *codeptr_ra)
+{
+    /* The encountering thread's implicit task ends before this. If its end
+     * never came, close it now rather than leave it open around whatever
+     * the thread does next. */
+    struct pm_ompt_thread *t = &pm_ompt_self;
+    if (t->overflow == 0 && t->depth > 0 && t->stack[t->depth - 1].type == PM_OMPT_TASK &&
+        t->stack[t->depth - 1].par == parallel_data->ptr) {
+        pm_ompt_drop();
+        pm_ompt_pop(t);
+    }
+}
+
+/* An entry of the owner's stack that a nested-team worker repeats. */
+static inline int pm_ompt_is_outer(const struct pm_ompt_entry *e)
+{
+    return (e->type == PM_OMPT_TASK || e->type == PM_OMPT_OUTER) && e->entered;
+}
+
+static void pm_ompt_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                  ompt_data_t *task_data, unsigned int actual_parallelism,
+                                  unsigned int index, int flags)
+{
+    /* The initial task spans the whole program: not a construct. */
+    if (flags & ompt_task_initial)
+        return;
+    struct pm_ompt_thread *t = &pm_ompt_self;
+    if (endpoint == ompt_scope_end) {
+        /* libomp passes no parallel_data at the end: go by task. */
+        if (pm_ompt_end(t, PM_OMPT_TASK, task_data))
+            pm_ompt_close_task(t, task_data);
+        return;
+    }
+    const struct pm_ompt_parallel *p = parallel_data ? parallel_data->ptr : NULL;
+    if (!p) {
+        pm_ompt_push(t, PM_OMPT_TASK, task_data, NULL, -1);  /* keeps the end paired */
+        return;
+    }
+    /* A member other than the encountering thread: enter the parallel
+     * regions enclosing the construct first, outermost first. The owner's
+     * entries below p->depth do not change while the construct runs. Only
+     * when they all fit with the task itself: a partial chain would leave
+     * overflow counts that no end takes back. */
+    if (p->owner != t) {
+        const struct pm_ompt_thread *o = p->owner;
+        int32_t outer = 0;
+        for (int32_t i = 0; i < p->depth; i++)
+            outer += pm_ompt_is_outer(&o->stack[i]);
+        for (int32_t i = 0; i < p->depth && t->depth + outer < PM_OMPT_DEPTH; i++)
+            if (pm_ompt_is_outer(&o->stack[i]))
+                pm_ompt_push(t, PM_OMPT_OUTER, task_data, NULL, o->stack[i].region);
+    }
+    pm_ompt_push(t, PM_OMPT_TASK, task_data, p,
+                 pm_ompt_parallel_region(p->codeptr, pm_ompt_team_size(actual_parallelism)));
+}
+
+/* A worker's join barrier (the implicit barrier ending a parallel region;
+ * libomp gives it no return address, unlike the encountering thread's and
+ * work-sharing barriers): libomp reports its end, and the implicit task's,
+ * only when the thread is next woken (the next parallel region, or exit),
+ * and with another task_data. Kept open, both regions would take in the
+ * serial time in between, and stay open at exit after the last construct.
+ * So a worker's task region ends when it arrives here; the late ends are
+ * then swallowed. The encountering thread's join wait stays a barrier
+ * region (its ends come on time). */
+static int pm_ompt_join(struct pm_ompt_thread *t, ompt_sync_region_t kind,
+                        const ompt_data_t *task_data, const void *codeptr_ra)
+{
+    if (codeptr_ra || (kind != ompt_sync_region_barrier_implicit &&
+                       kind != ompt_sync_region_barrier_implicit_parallel))
+        return 0;
+    if (t->overflow > 0 || t->depth == 0)
+        return 0;
+    const struct pm_ompt_entry *top = &t->stack[t->depth - 1];
+    const struct pm_ompt_parallel *p = top->par;
+    if (top->type != PM_OMPT_TASK || top->key != task_data || !p || p->owner == t)
+        return 0;
+    pm_ompt_pop(t);
+    pm_ompt_close_task(t, task_data);
+    t->joined++;
+    return 1;
+}
+
+static void pm_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                const void *codeptr_ra)
+{
+    struct pm_ompt_thread *t = &pm_ompt_self;
+    if (endpoint == ompt_scope_end) {
+        /* The kind may differ between begin and end (libomp reports a
+         * worker's end-of-parallel barrier as barrier_implicit), so match
+         * by task only. */
+        pm_ompt_end(t, PM_OMPT_SYNC, task_data);
+        return;
+    }
+    if (pm_ompt_join(t, kind, task_data, codeptr_ra))
+        return;
+    int32_t region;
+    switch (kind) {
+    case ompt_sync_region_taskwait:
+        region = pm_ompt_fixed(&pm_ompt_taskwait, "omp taskwait");
+        break;
+    case ompt_sync_region_taskgroup:
+        region = pm_ompt_fixed(&pm_ompt_taskgroup, "omp taskgroup");
+        break;
+    case ompt_sync_region_reduction:
+        return;  /* reported through ompt_callback_reduction, not registered */
+    default:     /* every barrier kind */
+        region = pm_ompt_fixed(&pm_ompt_barrier, "omp barrier");
+        break;
+    }
+    pm_ompt_push(t, PM_OMPT_SYNC, task_data, NULL, region);
+}
+
+/* ---- registration ------------------------------------------------------------- */
+
+static int pm_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_num,
+                              ompt_data_t *tool_data)
+{
+    ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set)
+        return 0;  /* 0: deactivates the tool, the program runs as without it */
+    pm_ompt_get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
+    set(ompt_callback_thread_begin, (ompt_callback_t)pm_ompt_thread_begin);
+    set(ompt_callback_thread_end, (ompt_callback_t)pm_ompt_thread_end);
+    set(ompt_callback_parallel_begin, (ompt_callback_t)pm_ompt_parallel_begin);
+    set(ompt_callback_parallel_end, (ompt_callback_t)pm_ompt_parallel_end);
+    set(ompt_callback_implicit_task, (ompt_callback_t)pm_ompt_implicit_task);
+    set(ompt_callback_sync_region, (ompt_callback_t)pm_ompt_sync_region);
+    return 1;
+}
+
+/* Runs after MPI_Finalize or at exit, when perfmark has already written its
+ * data: nothing may depend on it. */
+static void pm_ompt_finalize(ompt_data_t *tool_data) {}
+
+PM_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                                    const char *runtime_version)
+{
+    static ompt_start_tool_result_t result = {pm_ompt_initialize, pm_ompt_finalize, {0}};
+    return &result;
+}
