@@ -23,3 +23,5 @@ void pm_auto_mpi_init(int rank, int size) { pm_session_set_rank(rank, size); }
 void pm_auto_mpi_finalize(void) { pm_session_finalize(1); }
 
 void pm_auto_mpi_abort(void) { pm_session_finalize_partial(); }
+
+void pm_auto_ompt_active(const char *runtime_version) { pm_session_set_openmp(runtime_version); }

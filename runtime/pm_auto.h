@@ -25,6 +25,10 @@ int pm_auto_enter(int32_t region);
 /* `bytes` < 0: unknown (counted as such, never guessed). */
 int pm_auto_exit(int32_t region, int64_t bytes);
 
+/* The OMPT tool was initialised by the OpenMP runtime (its version string):
+ * OpenMP constructs are visible. */
+void pm_auto_ompt_active(const char *runtime_version);
+
 /* MPI_Init(_thread) returned: the process is an application rank (a LAZY
  * process starts measuring now) and this is its authoritative identity. */
 void pm_auto_mpi_init(int rank, int size);

@@ -356,6 +356,7 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_string(file, "topdown_method", td_names[td]);
     rc |= pm_attr_scalar(file, "topdown_levels", H5T_NATIVE_INT32, &td_levels);
     rc |= pm_attr_string(file, "cpu_model", set->model);
+    rc |= pm_attr_string(file, "openmp", o->openmp ? o->openmp : "");
     int32_t rank = o->rank, ranks = o->ranks;
     rc |= pm_attr_scalar(file, "rank", H5T_NATIVE_INT32, &rank);
     rc |= pm_attr_scalar(file, "ranks", H5T_NATIVE_INT32, &ranks);

@@ -34,6 +34,7 @@ struct pm_output {
     uint64_t duration_ns;
     int bind_cpu;
     int partial;
+    const char *openmp;          /* which OpenMP runtime, and whether constructs were visible */
 };
 
 /* This process's regions, merged over its threads by (parent, name id). */

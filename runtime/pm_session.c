@@ -8,6 +8,7 @@
 #include "pm_rank.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,6 +37,8 @@ static char pm_command[2048];
 static struct pm_rank_info pm_rank;
 static pm_job_writer_fn pm_job_writer;
 static int pm_partial;  /* the data stops short of the program's end */
+static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
+static void pm_describe_openmp(char *out, size_t len);
 
 void pm_session_set_job_writer(pm_job_writer_fn fn) { pm_job_writer = fn; }
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
@@ -501,6 +504,8 @@ void pm_session_finalize(int collective)
 
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
+    char openmp[256];
+    pm_describe_openmp(openmp, sizeof openmp);
     pm_msg_summarise();
 
     char host[256] = "";
@@ -512,11 +517,46 @@ void pm_session_finalize(int collective)
         .clock = pm_clock_name(), .pid = (long)getpid(),
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
         .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
-        .partial = pm_partial,
+        .partial = pm_partial, .openmp = openmp,
     };
     if (collective && pm_job_writer && !pm_fork_child && pm_write_job_file(&o) == 0)
         return;
     pm_write_file(&o);
+}
+
+void pm_session_set_openmp(const char *runtime_version)
+{
+    snprintf(pm_ompt_runtime, sizeof pm_ompt_runtime, "%s",
+             runtime_version && *runtime_version ? runtime_version : "an OMPT runtime");
+}
+
+static int pm_find_libgomp(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    if (info->dlpi_name && strstr(info->dlpi_name, "libgomp.so"))
+        *(int *)found = 1;
+    return 0;
+}
+
+/* Which OpenMP runtime ran, and whether perfmark could see its constructs;
+ * said once when it could not (GCC's libgomp has no OMPT). */
+static void pm_describe_openmp(char *out, size_t len)
+{
+    int libgomp = 0;
+    dl_iterate_phdr(pm_find_libgomp, &libgomp);
+    if (pm_ompt_runtime[0]) {
+        snprintf(out, len, "OMPT active (%s): parallel regions and barrier waits measured",
+                 pm_ompt_runtime);
+    } else if (libgomp) {
+        snprintf(out, len, "GCC libgomp, no OMPT: OpenMP constructs not visible");
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+               "OpenMP constructs were not visible: this program uses GCC's libgomp, which has "
+               "no OMPT interface, so threads are measured from their first marker call and "
+               "there are no parallel-region or barrier-wait regions; build with clang "
+               "-fopenmp (LLVM libomp) to see them");
+    } else {
+        out[0] = '\0';
+    }
 }
 
 void pm_session_finalize_partial(void)

@@ -36,6 +36,9 @@ int pm_markers_are_primary(void);
  * (a process that initialises MPI is an application rank). */
 void pm_session_set_rank(int rank, int size);
 
+/* The OpenMP runtime started the OMPT tool (its version string). */
+void pm_session_set_openmp(const char *runtime_version);
+
 /* Write the file now (idempotent). Called at exit, and by the MPI_Finalize
  * wrapper with `collective` = 1: MPI still works and every rank is here, so
  * a registered job writer may write one file for the whole job. */

@@ -422,6 +422,8 @@ static void pm_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 
 /* ---- registration ------------------------------------------------------------- */
 
+static const char *pm_ompt_runtime_version;  /* from ompt_start_tool, for the file */
+
 static int pm_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_num,
                               ompt_data_t *tool_data)
 {
@@ -435,6 +437,7 @@ static int pm_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
     set(ompt_callback_parallel_end, (ompt_callback_t)pm_ompt_parallel_end);
     set(ompt_callback_implicit_task, (ompt_callback_t)pm_ompt_implicit_task);
     set(ompt_callback_sync_region, (ompt_callback_t)pm_ompt_sync_region);
+    pm_auto_ompt_active(pm_ompt_runtime_version);
     return 1;
 }
 
@@ -446,5 +449,6 @@ PM_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
                                                     const char *runtime_version)
 {
     static ompt_start_tool_result_t result = {pm_ompt_initialize, pm_ompt_finalize, {0}};
+    pm_ompt_runtime_version = runtime_version;
     return &result;
 }

@@ -119,6 +119,8 @@ def case_clang_pages():
         check(set(m.omp_paths()) == {par, par + "/omp barrier"},
               "omp regions: %s" % m.omp_paths())
         m.no_unbalanced()
+        check(m.attr("openmp").startswith("OMPT active"), "openmp attr %r" % m.attr("openmp"))
+        check(not any("not visible" in x for x in m.messages), "wrong 'not visible' message")
 
 
 def case_clang_teams():
@@ -164,6 +166,13 @@ def case_gcc_pages():
         m.visitors("after", 4)
         check(not m.omp_paths(), "libgomp has no OMPT, yet omp regions: %s" % m.omp_paths())
         m.no_unbalanced()
+        # the user is told why, what it means and what makes constructs visible
+        said = [x for x in m.messages if "OpenMP constructs were not visible" in x]
+        check(len(said) == 1 and "libgomp" in said[0] and "clang" in said[0],
+              "messages %r" % m.messages)
+        check("libgomp" in m.attr("openmp"), "openmp attr %r" % m.attr("openmp"))
+        check(sum("OpenMP constructs were not visible" in l for l in p.stderr.splitlines()) == 1,
+              "not said once on stderr: %r" % p.stderr)
 
 
 def libomp():
