@@ -353,6 +353,8 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
         {"events_measured", offsetof(struct pm_file, events_measured)},
         {"event_group", offsetof(struct pm_file, event_group)},
         {"fallback", offsetof(struct pm_file, fallback)},
+        {"topdown_method", offsetof(struct pm_file, topdown_method)},
+        {"cpu_model", offsetof(struct pm_file, cpu_model)},
     };
     int64_t groups = -1;
     int rc;
@@ -366,7 +368,8 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
         pm_attr_int(rd, "bind_cpu", H5T_NATIVE_INT32, &d->bind_cpu) < 0 ||
         pm_attr_int(rd, "partial", H5T_NATIVE_UINT8, &d->partial) < 0 ||
         pm_attr_int(rd, "rank", H5T_NATIVE_INT32, &d->rank) < 0 ||
-        pm_attr_int(rd, "ranks", H5T_NATIVE_INT32, &d->ranks) < 0)
+        pm_attr_int(rd, "ranks", H5T_NATIVE_INT32, &d->ranks) < 0 ||
+        pm_attr_int(rd, "topdown_levels", H5T_NATIVE_INT32, &d->topdown_levels) < 0)
         return -1;
     rc = pm_attr_int(rd, "kernel_groups", H5T_NATIVE_INT64, &groups);
     if (rc < 0)
@@ -468,18 +471,25 @@ static int pm_read_u64(struct pm_rd *rd, const char *name, const char *shape, in
 
 /* An optional dataset (absent in files of older writers) reads as zeros, so
  * the report code never has to test for it. */
-static int pm_read_u64_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                           hsize_t *dims, uint64_t **out)
+static int pm_read_ints_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                            hsize_t *dims, hid_t memtype, size_t elsize, void **out)
 {
     size_t n = 1;
 
     if (pm_link_exists(rd, name))
-        return pm_read_u64(rd, name, shape, ndims, dims, out);
+        return pm_read_ints(rd, name, shape, ndims, dims, memtype, elsize, out);
     for (int i = 0; i < ndims; i++)
         if (pm_mul(n, (size_t)dims[i], &n) < 0)
             return pm_fail(rd, "%s is too large", name);
-    *out = calloc(n ? n : 1, sizeof **out);
+    *out = calloc(n ? n : 1, elsize);
     return *out ? 0 : pm_oom(rd);
+}
+
+static int pm_read_u64_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                           hsize_t *dims, uint64_t **out)
+{
+    return pm_read_ints_opt(rd, name, shape, ndims, dims, H5T_NATIVE_UINT64, sizeof(uint64_t),
+                            (void **)out);
 }
 
 /* ------------------------------------------------------ compound tables */
@@ -950,7 +960,9 @@ static int pm_load_thread_totals(struct pm_rd *rd, struct pm_file *d)
     if (pm_read_u64(rd, "/thread/wall_ns", "T", 1, t, &d->thread_wall_ns) < 0 ||
         pm_read_u64(rd, "/thread/counts", "T,E", 2, te, &d->thread_counts) < 0 ||
         pm_read_u64(rd, "/thread/enabled_ns", "T,G", 2, tg, &d->thread_enabled_ns) < 0 ||
-        pm_read_u64(rd, "/thread/running_ns", "T,G", 2, tg, &d->thread_running_ns) < 0)
+        pm_read_u64(rd, "/thread/running_ns", "T,G", 2, tg, &d->thread_running_ns) < 0 ||
+        pm_read_ints_opt(rd, "/thread/flags", "T", 1, t, H5T_NATIVE_UINT32, sizeof(uint32_t),
+                         (void **)&d->thread_flags) < 0)
         return -1;
     return 0;
 }
@@ -1131,7 +1143,8 @@ int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen)
 void pm_file_free(struct pm_file *d)
 {
     char **strs[] = {&d->perfmark_version, &d->command, &d->host, &d->start_time, &d->clock,
-                     &d->events_requested, &d->events_measured, &d->event_group, &d->fallback};
+                     &d->events_requested, &d->events_measured, &d->event_group, &d->fallback,
+                     &d->topdown_method, &d->cpu_model};
 
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
@@ -1153,6 +1166,7 @@ void pm_file_free(struct pm_file *d)
     free(d->thread_counts);
     free(d->thread_enabled_ns);
     free(d->thread_running_ns);
+    free(d->thread_flags);
     free(d->rank_counts);
     free(d->rank_enabled_ns);
     free(d->rank_running_ns);

@@ -80,6 +80,10 @@ struct pm_file {
     uint8_t partial;
     int32_t rank;  /* the writer's rank, -1 in a job file; 0 when absent */
     int32_t ranks; /* ranks in the job; 0 when absent (files before MPI support) */
+    char *topdown_method;   /* "", perf_metrics, skylake, zen4 (or a method this reader
+                               does not know) */
+    int32_t topdown_levels; /* 0 when absent */
+    char *cpu_model;        /* the CPU-model table of the topdown group, or "" */
 
     size_t T, R, E, G, N, M;
 
@@ -101,6 +105,7 @@ struct pm_file {
     uint64_t *thread_counts;     /* [T,E] */
     uint64_t *thread_enabled_ns; /* [T,G] */
     uint64_t *thread_running_ns; /* [T,G] */
+    uint32_t *thread_flags;      /* [T], all zeros when absent (older writers) */
 
     uint64_t *rank_counts;     /* [N,E] */
     uint64_t *rank_enabled_ns; /* [N,G] */

@@ -7,7 +7,8 @@
  *   json  one object, stable keys
  * Files of several MPI ranks add the regions and MPI functions across ranks
  * and each rank's MPI share (text sections, appended JSON keys, appended CSV
- * columns); any other file's report is unchanged by them.
+ * columns); any other file's report is unchanged by them. Files with TopDown
+ * likewise add the TopDown breakdown per region and for the whole run.
  */
 #ifndef PM_REPORT_H
 #define PM_REPORT_H

@@ -4,6 +4,7 @@
  */
 #include "report_model.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -96,6 +97,57 @@ static void pm_csv_rank_part(FILE *out, const struct pm_report *rep, size_t r, s
     }
 }
 
+/* Files with TopDown get these columns appended to every row (after the
+ * across-ranks ones): the row's region over all its threads. The same
+ * columns for every method and level, empty where the file has no such
+ * category, so that one reader handles every TopDown file; files without
+ * TopDown do not get them at all. */
+static void pm_csv_td_header(FILE *out, const struct pm_report *rep)
+{
+    if (!rep->td.on)
+        return;
+    fputs(",td_method,td_levels,td_cells_used", out);
+    for (int k = 0; k < PM_TD_NOUT; k++) {
+        fputs(",td_left_out_", out);
+        for (const char *c = pm_td_out_name((enum pm_td_out)k); *c; c++)
+            putc(tolower((unsigned char)*c), out);
+    }
+    fputs(",td_estimate,td_slots", out);
+    for (int n = 0; n < PM_TD_NNODES; n++)
+        fprintf(out, ",td_%s_slots", pm_td_node_name((enum pm_td_node)n));
+    for (int n = 0; n < PM_TD_NNODES; n++)
+        fprintf(out, ",td_%s_ratio", pm_td_node_name((enum pm_td_node)n));
+}
+
+static void pm_csv_td_part(FILE *out, const struct pm_report *rep, size_t r)
+{
+    const struct pm_tdreport *td = &rep->td;
+    const struct pm_tdstat *s = td->reg ? &td->reg[r] : NULL;
+
+    if (!td->on)
+        return;
+    putc(',', out);
+    pm_csv_str(out, rep->d->topdown_method);
+    if (!s) { /* no breakdown (see the text or JSON report for why) */
+        fprintf(out, ",%d", (int)rep->d->topdown_levels);
+        for (int i = 0; i < 1 + PM_TD_NOUT + 2 + 2 * PM_TD_NNODES; i++)
+            putc(',', out);
+        return;
+    }
+    fprintf(out, ",%d,%zu", td->levels, s->used);
+    for (int k = 0; k < PM_TD_NOUT; k++)
+        fprintf(out, ",%zu", s->left_out[k]);
+    fprintf(out, ",%s,%" PRIu64, s->estimate ? "true" : "false", s->slots.slots);
+    for (int n = 0; n < PM_TD_NNODES; n++) {
+        putc(',', out);
+        if (pm_td_node_shown(td, (enum pm_td_node)n))
+            fprintf(out, "%" PRIu64, pm_td_node_slots(&s->slots, (enum pm_td_node)n));
+    }
+    for (int n = 0; n < PM_TD_NNODES; n++)
+        pm_csv_num(out, s->has_ratios && pm_td_node_shown(td, (enum pm_td_node)n),
+                   s->br.ratio[n]);
+}
+
 static void pm_csv_region_part(FILE *out, const struct pm_report *rep, size_t i)
 {
     const struct pm_file *d = rep->d;
@@ -143,6 +195,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
     fwrite(pm_csv_header, 1, sizeof pm_csv_header - 2, out);
     if (rep->multi_rank)
         fputs(pm_csv_rank_header, out);
+    pm_csv_td_header(out, rep);
     putc('\n', out);
     for (size_t i = 0; i < d->R; i++) {
         size_t r = rep->order[i];
@@ -151,12 +204,14 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
             pm_csv_region_part(out, rep, i);
             fputs(",,,,,,,,,,,", out);
             pm_csv_rank_part(out, rep, r, d->E);
+            pm_csv_td_part(out, rep, r);
             putc('\n', out);
         }
         for (size_t e = 0; e < d->E; e++) {
             pm_csv_region_part(out, rep, i);
             pm_csv_event_part(out, rep, &rep->reg[r].ev[e], e);
             pm_csv_rank_part(out, rep, r, e);
+            pm_csv_td_part(out, rep, r);
             putc('\n', out);
         }
     }

@@ -90,6 +90,45 @@ static void pm_json_flags(FILE *out, const struct pm_report *rep, const size_t *
     putc('}', out);
 }
 
+/* ------------------------------------------------------------ TopDown */
+
+/* TopDown over a set of cells: slot counts, ratios of the summed slots, and
+ * what was left out; null when the file's TopDown cannot be evaluated. */
+static void pm_json_tdstat(FILE *out, const struct pm_tdreport *td, const struct pm_tdstat *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"method\":", out);
+    pm_json_str(out, td->method_name);
+    fprintf(out, ",\"levels\":%d,\"cells_used\":%zu,\"slots\":{\"slots\":%" PRIu64, td->levels,
+            s->used, s->slots.slots);
+    for (int n = 0; n < PM_TD_NNODES; n++)
+        if (pm_td_node_shown(td, (enum pm_td_node)n))
+            fprintf(out, ",\"%s\":%" PRIu64, pm_td_node_name((enum pm_td_node)n),
+                    pm_td_node_slots(&s->slots, (enum pm_td_node)n));
+    fputs("},\"ratios\":", out);
+    if (s->has_ratios) {
+        const char *sep = "{";
+
+        for (int n = 0; n < PM_TD_NNODES; n++)
+            if (pm_td_node_shown(td, (enum pm_td_node)n)) {
+                fprintf(out, "%s\"%s\":", sep, pm_td_node_name((enum pm_td_node)n));
+                pm_json_num(out, 1, s->br.ratio[n]);
+                sep = ",";
+            }
+        putc('}', out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\"cells_left_out\":{", out);
+    for (int k = 0; k < PM_TD_NOUT; k++)
+        fprintf(out, "%s\"%s\":%zu", k ? "," : "", pm_td_out_name((enum pm_td_out)k),
+                s->left_out[k]);
+    fprintf(out, "},\"estimate\":%s}", s->estimate ? "true" : "false");
+}
+
 static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
 {
     const struct pm_file *d = rep->d;
@@ -120,6 +159,10 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
     }
     fputs("},\"flags\":", out);
     pm_json_flags(out, rep, s->flag_cells);
+    if (rep->td.on) { /* appended: files without TopDown keep their exact layout */
+        fputs(",\"topdown\":", out);
+        pm_json_tdstat(out, &rep->td, rep->td.reg ? &rep->td.reg[r] : NULL);
+    }
     fputs("}", out);
 }
 
@@ -391,6 +434,42 @@ static void pm_json_ranks(FILE *out, const struct pm_report *rep)
     pm_json_share(out, rep);
 }
 
+/* A string, or null when it is empty. */
+static void pm_json_opt_str(FILE *out, const char *s)
+{
+    if (s[0])
+        pm_json_str(out, s);
+    else
+        fputs("null", out);
+}
+
+/* Appended key, only for files with TopDown. */
+static void pm_json_topdown(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_tdreport *td = &rep->td;
+
+    if (!td->on)
+        return;
+    fputs(",\n  \"topdown\":{\"method\":", out);
+    pm_json_str(out, rep->d->topdown_method);
+    fprintf(out, ",\"levels\":%d,\"file_levels\":%d,\"model\":", td->levels,
+            (int)rep->d->topdown_levels);
+    pm_json_str(out, rep->d->cpu_model);
+    fputs(",\"events\":[", out);
+    for (size_t k = 0; k < td->nev; k++) {
+        if (k)
+            putc(',', out);
+        pm_json_str(out, rep->evkey[td->ev[k]]);
+    }
+    fputs("],\"problem\":", out);
+    pm_json_opt_str(out, td->problem);
+    fputs(",\"note\":", out);
+    pm_json_opt_str(out, td->note);
+    fputs(",\n    \"whole_run\":", out);
+    pm_json_tdstat(out, td, td->reg ? &td->run : NULL);
+    putc('}', out);
+}
+
 void pm_render_json(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -405,5 +484,6 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     fputs(",\n  \"rank_difference_means\":", out);
     pm_json_str(out, pm_unseen_label);
     pm_json_ranks(out, rep);
+    pm_json_topdown(out, rep);
     fputs("\n}\n", out);
 }

@@ -18,13 +18,11 @@
 const char pm_unseen_label[] =
     "work of threads perfmark never saw (or before/after their first marker)";
 
-enum pm_vkind { PM_V_EXACT, PM_V_ESTIMATE, PM_V_NONE };
-
 /* The count of one cell for one event (schema "Counting model"): the raw sum
  * scaled by Σenabled/Σrunning of the event's group. running = 0 < enabled
  * means the counters never ran: there is no estimate. running >= enabled
  * (always-on software events, or clock noise) needs no scaling. */
-static enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v)
+enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v)
 {
     if (run == 0 && en > 0)
         return PM_V_NONE;
@@ -308,6 +306,7 @@ void pm_report_free(struct pm_report *rep)
     free(rep->mpif);
     free(rep->xq);
     free(rep->share);
+    free(rep->td.reg);
 }
 
 static void *pm_calloc2(size_t a, size_t b, size_t size)
@@ -338,6 +337,8 @@ int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *
         pm_region_stats(rep, r);
     pm_thread_stats(rep);
     pm_rank_stats(rep);
+    if (pm_report_topdown(rep) < 0)
+        return -1;
     return pm_report_ranks(rep);
 }
 

@@ -7,6 +7,8 @@
 #define PM_REPORT_MODEL_H
 
 #include "h5read.h"
+#include "pm_cpu_models.h"
+#include "pm_topdown.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +48,10 @@ static inline uint64_t pm_add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
+
+/* The count of one cell for one event (schema "Counting model"). */
+enum pm_vkind { PM_V_EXACT, PM_V_ESTIMATE, PM_V_NONE };
+enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v);
 
 /* Running state while summing cells into a pm_evstat (pm_acc_add). */
 struct pm_acc {
@@ -103,6 +109,45 @@ struct pm_rankstat {
     struct pm_evstat sum;  /* Σ per-thread totals of the threads of that row */
 };
 
+/* ------------------------------------------------------------ TopDown */
+
+/* Why a cell is left out of the TopDown sums; a cell counts once, under the
+ * first of these it carries (missing counts before coarse ones). */
+enum pm_td_out { PM_TD_OUT_NOT_COUNTED, PM_TD_OUT_LOST, PM_TD_OUT_SHORT, PM_TD_NOUT };
+
+/* TopDown over a set of cells (a region's threads, or every /thread row). */
+struct pm_tdstat {
+    size_t used;                  /* cells summed */
+    size_t left_out[PM_TD_NOUT];  /* cells left out, by reason */
+    int estimate;                 /* some summed cell was multiplexed and scaled */
+    struct pm_td_slots slots;     /* the method's slot counts from the summed events */
+    int has_ratios;               /* used > 0 and Σ level-1 slots > 0 */
+    struct pm_td_breakdown br;
+};
+
+struct pm_tdreport {
+    int on;              /* the file's topdown_method is not "" */
+    char problem[200];   /* why there is no breakdown although `on` ("" if none) */
+    char note[200];      /* what the breakdown lacks that the file announced ("" if none) */
+    enum pm_td_method method;
+    const char *method_name; /* "perf_metrics", "skylake" or "zen4" */
+    int levels;          /* 1 or 2 */
+    size_t nev;
+    size_t ev[PM_MODEL_MAX_EVENTS]; /* /events rows in the method's order */
+    struct pm_tdstat *reg;          /* [R] by row; NULL unless the breakdown exists */
+    struct pm_tdstat run;           /* the whole run, from /thread totals */
+};
+
+/* Cells left out for any reason. */
+size_t pm_td_left_out(const struct pm_tdstat *s);
+
+/* The name of a left-out reason, as the flag is named ("SHORT", ...). */
+const char *pm_td_out_name(enum pm_td_out k);
+
+/* Whether the report shows TopDown node n for this file (the method's level-1
+ * categories, the level-2 ones when measured). */
+int pm_td_node_shown(const struct pm_tdreport *td, enum pm_td_node n);
+
 struct pm_flagdef {
     uint32_t bit;
     const char *name;
@@ -137,6 +182,8 @@ struct pm_report {
     struct pm_xstat *xq;      /* storage behind xreg[].q and mpif[].q */
     struct pm_mpishare *share; /* [nranks] */
     struct pm_xstat share_stat; /* the shares over the ranks that have one */
+
+    struct pm_tdreport td; /* report_topdown.c */
 };
 
 /* Aggregate the loaded file `d` (shown under the name `path`). Returns 0, or
@@ -149,6 +196,10 @@ void pm_report_free(struct pm_report *rep);
 /* Fill the across-ranks part of `rep` (called by pm_report_build). Returns 0,
  * or -1 when out of memory. */
 int pm_report_ranks(struct pm_report *rep);
+
+/* Fill the TopDown part of `rep` (called by pm_report_build). Returns 0, or
+ * -1 when out of memory. */
+int pm_report_topdown(struct pm_report *rep);
 
 /* Which threads a /rank row is compared with. The schema does not say how
  * rows map to ranks: one row (one file per process) is the whole process;

@@ -43,6 +43,8 @@ JSON_KEYS = ["schema_version", "json_format", "file", "perfmark_version", "comma
              "duration_ns", "kernel_groups", "bind_cpu", "partial", "events_measured",
              "events", "threads_count", "cells", "flagged_cells", "flags_summary", "messages",
              "regions", "threads", "rank_totals", "rank_difference_means"]
+REGION_JSON_KEYS = ["index", "row", "path", "name", "parent", "depth", "kind", "visits",
+                    "threads_visited", "wall_ns", "events", "flags"]
 CSV_HEADER = ["index", "row", "parent", "depth", "path", "name", "kind", "visits",
               "threads_visited", "wall_total_ns", "wall_min_ns", "wall_mean_ns", "wall_max_ns",
               "flags", "event", "event_group", "raw_total", "total", "min", "mean", "max",
@@ -57,7 +59,9 @@ CSV_RANK_HEADER = (["ranks_entered", "bytes_total", "bytes_unknown_total"] +
                    ["event_ranks_na"])
 SHARE_RANKS = 16  # the text lists ranks one by one up to this many
 
-GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile"]
+GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile",
+                 "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
+                 "topdown_nol2"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
     "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
     "foreign": ["not a perfmark file (no schema_version attribute)"],
@@ -157,7 +161,11 @@ def load(path):
         m["bind_cpu"] = attr_int(a, "bind_cpu", -1)
         m["partial"] = bool(attr_int(a, "partial"))
         m["events"] = [{"name": raw(e["name"]), "pfm_name": raw(e["pfm_name"]),
-                        "group": int(e["group"])} for e in f["events"][()]]
+                        "group": int(e["group"]), "type": int(e["type"]),
+                        "config": int(e["config"])} for e in f["events"][()]]
+        m["topdown_method"] = attr_str(a, "topdown_method")
+        m["topdown_levels"] = attr_int(a, "topdown_levels")
+        m["cpu_model"] = attr_str(a, "cpu_model")
         m["regions"] = [{"name": raw(r["name"]), "parent": int(r["parent"]),
                          "depth": int(r["depth"]), "kind": raw(r["kind"]), "path": raw(r["path"])}
                         for r in f["regions"][()]]
@@ -173,6 +181,8 @@ def load(path):
         m["ranks_attr"] = attr_int(a, "ranks")
         for name in ("wall_ns", "counts", "enabled_ns", "running_ns"):
             m["thread/" + name] = f["thread/" + name][()].tolist()
+        m["thread/flags"] = f["thread/flags"][()].tolist() if "thread/flags" in f \
+            else [0] * len(m["thread/wall_ns"])
         m["N"] = 0
         if "rank" in f and "counts" in f["rank"]:
             for name in ("counts", "enabled_ns", "running_ns"):
@@ -294,6 +304,7 @@ def expected(m, path):
         ranks.append({"row": n, "threads": members, "events": evs})
     x["ranks"] = ranks
     x["xr"] = expected_ranks(m, x)
+    x["td"] = expected_topdown(m, x)
     return x
 
 
@@ -381,6 +392,333 @@ def expected_ranks(m, x):
     return xr
 
 
+# ---------------------------------------------------------------- TopDown
+#
+# Recomputed from the counts with the formulas of docs/topdown.md (perf's
+# definitions), never with the C code: the events are found here from the
+# schema and the model table, summed over cells, converted, divided.
+
+RAW_TYPE = 4
+NOT_COUNTED, SHORT = 0x02, 0x20
+TD_OUT = [("NOT_COUNTED", NOT_COUNTED), ("LOST_GENERATION", LOST_GENERATION), ("SHORT", SHORT)]
+TD_LEVEL1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
+TD_LEVEL2 = ["heavy_operations", "light_operations", "branch_mispredicts", "machine_clears",
+             "fetch_latency", "fetch_bandwidth", "memory_bound", "core_bound"]
+TD_NODES = TD_LEVEL1 + ["smt_contention"] + TD_LEVEL2
+# The topdown groups of runtime/pm_cpu_models.c that are not PERF_METRICS,
+# qualified with the model's PMU, in the order the formulas below read them.
+SKL_TD_EVENTS = ["CPU_CLK_UNHALTED:THREAD_P", "IDQ_UOPS_NOT_DELIVERED:CORE", "UOPS_ISSUED:ANY",
+                 "UOPS_RETIRED:RETIRE_SLOTS", "INT_MISC:RECOVERY_CYCLES"]
+ZEN4_TD_EVENTS = ["CYCLES_NOT_IN_HALT", "DISPATCH_STALLS_1:FE_NO_OPS",
+                  "DISPATCH_STALLS_1:BE_STALLS", "DISPATCH_STALLS_1:SMT_CONTENTION",
+                  "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", "RETIRED_OPS"]
+TD_MODELS = {m: ("skylake", [m + "::" + e for e in SKL_TD_EVENTS]) for m in ("skl", "skx", "clx")}
+TD_MODELS["amd64_fam19h_zen4"] = ("zen4", ["amd64_fam19h_zen4::" + e for e in ZEN4_TD_EVENTS])
+
+
+def td_same_event(q, ev):
+    """The /events row is the table event q: by name, or by libpfm4's pfm_name
+    when only modifiers that do not change what is counted follow q."""
+    q = q.encode()
+    if ev["name"] == q:
+        return True
+    pfm = ev["pfm_name"]
+    if not pfm.startswith(q):
+        return False
+    rest = pfm[len(q):]
+    if rest == b"":
+        return True
+    if not rest.startswith(b":"):
+        return False
+    for mod in rest[1:].split(b":"):
+        name, eq, value = mod.partition(b"=")
+        if not eq or not (value == b"0" or name in (b"u", b"k", b"h", b"mg", b"mh")):
+            return False
+    return True
+
+
+def td_events(m):
+    """(levels, [event rows]) or (levels, None) when the file lacks one."""
+    method = m["topdown_method"]
+    if method == "perf_metrics":
+        levels = 2 if m["topdown_levels"] >= 2 else 1
+        configs = [0x400] + [0x8000 + 0x100 * k for k in range(4 * levels)]
+        rows = []
+        for k, c in enumerate(configs):
+            hit = [e for e, ev in enumerate(m["events"])
+                   if ev["type"] == RAW_TYPE and ev["config"] == c]
+            if not hit and k < 5:
+                return levels, None
+            if not hit:  # a level-2 metric missing: level 1 still stands
+                return 1, rows[:5]
+            rows.append(hit[0])
+        return levels, rows
+    want = TD_MODELS.get(m["cpu_model"])
+    if not want or want[0] != method:
+        return 1, None
+    rows = []
+    for q in want[1]:
+        hit = [e for e, ev in enumerate(m["events"]) if td_same_event(q, ev)]
+        if not hit:
+            return 1, None
+        rows.append(hit[0])
+    return 1, rows
+
+
+def td_slots(method, levels, v, clamps):
+    """Slot counts per node from the summed events v (perf's formulas); every
+    difference is clamped at 0 (counted in clamps)."""
+    def sub(a, b):
+        if a < b:
+            clamps.append((a, b))
+        return max(0, a - b)
+
+    if method == "perf_metrics":
+        s = {"slots": v[0], "retiring": v[1], "bad_speculation": v[2], "frontend_bound": v[3],
+             "backend_bound": v[4]}
+        if levels == 2:
+            for child, sibling, parent, k in (
+                    ("heavy_operations", "light_operations", "retiring", 5),
+                    ("branch_mispredicts", "machine_clears", "bad_speculation", 6),
+                    ("fetch_latency", "fetch_bandwidth", "frontend_bound", 7),
+                    ("memory_bound", "core_bound", "backend_bound", 8)):
+                s[child] = v[k]
+                s[sibling] = sub(s[parent], v[k])
+        return s
+    if method == "skylake":
+        cycles, idq, issued, retired, recovery = v
+        slots = 4 * cycles
+        bad = sub(issued + 4 * recovery, retired)  # UOPS_ISSUED - RETIRE_SLOTS + 4 x RECOVERY
+        return {"slots": slots, "retiring": retired, "bad_speculation": bad, "frontend_bound": idq,
+                "backend_bound": sub(slots, idq + bad + retired)}
+    cycles, fe, be, smt, dispatched, retired = v
+    return {"slots": 6 * cycles, "retiring": retired, "bad_speculation": sub(dispatched, retired),
+            "frontend_bound": fe, "backend_bound": be, "smt_contention": smt}
+
+
+def td_stat(m, td, cells):
+    """cells: (visited, flags, counts[E], enabled[G], running[G])."""
+    out = {name: 0 for name, _ in TD_OUT}
+    exact = [0] * len(td["rows"])
+    scaled = [0.0] * len(td["rows"])
+    used, estimate = 0, False
+    groups = [m["events"][e]["group"] for e in td["rows"]]
+    for visited, flags, counts, en, run in cells:
+        if not (visited or any(counts[e] > 0 for e in td["rows"]) or
+                any(en[g] > 0 for g in groups)):
+            continue
+        reason = next((name for name, bit in TD_OUT if flags & bit), None)
+        vals = [cell_value(counts[e], en[g], run[g]) for e, g in zip(td["rows"], groups)]
+        if reason is None and any(v is None for v, _ in vals):
+            reason = "NOT_COUNTED"  # no estimate: the counters never ran
+        if reason:
+            out[reason] += 1
+            continue
+        for k, (e, (v, est)) in enumerate(zip(td["rows"], vals)):
+            if est:
+                scaled[k] += v
+                estimate = True
+            else:
+                exact[k] += counts[e]
+        used += 1
+    v = [a + int(math.floor(b + 0.5)) for a, b in zip(exact, scaled)]
+    clamps = []
+    slots = td_slots(td["method"], td["levels"], v, clamps)
+    shown = ["slots"] + td["nodes"]
+    slots = {k: slots.get(k, 0) for k in shown}
+    total = sum(slots[k] for k in TD_LEVEL1 + ["smt_contention"] if k in slots)
+    ratios = {k: slots[k] / total for k in td["nodes"]} if used and total else None
+    return {"method": td["method"], "levels": td["levels"], "cells_used": used, "slots": slots,
+            "ratios": ratios, "cells_left_out": out, "estimate": estimate, "clamps": clamps}
+
+
+def expected_topdown(m, x):
+    method = m["topdown_method"]
+    if not method:
+        return None
+    levels, rows = td_events(m)
+    td = {"method": method, "levels": levels, "rows": rows, "model": m["cpu_model"]}
+    if rows is None:
+        return td
+    td["nodes"] = TD_LEVEL1 + (["smt_contention"] if method == "zen4" else []) + \
+        (TD_LEVEL2 if levels == 2 else [])
+    T = m["T"]
+    V, F, C = m["region/visits"], m["region/flags"], m["region/counts"]
+    EN, RUN = m["region/enabled_ns"], m["region/running_ns"]
+    td["regions"] = [td_stat(m, td, [(V[t][r] > 0, F[t][r], C[t][r], EN[t][r], RUN[t][r])
+                                     for t in range(T)]) for r in x["order"]]
+    td["run"] = td_stat(m, td, [(True, m["thread/flags"][t], m["thread/counts"][t],
+                                 m["thread/enabled_ns"][t], m["thread/running_ns"][t])
+                                for t in range(T)])
+    return td
+
+
+def check_td_stat(ck, where, got, want):
+    if want is None or got is None:
+        ck.ok(got is None and want is None, "%s: %r, expected %r" % (where, got, want))
+        return
+    for k in ("method", "levels", "cells_used", "cells_left_out", "estimate"):
+        ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
+    ck.ok(got.get("slots") == want["slots"] and list(got["slots"]) == list(want["slots"]),
+          "%s: slots %r, expected %r" % (where, got.get("slots"), want["slots"]))
+    if want["ratios"] is None or got.get("ratios") is None:
+        ck.ok(got.get("ratios") is None and want["ratios"] is None,
+              "%s: ratios %r, expected %r" % (where, got.get("ratios"), want["ratios"]))
+    else:
+        ck.ok(list(got["ratios"]) == list(want["ratios"]),
+              "%s: ratio keys %r" % (where, list(got["ratios"])))
+        for k, v in want["ratios"].items():
+            ck.ok(close(got["ratios"].get(k), v), "%s: ratio %s = %r, expected %r" %
+                  (where, k, got["ratios"].get(k), v))
+
+
+def check_json_topdown(ck, m, x, j):
+    td = x["td"]
+    got = j["topdown"]
+    for k, want in (("method", td["method"]), ("levels", td["levels"]),
+                    ("file_levels", m["topdown_levels"]), ("model", td["model"])):
+        ck.ok(got.get(k) == want, "json topdown: %s = %r, expected %r" % (k, got.get(k), want))
+    if td["rows"] is None:
+        ck.ok(isinstance(got.get("problem"), str) and got["problem"] and got["events"] == [],
+              "json topdown: a file lacking a TopDown event must say why: %r" % got)
+        ck.ok(got.get("whole_run") is None, "json topdown: whole_run without a breakdown")
+        for reg in j["regions"]:
+            ck.ok(reg.get("topdown", "absent") is None, "json region %s: topdown %r, expected null"
+                  % (reg["path"], reg.get("topdown", "absent")))
+        return
+    ck.ok(got.get("problem") is None, "json topdown: problem %r" % got.get("problem"))
+    dropped = td["levels"] < m["topdown_levels"]  # the file announced level 2
+    ck.ok(isinstance(got.get("note"), str) if dropped else got.get("note") is None,
+          "json topdown: note %r when level 2 is %s" % (got.get("note"), "missing" if dropped
+                                                         else "complete"))
+    ck.ok(got.get("events") == [x["keys"][e] for e in td["rows"]],
+          "json topdown: events %r" % got.get("events"))
+    check_td_stat(ck, "json topdown whole_run", got.get("whole_run"), td["run"])
+    for reg, want in zip(j["regions"], td["regions"]):
+        check_td_stat(ck, "json region %s topdown" % reg["path"], reg.get("topdown"), want)
+
+
+def td_csv_header():
+    return (["td_method", "td_levels", "td_cells_used"] +
+            ["td_left_out_" + name.lower() for name, _ in TD_OUT] + ["td_estimate", "td_slots"] +
+            ["td_%s_slots" % n for n in TD_NODES] + ["td_%s_ratio" % n for n in TD_NODES])
+
+
+def check_csv_topdown(ck, m, x, c, i, where):
+    td = x["td"]
+    ck.ok(c["td_method"] == td["method"], "%s: td_method %r" % (where, c["td_method"]))
+    if td["rows"] is None:
+        ck.ok(c["td_levels"] == str(m["topdown_levels"]), "%s: td_levels" % where)
+        ck.ok(all(c[k] == "" for k in td_csv_header()[2:]), "%s: td columns not empty" % where)
+        return
+    st = td["regions"][i]
+    want = {"td_levels": str(td["levels"]), "td_cells_used": str(st["cells_used"]),
+            "td_estimate": "true" if st["estimate"] else "false",
+            "td_slots": str(st["slots"]["slots"])}
+    for name, _ in TD_OUT:
+        want["td_left_out_" + name.lower()] = str(st["cells_left_out"][name])
+    for n in TD_NODES:
+        want["td_%s_slots" % n] = str(st["slots"][n]) if n in td["nodes"] else ""
+    for k, v in want.items():
+        ck.ok(c[k] == v, "%s: %s = %r, expected %r" % (where, k, c[k], v))
+    for n in TD_NODES:
+        v = st["ratios"][n] if st["ratios"] is not None and n in td["nodes"] else None
+        ck.ok(close(csv_num(c["td_%s_ratio" % n]), v), "%s: td_%s_ratio = %r, expected %r" %
+              (where, n, c["td_%s_ratio" % n], v))
+
+
+def td_cell_text(st, node):
+    """A TopDown percentage as the text shows it."""
+    out = sum(st["cells_left_out"].values())
+    if st["ratios"] is not None:
+        return "%.1f%%%s" % (st["ratios"][node] * 100.0, "~" if st["estimate"] else "")
+    if st["cells_used"] == 0 and out and out == st["cells_left_out"]["SHORT"]:
+        return "SHORT"
+    return "n/a" if out else "-"
+
+
+def check_text_topdown(ck, m, x, data):
+    td = x["td"]
+    lines = data.split("\n")
+    if td is None:
+        ck.ok("TopDown (" not in data, "text: a TopDown section in a file without TopDown")
+        return
+    head = "TopDown (%s, level %s, %s)" % (td["method"], "1-2" if td["levels"] == 2 else "1",
+                                           td["model"])
+    start = [i for i, line in enumerate(lines) if line.startswith(head)]
+    if not ck.ok(len(start) == 1, "text: TopDown heading %r missing" % head):
+        return
+    if td["rows"] is None:
+        ck.ok(lines[start[0] + 1].startswith("no breakdown: "), "text: no 'no breakdown' line")
+        return
+    level1 = [n for n in td["nodes"] if n not in TD_LEVEL2]
+    stats = td["regions"] + [td["run"]]
+    names = [text_clean(m["regions"][r]["name"]) for r in x["order"]] + \
+        ["(whole run: thread totals)"]
+    first = start[0] + 1
+    if td["levels"] < m["topdown_levels"]:
+        ck.ok(lines[first].startswith("level 2 not shown: "), "text: the level-2 note is missing")
+        first += 1
+    rows = lines[first + 1:first + 1 + len(stats)]
+    for line, st, name in zip(rows, stats, names):
+        got = fields(line, 0, [36, 8] + [9] * len(level1) + [9])
+        slots = "-" if st["cells_used"] == 0 else \
+            fmt_count(st["slots"]["slots"]) + ("~" if st["estimate"] else "")
+        out = sum(st["cells_left_out"].values())
+        want = [name] + [slots] + [td_cell_text(st, n) for n in level1] + [str(out) if out else ""]
+        ck.ok(got == want, "text: TopDown row %r, expected %r" % (got, want))
+    if td["levels"] == 2:
+        at = [i for i, line in enumerate(lines) if line.startswith("TopDown level 2")]
+        hdr = [i for i in range(at[0] if at else len(lines), len(lines))
+               if lines[i].startswith("region ")] if at else []
+        if ck.ok(hdr, "text: the TopDown level-2 table is missing"):
+            for line, st, name in zip(lines[hdr[0] + 1:], stats, names):
+                got = fields(line, 0, [36] + [8] * 8)
+                want = [name] + [td_cell_text(st, n) for n in TD_LEVEL2]
+                ck.ok(got == want, "text: TopDown level-2 row %r, expected %r" % (got, want))
+    flat = " ".join(data.split())
+    by = {name: sum(st["cells_left_out"][name] for st in td["regions"]) for name, _ in TD_OUT}
+    if sum(by.values()):
+        want = "left out of the sums: %d in all:" % sum(by.values())
+        ck.ok(want in flat, "text: TopDown footnote %r missing" % want)
+        for name, n in by.items():
+            ck.ok(("%s %d" % (name, n) in flat.split("in all:")[1]) == (n > 0),
+                  "text: TopDown footnote count of %s" % name)
+    if any(st["estimate"] for st in stats):
+        ck.ok("~ = some cell was multiplexed" in flat, "text: TopDown estimate footnote missing")
+    out = sum(td["run"]["cells_left_out"].values())
+    ck.ok(("(whole run: thread totals): %d thread" % out in flat) == (out > 0),
+          "text: threads left out of the whole run not said")
+
+
+def check_topdown_formulas(ck, m, x):
+    """Each TopDown fixture exercises what it is for, and where the events
+    account for every slot the ratios are perf's own (X / slots)."""
+    td = x["td"]
+    if td is None or td["rows"] is None:
+        return
+    stats = td["regions"] + [td["run"]]
+    ck.ok(any(st["ratios"] for st in stats), "topdown: no region has ratios")
+    ck.ok(any(st["estimate"] and st["ratios"] for st in stats), "topdown: no scaled cell summed")
+    ck.ok(any(sum(st["cells_left_out"].values()) for st in stats), "topdown: nothing left out")
+    if td["method"] == "perf_metrics":
+        ck.ok(any(st["cells_used"] == 0 and st["cells_left_out"]["SHORT"] for st in stats),
+              "topdown: no region where every cell is SHORT")
+    if td["method"] != "perf_metrics" or td["levels"] == 2:
+        ck.ok(any(st["clamps"] for st in stats), "topdown: no difference clamped at 0")
+    exact = 0
+    for st in stats:
+        s = st["slots"]
+        level1 = sum(s[k] for k in td["nodes"] if k not in TD_LEVEL2)
+        if td["method"] != "perf_metrics" and st["ratios"] and level1 == s["slots"]:
+            exact += 1
+            for k in td["nodes"]:
+                ck.ok(close(st["ratios"][k], s[k] / s["slots"]), "topdown: %s differs from "
+                      "perf's %s / slots" % (k, k))
+    ck.ok(exact > 0 or td["method"] == "perf_metrics",
+          "topdown: no region accounts for every slot (perf's ratios are not compared)")
+
+
 # ---------------------------------------------------------------- compare
 
 def close(a, b):
@@ -409,12 +747,15 @@ def check_json(ck, m, x, path, data):
     except ValueError as e:
         ck.ok(False, "json: not valid JSON: %s" % e)
         return
-    keys = JSON_KEYS + (RANK_JSON_KEYS if x["xr"]["multi"] else [])
+    keys = JSON_KEYS + (RANK_JSON_KEYS if x["xr"]["multi"] else []) + \
+        (["topdown"] if x["td"] is not None else [])
     ck.ok(list(j.keys()) == keys, "json: top-level keys %s, expected %s" % (list(j), keys))
     if not isinstance(j, dict) or "regions" not in j:
         return
     if x["xr"]["multi"] and all(k in j for k in RANK_JSON_KEYS):
         check_json_ranks(ck, m, x, j)
+    if x["td"] is not None and "topdown" in j:
+        check_json_topdown(ck, m, x, j)
     for k in ("schema_version", "perfmark_version", "command", "host", "start_time", "clock",
               "events_requested", "event_group", "fallback", "pid", "duration_ns", "bind_cpu",
               "partial"):
@@ -432,6 +773,8 @@ def check_json(ck, m, x, path, data):
     ck.ok(len(j["regions"]) == len(x["regions"]), "json: %d regions, expected %d" % (len(j["regions"]), len(x["regions"])))
     for got, want in zip(j["regions"], x["regions"]):
         where = "json region %d (%s)" % (want["index"], want["path"])
+        ck.ok(list(got) == REGION_JSON_KEYS + (["topdown"] if x["td"] is not None else []),
+              "%s: keys %r" % (where, list(got)))
         for k in ("index", "row", "path", "name", "parent", "depth", "kind", "visits",
                   "threads_visited", "flags"):
             ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
@@ -510,7 +853,8 @@ def csv_num(s):
 def check_csv(ck, m, x, data):
     rows = list(csv.reader(io.StringIO(data, newline="")))
     multi = x["xr"]["multi"]
-    header = CSV_HEADER + (CSV_RANK_HEADER if multi else [])
+    header = CSV_HEADER + (CSV_RANK_HEADER if multi else []) + \
+        (td_csv_header() if x["td"] is not None else [])
     if not ck.ok(rows and rows[0] == header, "csv: header %r" % (rows[0] if rows else None)):
         return
     body = rows[1:]
@@ -525,6 +869,8 @@ def check_csv(ck, m, x, data):
         if multi:
             check_csv_ranks(ck, c, x["xr"]["regions"][k // per], k % per if E else None,
                             "csv row %d" % (k + 1))
+        if x["td"] is not None:
+            check_csv_topdown(ck, m, x, c, k // per, "csv row %d" % (k + 1))
         for col in CSV_STRING_COLUMNS:
             ck.ok(not c[col] or c[col][0] not in "=+-@\t\r",
                   "csv row %d: %s %r is open to spreadsheet injection" % (k + 1, col, c[col]))
@@ -628,6 +974,7 @@ def check_text(ck, m, x, data_bytes):
         ck.ok("... %d more" % (len(m["messages"]) - 20) in data, "text: '... N more' missing")
     ck.ok("\x1b" not in data, "text: raw escape character in output")
     check_text_ranks(ck, m, x, data)
+    check_text_topdown(ck, m, x, data)
 
 
 def fmt_prec(a):
@@ -784,6 +1131,7 @@ def check_file(ck, prefix, path, variant):
     ck.scope = variant + ": "
     m = load(path)
     x = expected(m, path)
+    check_topdown_formulas(ck, m, x)
     outs = {}
     for fmt in ("json", "csv", "text"):
         r = run(prefix, path, fmt)

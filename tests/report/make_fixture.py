@@ -33,6 +33,26 @@ Variants:
   manyranks  a job file of 20 ranks of one thread each (the text lists the 3
              highest MPI shares instead of every rank); one rank has no time.
   rankfile   a per-rank file (root rank = 2, ranks = 4) holding one rank.
+  topdown_icl   TopDown by PERF_METRICS, level 1 (cpu_model icl): /events =
+             slots + 4 topdown-* metrics (kernel group 0) + page-faults; a
+             region whose every cell is SHORT, one with one SHORT cell, one
+             with a MULTIPLEXED cell, one with LOST_GENERATION and
+             NOT_COUNTED cells, one never entered; no /thread/flags.
+  topdown_spr   the same at level 2 (cpu_model spr), plus a region whose heavy
+             ops exceed retiring (light ops clamp at 0), a multiplexed thread
+             and one LOST_GENERATION thread in /thread.
+  topdown_skl   TopDown by the Skylake formulas (cpu_model skx), the events
+             named as the skx table gives them, in two kernel groups (the
+             multiplexed cell has them scaled differently); decoys that must
+             not match (RECOVERY_CYCLES_ANY, RECOVERY_CYCLES with c=1) and
+             UOPS_ISSUED:ANY under another spelling (found by pfm_name); a
+             region where bad speculation and backend clamp at 0.
+  topdown_zen4  TopDown by AMD's pipeline utilization (cpu_model
+             amd64_fam19h_zen4), SMT contention included; cells account for
+             every slot (perf's ratios agree) except a region where fewer ops
+             were dispatched than retired (bad speculation clamps at 0).
+  topdown_missing  perf_metrics without topdown-fe-bound: no breakdown.
+  topdown_nol2  spr without topdown-mem-bound: level 1 only, said why.
 
 Values are chosen here; tests/report/check_report.py never relies on them: it
 recomputes everything it expects from the file with h5py.
@@ -106,15 +126,16 @@ def region_rows():
     return rows
 
 
+def zero_cells(T, R, E, G):
+    """visits, wall, counts, enabled, running, flags: all zero."""
+    return (np.zeros((T, R), "<u8"), np.zeros((T, R), "<u8"), np.zeros((T, R, E), "<u8"),
+            np.zeros((T, R, G), "<u8"), np.zeros((T, R, G), "<u8"), np.zeros((T, R), "<u4"))
+
+
 def cell_values(variant):
     """visits, wall, counts, enabled, running, flags for every (thread, region)."""
     R, E, G = len(REGIONS), len(EVENTS), 2
-    visits = np.zeros((T, R), "<u8")
-    wall = np.zeros((T, R), "<u8")
-    counts = np.zeros((T, R, E), "<u8")
-    enabled = np.zeros((T, R, G), "<u8")
-    running = np.zeros((T, R, G), "<u8")
-    flags = np.zeros((T, R), "<u4")
+    visits, wall, counts, enabled, running, flags = zero_cells(T, R, E, G)
     for t in range(T):
         for r in range(R):
             if (t + 2 * r) % 5 == 4:
@@ -500,6 +521,249 @@ def write_rankfile(path):
     write_rank_file(path, regions, [2, 2], cell, [5_000_000, 4_000_000], {"rank": 2, "ranks": 4})
 
 
+# ------------------------------------------------------------------ TopDown
+#
+# No PMU here, so the TopDown files are made up, event by event as the
+# runtime writes them (docs/topdown.md, runtime/pm_cpu_models.c): the kernel's
+# PERF_METRICS encodings for perf_metrics, the model table's qualified names
+# for skylake and zen4. Cell counts come from a "profile" (slots and the
+# share of each category) turned into the raw events the method reads.
+
+RAW = 4  # PERF_TYPE_RAW
+ICL_MOD = ":e=0:i=0:c=0:intx=0:intxcp=0:u=1:k=0:excl=0:mg=0:mh=1:hw_smpl=0"
+RAW_MOD = ":::u=1:k=0:h=0:precise=0:excl=0:mg=0:mh=1:hw_smpl=0"
+SKX_MOD = ":e=0:i=0:c=0:t=0:intx=0:intxcp=0:u=1:k=0:excl=0:mg=0:mh=1"
+ZEN_MOD = ":e=0:i=0:c=0:g=0:u=1:k=0:h=0:excl=0:mg=0:mh=1"
+PAGE_FAULTS = ("page-faults", "perf::PERF_COUNT_SW_PAGE_FAULTS:u", 1, 1, 2)  # sw, group 1
+METRICS = ["retiring", "bad-spec", "fe-bound", "be-bound",
+           "heavy-ops", "br-mispredict", "fetch-lat", "mem-bound"]
+
+
+def perf_metrics_events(pmu, levels):
+    """slots + topdown-* as the runtime names them (kernel group 0), page-faults."""
+    ev = [("%s::TOPDOWN:SLOTS" % pmu, "%s::TOPDOWN:SLOTS%s" % (pmu, ICL_MOD), 0, RAW, 0x400)]
+    for k in range(4 * levels):
+        ev.append(("perf_raw::r%x" % (0x8000 + 0x100 * k), "perf_raw" + RAW_MOD, 0, RAW,
+                   0x8000 + 0x100 * k))
+    return ev + [PAGE_FAULTS]
+
+
+# Skylake: the skx table's events, in two kernel groups so that multiplexing
+# one of them changes the ratios. Two decoys come first: a longer unit mask
+# (RECOVERY_CYCLES_ANY) and the same event with a count modifier (c=1) are
+# other events and must not be taken for INT_MISC:RECOVERY_CYCLES; and
+# UOPS_ISSUED:ANY is requested under another spelling, found by its pfm_name.
+SKL_EVENTS = [
+    ("skx::INT_MISC:RECOVERY_CYCLES_ANY", "skx::INT_MISC:RECOVERY_CYCLES_ANY" + SKX_MOD, 1, RAW,
+     0x20010d),
+    ("skx::INT_MISC:RECOVERY_CYCLES:c=1",
+     "skx::INT_MISC:RECOVERY_CYCLES" + SKX_MOD.replace(":c=0", ":c=1"), 1, RAW, 0x100010d),
+    ("skx::CPU_CLK_UNHALTED:THREAD_P", "skx::CPU_CLK_THREAD_UNHALTED:THREAD_P" + SKX_MOD, 0,
+     RAW, 0x3c),
+    ("skx::IDQ_UOPS_NOT_DELIVERED:CORE", "skx::IDQ_UOPS_NOT_DELIVERED:CORE" + SKX_MOD, 0, RAW,
+     0x19c),
+    ("UOPS_ISSUED:ANY:u", "skx::UOPS_ISSUED:ANY" + SKX_MOD, 0, RAW, 0x10e),
+    ("skx::UOPS_RETIRED:RETIRE_SLOTS", "skx::UOPS_RETIRED:RETIRE_SLOTS" + SKX_MOD, 1, RAW, 0x2c2),
+    ("skx::INT_MISC:RECOVERY_CYCLES", "skx::INT_MISC:RECOVERY_CYCLES" + SKX_MOD, 1, RAW, 0x10d),
+    PAGE_FAULTS[:2] + (2,) + PAGE_FAULTS[3:],
+]
+SKL_TD = [2, 3, 4, 5, 6]  # rows of the topdown events: cycles, idq, issued, retired, recovery
+
+ZEN_PMU = "amd64_fam19h_zen4::"
+ZEN_EVENTS = [(ZEN_PMU + n, ZEN_PMU + n + ZEN_MOD, 0, RAW, c) for n, c in (
+    ("CYCLES_NOT_IN_HALT", 0x76), ("DISPATCH_STALLS_1:FE_NO_OPS", 0x1000001a0),
+    ("DISPATCH_STALLS_1:BE_STALLS", 0x100001ea0), ("DISPATCH_STALLS_1:SMT_CONTENTION", 0x1000060a0),
+    ("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", 0x7aa),
+    ("RETIRED_OPS", 0xc1))] + [PAGE_FAULTS]
+
+# (name, parent row)
+TD_REGIONS = [
+    ("main", -1),     # 0
+    ("compute", 0),   # 1 threads of very different size and shape
+    ("tiny", 0),      # 2 perf_metrics: every cell SHORT
+    ("mixed", 1),     # 3 perf_metrics: thread 0's cell SHORT
+    ("mux", 0),       # 4 thread 1's cell MULTIPLEXED (its topdown events ran half the time)
+    ("flaky", 0),     # 5 thread 0 LOST_GENERATION, thread 2 NOT_COUNTED
+    ("idle", 0),      # 6 never entered
+    ("skew", 1),      # 7 sums that the formulas clamp at 0
+]
+TD_T = 3
+# shares of retiring, bad speculation, frontend, backend (and SMT on Zen 4)
+SHARES = [(0.45, 0.05, 0.20, 0.30, 0.0), (0.20, 0.10, 0.15, 0.55, 0.0),
+          (0.70, 0.02, 0.08, 0.20, 0.0), (0.30, 0.25, 0.35, 0.10, 0.0),
+          (0.35, 0.10, 0.15, 0.30, 0.10)]
+
+
+def profile(t, r, scale=1):
+    """Slots and shares of one cell (or, scale > 1, of a whole thread)."""
+    visits = (t + 1) * (r + 1)
+    slots = visits * (400_000 + 130_000 * t * t + 7_919 * r) * scale
+    if r == 2 or (r == 3 and t == 0):
+        slots = visits * 700  # under 1024 per window: SHORT with PERF_METRICS
+    return visits, slots, SHARES[(t + 2 * r) % len(SHARES)]
+
+
+def perf_metrics_counts(slots, shares, levels, skew):
+    """What the kernel reports for one read window: floor(slots x byte / 255)."""
+    b = [int(round(s * 255)) for s in shares[:4]]
+    b[3] = 255 - b[0] - b[1] - b[2]
+    # level 2: the measured part of each category
+    b += [b[0] * 2 // 5, b[1] * 3 // 4, b[2] * 3 // 5, b[3] * 2 // 3][:4 * (levels - 1)]
+    m = [slots * x // 255 for x in b]
+    if skew and levels == 2:
+        m[4] = m[0] + 997  # heavy ops above retiring (8-bit rounding): light ops clamp at 0
+    return [slots] + m
+
+
+def skylake_counts(slots, shares, skew):
+    cycles = slots // 4
+    slots = 4 * cycles
+    ret, bad, fe = (int(x * slots) for x in shares[:3])
+    rec = cycles // 50
+    issued = bad + ret - 4 * rec
+    if skew:  # retired above issued + 4 x recovery: bad spec clamps, and the
+        issued, fe = ret // 2, slots  # others exceed slots: backend clamps
+    return [cycles, fe, issued, ret, rec]
+
+
+def zen4_counts(slots, shares, skew):
+    cycles = slots // 6
+    slots = 6 * cycles
+    ret, bad, fe, _, smt = (int(x * slots) for x in shares)
+    be = slots - ret - bad - fe - smt  # every slot accounted: perf's ratios agree
+    disp = ret + bad
+    if skew:
+        disp = ret - 12_345  # fewer dispatched than retired: bad spec clamps at 0
+    return [cycles, fe, be, smt, disp, ret]
+
+
+def write_topdown(path, variant):
+    method, levels, model = {"topdown_icl": ("perf_metrics", 1, "icl"),
+                             "topdown_spr": ("perf_metrics", 2, "spr"),
+                             "topdown_skl": ("skylake", 1, "skx"),
+                             "topdown_zen4": ("zen4", 1, "amd64_fam19h_zen4"),
+                             "topdown_missing": ("perf_metrics", 1, "icl"),
+                             "topdown_nol2": ("perf_metrics", 2, "spr")}[variant]
+    if method == "perf_metrics":
+        events = perf_metrics_events(model, levels)
+        td_rows = list(range(1 + 4 * levels))
+    elif method == "skylake":
+        events, td_rows = SKL_EVENTS, SKL_TD
+    else:
+        events, td_rows = ZEN_EVENTS, list(range(6))
+    td_index = list(range(len(td_rows)))  # which of the method's counts each row holds
+    # an event that could not be opened: topdown-fe-bound (level 1) leaves no
+    # breakdown; topdown-mem-bound (level 2) leaves level 1
+    drop = {"topdown_missing": 3, "topdown_nol2": 8}.get(variant)
+    if drop:
+        events = events[:drop] + events[drop + 1:]
+        td_rows, td_index = td_rows[:-1], td_index[:drop] + td_index[drop + 1:]
+    E, G, R, T = len(events), max(e[2] for e in events) + 1, len(TD_REGIONS), TD_T
+
+    def counts_of(slots, shares, skew):
+        if method == "perf_metrics":
+            return perf_metrics_counts(slots, shares, levels, skew)
+        if method == "skylake":
+            return skylake_counts(slots, shares, skew)
+        return zen4_counts(slots, shares, skew)
+
+    def fill(counts_row, slots, shares, skew, visits):
+        td = counts_of(slots, shares, skew)
+        for k, e in zip(td_index, td_rows):
+            counts_row[e] = td[k]
+        for e, ev in enumerate(events):  # the rest: page-faults and the decoys
+            if e not in td_rows:
+                counts_row[e] = visits * (3 + e) * (1000 if ev[3] == RAW else 1)
+
+    visits, wall, counts, enabled, running, flags = zero_cells(T, R, E, G)
+    windows = np.zeros((T, R), "<u8")
+    td_group = events[td_rows[0]][2]
+    for t in range(T):
+        for r, (name, _) in enumerate(TD_REGIONS):
+            if name == "idle" or (name == "mixed" and t == 2):
+                continue
+            v, slots, shares = profile(t, r)
+            visits[t, r] = windows[t, r] = v
+            wall[t, r] = slots // 3 + 1000 * t
+            enabled[t, r, :] = running[t, r, :] = wall[t, r]
+            fill(counts[t, r], slots, shares, name == "skew", v)
+            if method == "perf_metrics" and counts[t, r, td_rows[0]] < 1024 * windows[t, r]:
+                flags[t, r] |= FLAGS["SHORT"]
+    t, r = 1, 4  # mux: the topdown group ran half the time (Skylake's second group a quarter)
+    part = {td_group: 2, 1: 4} if method == "skylake" else {td_group: 2}
+    for grp, k in part.items():
+        running[t, r, grp] = enabled[t, r, grp] // k
+    for e in td_rows:
+        counts[t, r, e] //= part[events[e][2]]
+    flags[t, r] |= FLAGS["MULTIPLEXED"]
+    t, r = 0, 5
+    counts[t, r, :] //= 3
+    flags[t, r] |= FLAGS["LOST_GENERATION"]
+    t, r = 2, 5
+    running[t, r, td_group] = 0
+    for e in td_rows:
+        counts[t, r, e] = 0
+    flags[t, r] |= FLAGS["NOT_COUNTED"]
+
+    # whole-thread totals: large, each thread its own shape
+    tcounts = np.zeros((T, E), "<u8")
+    for t in range(T):
+        v, slots, shares = profile(t, 0, scale=40)
+        fill(tcounts[t], slots, SHARES[(3 * t + 1) % len(SHARES)], False, v)
+    tw = np.array([10 ** 9 + t for t in range(T)], "<u8")
+    ten = np.repeat(tw[:, None], G, axis=1).astype("<u8")
+    trun = ten.copy()
+    tflags = np.zeros(T, "<u4")
+    if variant == "topdown_spr":
+        trun[1, td_group] = ten[1, td_group] // 2  # thread 1 multiplexed over the run
+        for e in td_rows:
+            tcounts[1, e] //= 2
+        tflags[1] |= FLAGS["MULTIPLEXED"]
+        tflags[2] |= FLAGS["LOST_GENERATION"]  # left out of the whole run
+
+    with h5py.File(path, "w") as f:
+        write_root_attrs(f, "clean", 1)
+        f.attrs["events_requested"] = "topdown"
+        f.attrs["event_group"] = "topdown"
+        f.attrs["events_measured"] = ",".join(e[0] for e in events)
+        f.attrs.create("kernel_groups", G, dtype="<i4")
+        f.attrs["topdown_method"] = method
+        f.attrs.create("topdown_levels", levels, dtype="<i4")
+        f.attrs["cpu_model"] = model
+        ev = np.zeros(E, EVENT_DT)
+        for i, (name, pfm, group, typ, config) in enumerate(events):
+            ev[i] = (name, pfm, group, typ, config, 0, 0, 0, 1)
+        f.create_dataset("events", data=ev)
+        rg = np.zeros(R, REGION_DT)
+        for i, row in enumerate(rank_region_rows([(n, p, "user") for n, p in TD_REGIONS])):
+            rg[i] = row
+        f.create_dataset("regions", data=rg)
+        th = np.zeros(T, THREAD_DT)
+        for t in range(T):
+            th[t] = (0, t, 500, 500 + t, "node-td", t, t, 0, 0)
+        f.create_dataset("threads", data=th)
+        g = f.create_group("region")
+        for name, a in (("visits", visits), ("wall_ns", wall), ("counts", counts),
+                        ("enabled_ns", enabled), ("running_ns", running), ("flags", flags),
+                        ("windows", windows)):
+            g.create_dataset(name, data=a)
+        for name, bit in FLAGS.items():
+            g["flags"].attrs.create(name, bit, dtype="<u4")
+        g = f.create_group("thread")
+        g["wall_ns"] = tw
+        g["counts"] = tcounts
+        g["enabled_ns"] = ten
+        g["running_ns"] = trun
+        if variant != "topdown_icl":  # older writers have no /thread/flags
+            g["flags"] = tflags
+        g = f.create_group("rank")
+        g["rank"] = np.array([0], "<i4")
+        g["counts"] = tcounts.sum(axis=0)[None, :].astype("<u8")
+        g["enabled_ns"] = ten[:1]
+        g["running_ns"] = ten[:1]
+        f.create_dataset("messages", shape=(0,), dtype=STR)
+
+
 def write_foreign(path):
     with h5py.File(path, "w") as f:
         f.attrs["creator"] = "some other tool"
@@ -538,6 +802,12 @@ VARIANTS = {
     "ranks": write_ranks,
     "manyranks": write_manyranks,
     "rankfile": write_rankfile,
+    "topdown_icl": lambda p: write_topdown(p, "topdown_icl"),
+    "topdown_spr": lambda p: write_topdown(p, "topdown_spr"),
+    "topdown_skl": lambda p: write_topdown(p, "topdown_skl"),
+    "topdown_zen4": lambda p: write_topdown(p, "topdown_zen4"),
+    "topdown_missing": lambda p: write_topdown(p, "topdown_missing"),
+    "topdown_nol2": lambda p: write_topdown(p, "topdown_nol2"),
 }
 
 
