@@ -22,20 +22,23 @@ enum pm_cs_state {
 };
 
 struct pm_counterset {
-    const struct pm_eventset *set;
+    /* Read path first, in as few cache lines as possible: every read()
+     * evicts much of L1, and each line the path touches must come back. */
     int state;
+    int ngroups, nevents;   /* cached at open: a read never touches the eventset */
+    int use_rdpmc;
+    uint64_t generation;
+    int leader[PM_MAX_GROUPS];
+    int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
+    int gskip[PM_MAX_GROUPS];   /* 1: a dummy leads the group (its value is skipped) */
+
+    /* cold: open, close, reopen */
+    const struct pm_eventset *set;
     int cpu;            /* -1: follow the thread; else bound to this CPU */
     int inherit;        /* process-wide set: counts threads created later */
     int pinned;
-    uint64_t generation;
-    int leader[PM_MAX_GROUPS];
     int fd[PM_MAX_EVENTS];
     struct perf_event_mmap_page *page[PM_MAX_EVENTS]; /* rdpmc path, or NULL */
-    int use_rdpmc;
-    /* cached at open so that a read touches neither the big eventset nor a loop */
-    int ngroups, nevents;
-    int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
-    int gskip[PM_MAX_GROUPS];   /* 1: a dummy leads the group (its value is skipped) */
 };
 
 static inline unsigned pm_stride(const struct pm_eventset *set)

@@ -116,9 +116,13 @@ static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
 {
     if (t->nnodes == t->node_cap) {
         int32_t cap = t->node_cap ? t->node_cap * 2 : 32;
-        struct pm_node *nodes = realloc(t->nodes, (size_t)cap * sizeof *nodes);
+        /* realloc would not keep the 64-byte alignment */
+        struct pm_node *nodes = aligned_alloc(64, (size_t)cap * sizeof *nodes);
         if (!nodes)
             return -1;
+        if (t->nnodes)
+            memcpy(nodes, t->nodes, (size_t)t->nnodes * sizeof *nodes);
+        free(t->nodes);
         t->nodes = nodes;
         uint64_t *acc = realloc(t->acc, (size_t)cap * t->stride * sizeof *acc + 1);
         if (!acc)
@@ -339,7 +343,7 @@ int pm_thread_exit_bytes(struct pm_thread *t, int32_t name, int64_t bytes)
     struct pm_node *n = &t->nodes[t->cur];
     if (bytes >= 0)
         n->bytes += (uint64_t)bytes;
-    else
+    else if (n->bytes_unknown != UINT32_MAX)
         n->bytes_unknown++;
     pm_close_top(t, 0);
     return 0;

@@ -17,6 +17,9 @@
 
 #define PM_NAME_CACHE 256
 
+/* One cache line exactly (the array is 64-byte aligned): every counter
+ * read evicts much of L1, and a node touched at each exit should cost one
+ * line to bring back. */
 struct pm_node {
     int32_t parent;   /* node index, -1 at top level */
     int32_t name;     /* pm_names id */
@@ -25,11 +28,13 @@ struct pm_node {
     uint64_t visits;
     uint64_t ticks;   /* inclusive, pm_clock ticks */
     const char *str;  /* the interned name, for end(name) without a lookup */
-    uint64_t bytes;          /* automatic regions: bytes moved (MPI: count x type size) */
-    uint64_t bytes_unknown;  /* visits whose byte count could not be determined */
     uint64_t windows;        /* counter read windows inside the visits (TopDown SHORT) */
+    uint64_t bytes;          /* automatic regions: bytes moved (MPI: count x type size) */
+    uint32_t bytes_unknown;  /* visits whose byte count could not be determined (saturates) */
     uint8_t kind;            /* enum pm_kind */
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct pm_node) == 64, "struct pm_node must stay one cache line");
 
 struct pm_name_slot {
     const char *key;       /* the caller's pointer */
@@ -46,38 +51,38 @@ struct pm_handle_memo {
 #define PM_HANDLE_MEMO 256
 
 struct pm_thread {
+    /* Hot: what every enter and exit touches, first and together (the
+     * counter read between them evicts much of L1). */
+    int32_t cur;            /* innermost open node, -1 at top */
+    int32_t depth, stack_cap;
+    unsigned stride;        /* words per reading: E counts, G enabled, G running */
+    unsigned frame_words;
+    uint32_t child_mask;
+    uint64_t *stack;        /* frames of frame_words: node|cpu, ticks, generation, reads, reading */
+    struct pm_node *nodes;  /* region tree, parents before children */
+    uint64_t *acc;          /* nodes × stride accumulated deltas */
+    uint64_t *scratch;      /* reading at exit */
+    uint64_t reads;         /* counter reads so far: windows between reads */
+    uint64_t base_generation;
+    int32_t *child;         /* hash (parent, name) → node; -1 empty */
+    uint64_t *child_key;
+    struct pm_counterset cs;
+
+    /* Cold: thread identity, totals, growth. */
+    int32_t nnodes, node_cap;
     int32_t index;          /* thread number in this process, order of first sight */
     pid_t tid;
     int cpu_first, cpu_last;
     int exited;
     int open_at_end;
-    /* Held while the thread settles itself at its exit, or while the
-     * finalizing thread settles it at process exit: the two may race. */
-    pthread_mutex_t settle_lock;
-    struct pm_counterset cs;
-    unsigned stride;        /* words per reading: E counts, G enabled, G running */
-
-    struct pm_node *nodes;  /* region tree, parents before children */
-    uint64_t *acc;          /* nodes × stride accumulated deltas */
-    int32_t nnodes, node_cap;
-
-    int32_t *child;         /* hash (parent, name) → node; -1 empty */
-    uint64_t *child_key;
-    uint32_t child_mask;
-
-    uint64_t *stack;        /* frames of frame_words: node|cpu, ticks, generation, reading */
-    unsigned frame_words;
-    int32_t depth, stack_cap;
-    int32_t cur;            /* innermost open node, -1 at top */
-
-    uint64_t *scratch;      /* reading at exit */
-    uint64_t reads;         /* counter reads so far: windows between reads */
     uint64_t *base;         /* reading the thread totals run from */
-    uint64_t base_generation;
     uint32_t total_flags;   /* LOST_GENERATION if the totals missed a reopen */
     int totals_fresh;       /* totals just (re)started: the next rebase is expected */
     uint64_t *total;        /* whole-thread totals (stride words) */
     uint64_t start_ticks, end_ticks;
+    /* Held while the thread settles itself at its exit, or while the
+     * finalizing thread settles it at process exit: the two may race. */
+    pthread_mutex_t settle_lock;
 
     struct pm_name_slot cache[PM_NAME_CACHE];
     struct pm_handle_memo handle_memo[PM_HANDLE_MEMO];
