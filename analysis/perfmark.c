@@ -53,8 +53,11 @@ static const char pm_usage_run[] =
     "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
     "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
     "\n"
-    "Works as `perfmark run -- ./app`; programs that only link the markers and are\n"
-    "started some other way measure nothing.\n";
+    "Works as `perfmark run -- ./app`, `perfmark run -- mpirun ... ./app` and\n"
+    "`mpirun ... perfmark run -- ./app`. Programs that only link the markers and\n"
+    "are started some other way measure nothing. Sets\n"
+    "OMPI_MCA_odls_base_sigkill_timeout=10 unless set: the grace between Open\n"
+    "MPI's SIGTERM and SIGKILL in which killed ranks save their data.\n";
 
 static const char pm_usage_report[] =
     "usage: perfmark report FILE.h5 [--format text|csv|json] [-o OUT]\n"
@@ -172,6 +175,12 @@ static int pm_cmd_run(int argc, char **argv)
         if (preload)
             setenv("LD_PRELOAD", preload, 1);
         setenv("PERFMARK_ENABLE", "1", 1);
+        /* When Open MPI kills a job (another rank aborted or died) it sends
+         * SIGTERM and, 1 s later by default, SIGKILL; perfmark writes each
+         * rank's data in between, which can take longer than 1 s on a busy
+         * node. Give it the kind of grace batch systems give (the user's
+         * own setting wins). */
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", "10", 0);
         char pid[32];
         snprintf(pid, sizeof pid, "%ld", (long)getpid());
         setenv("PERFMARK_PID", pid, 1);

@@ -2,6 +2,7 @@
 #include "pm_session.h"
 #include "pm_clock.h"
 #include "pm_config.h"
+#include "pm_emergency.h"
 #include "pm_h5out.h"
 #include "pm_log.h"
 #include "pm_names.h"
@@ -39,6 +40,8 @@ static pm_job_writer_fn pm_job_writer;
 static int pm_partial;  /* the data stops short of the program's end */
 static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
 static void pm_describe_openmp(char *out, size_t len);
+static void pm_write_outputs(int collective);
+static void pm_session_emergency(int sig);
 
 void pm_session_set_job_writer(pm_job_writer_fn fn) { pm_job_writer = fn; }
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
@@ -112,6 +115,7 @@ static void pm_session_start(void)
     pm_report_events();
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
+    pm_emergency_install(pm_session_emergency);
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
@@ -497,6 +501,13 @@ void pm_session_finalize(int collective)
             pm_thread_finish_remote(t);
         pthread_mutex_unlock(&t->settle_lock);
     }
+    pm_write_outputs(collective);
+}
+
+/* Everything settled: build the output and write it (the job's file when
+ * `collective`, else this process's). */
+static void pm_write_outputs(int collective)
+{
     /* A fork child that only passed through (fork+exec, fork+_exit) or did
      * nothing measurable writes no file. */
     if (pm_fork_child && !pm_any_data())
@@ -557,6 +568,34 @@ static void pm_describe_openmp(char *out, size_t len)
     } else {
         out[0] = '\0';
     }
+}
+
+/* On the emergency dump thread, after SIGTERM and friends: never wait for a
+ * lock (the interrupted thread may hold it), settle every thread from the
+ * outside, write this process's own file flagged PARTIAL. */
+static void pm_session_emergency(int sig)
+{
+    if (pthread_mutex_trylock(&pm_start_lock) != 0)
+        return;  /* a normal finish is under way */
+    if (pm_state != PM_ON) {
+        pthread_mutex_unlock(&pm_start_lock);
+        return;
+    }
+    pm_state = PM_STOPPED;
+    pthread_mutex_unlock(&pm_start_lock);
+    pm_partial = 1;
+    pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+           "signal %d (%s) stopped the program: writing the data collected so far, every "
+           "cell flagged PARTIAL", sig, strsignal(sig));
+    for (int32_t i = 0; i < pm_nthreads; i++) {
+        struct pm_thread *t = pm_threads[i];
+        if (pthread_mutex_trylock(&t->settle_lock) != 0)
+            continue;
+        if (!t->exited)
+            pm_thread_finish_remote(t);
+        pthread_mutex_unlock(&t->settle_lock);
+    }
+    pm_write_outputs(0);
 }
 
 void pm_session_finalize_partial(void)

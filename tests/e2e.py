@@ -661,21 +661,62 @@ def case_mpi_without_mpi_init():
         check(500 <= m.count(t, "touch", "page-faults") <= 508, "rank %d not measured" % r)
 
 
+def check_survivors(tmp, np_, pages, lost):
+    """Every rank but `lost` wrote its own file, flagged PARTIAL, with the
+    data it had collected (its "touch" region exact)."""
+    for r in range(np_):
+        if r == lost:
+            continue
+        path = os.path.join(tmp, "out.rank%d.h5" % r)
+        check(os.path.exists(path), "rank %d's data was lost (%s)" % (r, os.listdir(tmp)))
+        m = Measured(path)
+        t = m.rows_visiting("touch")[0]
+        want = pages * (r + 1)
+        check(want <= m.count(t, "touch", "page-faults") <= want + 8, "rank %d touch" % r)
+        check("PARTIAL" in m.flag_names(t, "touch") and int(m.f.attrs["partial"]) == 1,
+              "rank %d not flagged PARTIAL" % r)
+    check(not glob.glob(os.path.join(tmp, "*.tmp-*")), "temporary file left behind")
+
+
 def case_mpi_abort():
-    """MPI_Abort from rank 1: that rank's data is saved in its own file,
-    every cell flagged PARTIAL (the others are killed by Open MPI)."""
+    """MPI_Abort from rank 1: its own data is saved at once; Open MPI then
+    SIGTERMs the other ranks, which save theirs (all flagged PARTIAL)."""
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "out.h5")
     run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
         ["-np", "3", prog("mpi_app"), "200", "abort"], env=MPI_ENV, cwd=tmp, expect=None)
-    path = os.path.join(tmp, "out.rank1.h5")
-    check(os.path.exists(path), "no file from the aborting rank (%s)" % os.listdir(tmp))
-    m = Measured(path)
-    t = m.rows_visiting("touch")[0]
-    check(400 <= m.count(t, "touch", "page-faults") <= 408, "rank 1 touch not measured")
-    check("PARTIAL" in m.flag_names(t, "touch"), "not flagged PARTIAL")
-    check(int(m.f.attrs["partial"]) == 1, "partial attribute")
-    check(not glob.glob(os.path.join(tmp, "*.tmp-*")), "temporary file left behind")
+    check_survivors(tmp, 3, 200, lost=None)
+
+
+def case_mpi_rank_killed():
+    """Rank 1 dies by SIGKILL (nothing can save its data); Open MPI SIGTERMs
+    the others, whose data must survive."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
+        ["-np", "3", prog("mpi_app"), "200", "die"], env=MPI_ENV, cwd=tmp, expect=None)
+    check_survivors(tmp, 3, 200, lost=1)
+
+
+def case_sigterm_single():
+    """SIGTERM to a single process: the data so far is written, PARTIAL, and
+    the process still dies of SIGTERM as it would without perfmark."""
+    import signal
+    import time
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    env = dict(os.environ, PERFMARK_ENABLE="1", PERFMARK_EVENTS="sw", PERFMARK_OUTPUT=out)
+    p = subprocess.Popen([prog("misuse"), "sleep"], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    check(p.stdout.readline().strip() == "ready", "program did not start")
+    time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+    check(p.returncode == -signal.SIGTERM, "exit status %d, want death by SIGTERM" % p.returncode)
+    m = Measured(out)
+    check(int(m.visits[0, m.region("before_sleep")]) == 1, "completed region lost")
+    check({"PARTIAL"} <= m.flag_names(0, "before_sleep"), "not PARTIAL")
+    check("UNBALANCED" in m.flag_names(0, "sleeping"), "open region not flagged")
 
 
 def mpi_same_behaviour(mode, np_=2):

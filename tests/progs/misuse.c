@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *exit_inside(void *arg)
 {
@@ -90,6 +91,14 @@ int main(int argc, char **argv)
         }
     } else if (!strcmp(mode, "errno")) {
         check_errno();
+    } else if (!strcmp(mode, "sleep")) {  /* for the SIGTERM test */
+        perfmark_region_begin("before_sleep");
+        perfmark_region_end("before_sleep");
+        perfmark_region_begin("sleeping");
+        printf("ready\n");
+        fflush(stdout);
+        sleep(60);
+        perfmark_region_end("sleeping");
     } else if (!strcmp(mode, "plain")) {
         perfmark_region_begin("plain");
         perfmark_region_end("plain");

@@ -4,11 +4,13 @@
  * (system(), a shell) that must not be measured. Mode "uneven": rank r
  * starts r threads that each touch PAGES pages in region "worker", and only
  * even ranks enter "even_only", only odd ranks "odd_only".
- * Mode "abort": rank 1 calls MPI_Abort(7) after its regions.
- * usage: mpi_app PAGES [spawn|uneven|abort] */
+ * Mode "abort": rank 1 calls MPI_Abort(7) after its regions; mode "die":
+ * rank 1 kills itself with SIGKILL (the others wait in the Allreduce).
+ * usage: mpi_app PAGES [spawn|uneven|abort|die] */
 #include <mpi.h>
 #include <perfmark.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +62,14 @@ int main(int argc, char **argv)
     touch_pages(pages, "touch");
     if (argc > 2 && strcmp(argv[2], "uneven") == 0)
         uneven(rank, base);
-    if (argc > 2 && strcmp(argv[2], "abort") == 0 && rank == 1)
+    if (argc > 2 && strcmp(argv[2], "abort") == 0 && rank == 1) {
+        sleep(1);  /* let the others reach the Allreduce */
         MPI_Abort(MPI_COMM_WORLD, 7);
+    }
+    if (argc > 2 && strcmp(argv[2], "die") == 0 && rank == 1) {
+        sleep(1);
+        raise(SIGKILL);
+    }
 
     if (argc > 2 && strcmp(argv[2], "spawn") == 0) {
         if (system("/bin/true && ls / > /dev/null") != 0)
