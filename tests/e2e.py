@@ -647,6 +647,23 @@ def case_mpi_uneven_ranks():
     check(len(user) == 5, "user regions %r" % user)
 
 
+def case_mpi_job_file_large():
+    """A job file large enough to be chunked and compressed, written by
+    4 ranks collectively (parallel filtered writes)."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    bench = os.path.join(BUILD, "bin", "bench_finalize")
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
+        ["-np", "4", bench, "4", "1100"], env=MPI_ENV, cwd=tmp)
+    m = Measured(out)
+    d = m.f["region/counts"]
+    check(d.chunks is not None and d.compression == "gzip",
+          "counts %s not chunked and compressed (chunks %s)" % (d.shape, d.chunks))
+    work = [r for r, p in enumerate(m.paths) if p.startswith("region")]
+    check(len(work) == 1100, "%d regions" % len(work))
+    check(int(m.visits[:, work].sum()) == 4 * 4 * 1100, "visits %d" % m.visits[:, work].sum())
+
+
 def case_mpi_without_mpi_init():
     """A program that never initialises MPI, under mpirun: each rank its own file."""
     tmp = tempfile.mkdtemp()
