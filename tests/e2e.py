@@ -592,6 +592,18 @@ def case_mpi_plain_preload():
     check_job_file(tmp, 2, 400)
 
 
+def case_mpi_launch_tools_inert():
+    """A shell around mpirun, and timeout and env between the launcher and
+    the rank: none of them is measured; the ranks are, from the start."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    inner = " ".join(MPIRUN + ["-np", "2", "timeout", "120", "env", "PM_TEST=1",
+                               prog("mpi_app"), "300"])
+    run([PERFMARK, "run", "-e", "sw", "-o", out, "--", "bash", "-c", inner],
+        env=MPI_ENV, cwd=tmp)
+    check_job_file(tmp, 2, 300)
+
+
 def case_mpi_helpers_not_measured():
     """system() and shells inside ranks, and mpirun itself, write nothing."""
     tmp = tempfile.mkdtemp()
