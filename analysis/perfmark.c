@@ -56,7 +56,7 @@ static const char pm_usage_run[] =
     "Works as `perfmark run -- ./app`, `perfmark run -- mpirun ... ./app` and\n"
     "`mpirun ... perfmark run -- ./app`. Programs that only link the markers and\n"
     "are started some other way measure nothing. Sets\n"
-    "OMPI_MCA_odls_base_sigkill_timeout=10 unless set: the grace between Open\n"
+    "OMPI_MCA_odls_base_sigkill_timeout=3 unless set: the grace between Open\n"
     "MPI's SIGTERM and SIGKILL in which killed ranks save their data.\n";
 
 static const char pm_usage_report[] =
@@ -178,9 +178,10 @@ static int pm_cmd_run(int argc, char **argv)
         /* When Open MPI kills a job (another rank aborted or died) it sends
          * SIGTERM and, 1 s later by default, SIGKILL; perfmark writes each
          * rank's data in between, which can take longer than 1 s on a busy
-         * node. Give it the kind of grace batch systems give (the user's
-         * own setting wins). */
-        setenv("OMPI_MCA_odls_base_sigkill_timeout", "10", 0);
+         * node. 3 s is enough there; more would cost every abnormally ending
+         * job time, as Open MPI waits the grace out even for ranks already
+         * gone (the user's own setting wins). */
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", "3", 0);
         char pid[32];
         snprintf(pid, sizeof pid, "%ld", (long)getpid());
         setenv("PERFMARK_PID", pid, 1);
