@@ -55,6 +55,7 @@ struct pm_thread {
      * counter read between them evicts much of L1). */
     int32_t cur;            /* innermost open node, -1 at top */
     int32_t depth, stack_cap;
+    int cpu_last;           /* CPU at the latest exit (written on every exit) */
     unsigned stride;        /* words per reading: E counts, G enabled, G running */
     unsigned frame_words;
     uint32_t child_mask;
@@ -72,7 +73,7 @@ struct pm_thread {
     int32_t nnodes, node_cap;
     int32_t index;          /* thread number in this process, order of first sight */
     pid_t tid;
-    int cpu_first, cpu_last;
+    int cpu_first;
     int exited;
     int open_at_end;
     uint64_t *base;         /* reading the thread totals run from */
