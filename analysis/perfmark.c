@@ -46,6 +46,10 @@ static const char pm_usage_run[] =
     "                       perfmark-<job id or timestamp>.h5 [PERFMARK_OUTPUT]\n"
     "  -q, --quiet          no messages on stderr (they are still in the file)\n"
     "                       [PERFMARK_QUIET]\n"
+    "      --pin MODE       bind with hwloc: keep (default: the launcher's or\n"
+    "                       OMP_PROC_BIND's binding, recorded), none, ranks (each\n"
+    "                       local rank a disjoint share of cores), threads (and\n"
+    "                       each thread one PU of its rank's share) [PERFMARK_PIN]\n"
     "      --pinned         pin the per-thread counter groups: a group the kernel\n"
     "                       takes away reads as lost (LOST_GENERATION) instead of\n"
     "                       being multiplexed [PERFMARK_PINNED]\n"
@@ -140,6 +144,8 @@ static int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_EVENTS", value, 1), i++;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && value) {
             setenv("PERFMARK_OUTPUT", value, 1), i++;
+        } else if (!strcmp(a, "--pin") && value) {
+            setenv("PERFMARK_PIN", value, 1), i++;
         } else if (!strcmp(a, "--bind-cpu") && value) {
             setenv("PERFMARK_BIND_CPU", value, 1), i++;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

@@ -20,6 +20,13 @@ int pm_auto_exit(int32_t region, int64_t bytes)
 
 void pm_auto_mpi_init(int rank, int size) { pm_session_set_rank(rank, size); }
 
+int pm_auto_wants_local_rank(void) { return pm_session_wants_local_rank(); }
+
+void pm_auto_mpi_local(int local_rank, int local_size)
+{
+    pm_session_set_local(local_rank, local_size);
+}
+
 void pm_auto_mpi_finalize(void) { pm_session_finalize(1); }
 
 void pm_auto_mpi_abort(void) { pm_session_finalize_partial(); }

@@ -32,6 +32,11 @@ void pm_auto_ompt_active(const char *runtime_version);
 /* MPI_Init(_thread) returned: the process is an application rank (a LAZY
  * process starts measuring now) and this is its authoritative identity. */
 void pm_auto_mpi_init(int rank, int size);
+/* PERFMARK_PIN still needs this rank's place among the ranks of its node
+ * (no launcher variable said): MPI_Init should find it
+ * (MPI_COMM_TYPE_SHARED) and hand it over. */
+int pm_auto_wants_local_rank(void);
+void pm_auto_mpi_local(int local_rank, int local_size);
 /* MPI_Finalize was called: write everything now, while MPI still works. */
 void pm_auto_mpi_finalize(void);
 /* MPI_Abort was called: the job is being torn down; save this rank's data

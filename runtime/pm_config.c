@@ -1,5 +1,6 @@
 #include "pm_config.h"
 #include "pm_log.h"
+#include "pm_pin.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -77,4 +78,14 @@ void pm_config_read(struct pm_config *cfg)
     pm_env_string("PERFMARK_OUTPUT", cfg->output, sizeof cfg->output, "");
     cfg->bind_cpu = (int)pm_env_long("PERFMARK_BIND_CPU", 1 << 20);
     cfg->pinned = pm_env_bool("PERFMARK_PINNED", 0);
+    const char *pin = getenv("PERFMARK_PIN");
+    cfg->pin = PM_PIN_KEEP;
+    if (pin && *pin) {
+        int mode = pm_pin_parse(pin);
+        if (mode < 0)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_PIN='%.64s' is not one of keep, none, ranks, threads; "
+                   "keeping the binding as found", pin);
+        else
+            cfg->pin = mode;
+    }
 }

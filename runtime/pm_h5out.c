@@ -2,6 +2,7 @@
 #include "pm_flags.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_pin.h"
 #include "pm_topdown.h"
 #include "pm_cpu_models.h"
 
@@ -209,7 +210,7 @@ static int pm_dataset(hid_t loc, const char *name, hid_t type, int ndims, const 
 /* ---- compound tables ------------------------------------------------------------- */
 
 /* A compound row type as data: one line per field. */
-enum pm_field_type { PM_F_STR, PM_F_HOST, PM_F_I32, PM_F_U32, PM_F_I64, PM_F_U64, PM_F_U8 };
+enum pm_field_type { PM_F_STR, PM_F_FIX64, PM_F_I32, PM_F_U32, PM_F_I64, PM_F_U64, PM_F_U8 };
 
 struct pm_field {
     const char *name;
@@ -226,7 +227,7 @@ static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t r
         hid_t ft = -1;
         switch (fields[i].type) {
         case PM_F_STR: ft = pm_string_type(); break;
-        case PM_F_HOST: ft = pm_fixed_string_type(PM_HOST_LEN); break;
+        case PM_F_FIX64: ft = pm_fixed_string_type(PM_HOST_LEN); break;
         case PM_F_I32: ft = H5Tcopy(H5T_NATIVE_INT32); break;
         case PM_F_U32: ft = H5Tcopy(H5T_NATIVE_UINT32); break;
         case PM_F_I64: ft = H5Tcopy(H5T_NATIVE_INT64); break;
@@ -357,6 +358,7 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_scalar(file, "topdown_levels", H5T_NATIVE_INT32, &td_levels);
     rc |= pm_attr_string(file, "cpu_model", set->model);
     rc |= pm_attr_string(file, "openmp", o->openmp ? o->openmp : "");
+    rc |= pm_attr_string(file, "pinning", o->pinning ? o->pinning : "");
     int32_t rank = o->rank, ranks = o->ranks;
     rc |= pm_attr_scalar(file, "rank", H5T_NATIVE_INT32, &rank);
     rc |= pm_attr_scalar(file, "ranks", H5T_NATIVE_INT32, &ranks);
@@ -382,6 +384,8 @@ struct pm_h5_thread {
     int32_t cpu_first, cpu_last;
     uint8_t exited;
     int32_t open_at_end;
+    int32_t core_first, core_last, package_first, package_last, numa_first, numa_last;
+    char binding[PM_HOST_LEN];
 };
 
 static int pm_write_threads(hid_t file, const struct pm_output *o, const struct pm_slab *s)
@@ -389,18 +393,29 @@ static int pm_write_threads(hid_t file, const struct pm_output *o, const struct 
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_thread, rank, PM_F_I32), PM_FIELD(pm_h5_thread, thread, PM_F_I32),
         PM_FIELD(pm_h5_thread, pid, PM_F_I64), PM_FIELD(pm_h5_thread, tid, PM_F_I64),
-        PM_FIELD(pm_h5_thread, host, PM_F_HOST), PM_FIELD(pm_h5_thread, cpu_first, PM_F_I32),
+        PM_FIELD(pm_h5_thread, host, PM_F_FIX64), PM_FIELD(pm_h5_thread, cpu_first, PM_F_I32),
         PM_FIELD(pm_h5_thread, cpu_last, PM_F_I32), PM_FIELD(pm_h5_thread, exited, PM_F_U8),
         PM_FIELD(pm_h5_thread, open_at_end, PM_F_I32),
+        PM_FIELD(pm_h5_thread, core_first, PM_F_I32), PM_FIELD(pm_h5_thread, core_last, PM_F_I32),
+        PM_FIELD(pm_h5_thread, package_first, PM_F_I32),
+        PM_FIELD(pm_h5_thread, package_last, PM_F_I32),
+        PM_FIELD(pm_h5_thread, numa_first, PM_F_I32), PM_FIELD(pm_h5_thread, numa_last, PM_F_I32),
+        PM_FIELD(pm_h5_thread, binding, PM_F_FIX64),
     };
     struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
     if (!rows)
         return -1;
     for (int32_t i = 0; i < o->nthreads; i++) {
         const struct pm_thread *t = o->threads[i];
+        struct pm_place first, last;
+        pm_pin_place(t->cpu_first, &first);
+        pm_pin_place(t->cpu_last, &last);
         rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, "", t->cpu_first,
-                                        t->cpu_last, (uint8_t)t->exited, t->open_at_end};
+                                        t->cpu_last, (uint8_t)t->exited, t->open_at_end,
+                                        first.core, last.core, first.package, last.package,
+                                        first.numa, last.numa, ""};
         snprintf(rows[i].host, sizeof rows[i].host, "%s", o->host);
+        snprintf(rows[i].binding, sizeof rows[i].binding, "%s", t->binding);
     }
     hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
     hsize_t dims[1] = {s->thread_total};

@@ -35,6 +35,7 @@ struct pm_output {
     int bind_cpu;
     int partial;
     const char *openmp;          /* which OpenMP runtime, and whether constructs were visible */
+    const char *pinning;         /* PERFMARK_PIN: the mode and what was done (pm_pin_describe) */
 };
 
 /* This process's regions, merged over its threads by (parent, name id). */

@@ -6,6 +6,7 @@
 #include "pm_h5out.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_pin.h"
 #include "pm_rank.h"
 
 #include <dlfcn.h>
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,19 @@ static void pm_atfork_prepare(void);
 static void pm_atfork_parent(void);
 static void pm_atfork_child(void);
 
+/* PERFMARK_PIN needs this rank's place among the ranks of its node: from
+ * the launcher's variables, 0 of 1 for a process no launcher started, else
+ * from MPI_Init (pm_session_set_local). */
+static void pm_session_pin_start(void)
+{
+    int local = pm_rank.local_rank, nlocal = pm_rank.local_size;
+    if (!pm_rank.source[0] && local < 0) {
+        local = 0;
+        nlocal = 1;
+    }
+    pm_pin_start((enum pm_pin_mode)pm_cfg.pin, local, nlocal);
+}
+
 static void pm_session_start(void)
 {
     pm_clock_init();
@@ -116,6 +131,7 @@ static void pm_session_start(void)
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
     pm_emergency_install(pm_session_emergency);
+    pm_session_pin_start();
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
@@ -227,7 +243,30 @@ static struct pm_thread *pm_session_pickup(void)
         return NULL;  /* out of memory: this thread stays unmeasured */
     pthread_setspecific(pm_thread_key, t);
     pm_self = t;
+    if (pm_pin_thread(t->tid, t->index) >= 0)
+        t->cpu_first = t->cpu_last = sched_getcpu();
+    pm_pin_affinity(0, t->binding, sizeof t->binding);
     return t;
+}
+
+int pm_session_wants_local_rank(void) { return pm_pin_needs_local(); }
+
+void pm_session_set_local(int local_rank, int local_size)
+{
+    if (!pm_pin_needs_local())
+        return;
+    pm_pin_set_local(local_rank, local_size);
+    /* The process binding covered every thread; threads mode puts each
+     * thread seen so far on its own PU. */
+    pthread_mutex_lock(&pm_threads_lock);
+    for (int32_t i = 0; i < pm_nthreads; i++) {
+        struct pm_thread *t = pm_threads[i];
+        if (t->exited)
+            continue;
+        pm_pin_thread(t->tid, t->index);
+        pm_pin_affinity(t->tid, t->binding, sizeof t->binding);
+    }
+    pthread_mutex_unlock(&pm_threads_lock);
 }
 
 void pm_session_set_rank(int rank, int size)
@@ -515,8 +554,9 @@ static void pm_write_outputs(int collective)
 
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
-    char openmp[256];
+    char openmp[256], pinning[256];
     pm_describe_openmp(openmp, sizeof openmp);
+    pm_pin_describe(pinning, sizeof pinning);
     pm_msg_summarise();
 
     char host[256] = "";
@@ -528,7 +568,7 @@ static void pm_write_outputs(int collective)
         .clock = pm_clock_name(), .pid = (long)getpid(),
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
         .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
-        .partial = pm_partial, .openmp = openmp,
+        .partial = pm_partial, .openmp = openmp, .pinning = pinning,
     };
     if (collective && pm_job_writer && !pm_fork_child && pm_write_job_file(&o) == 0)
         return;

@@ -36,6 +36,11 @@ int pm_markers_are_primary(void);
  * (a process that initialises MPI is an application rank). */
 void pm_session_set_rank(int rank, int size);
 
+/* PERFMARK_PIN waits for this rank's place on its node (the launcher did
+ * not say): MPI_Init finds it with MPI_COMM_TYPE_SHARED and hands it over. */
+int pm_session_wants_local_rank(void);
+void pm_session_set_local(int local_rank, int local_size);
+
 /* The OpenMP runtime started the OMPT tool (its version string). */
 void pm_session_set_openmp(const char *runtime_version);
 

@@ -7,8 +7,10 @@
 #include "pm_streq.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -384,6 +386,28 @@ void pm_thread_finish(struct pm_thread *t, const char *why)
         pm_close_top(t, PM_FLAG_UNBALANCED);
     uint64_t gen = pm_thread_read(t, t->scratch);
     pm_settle_totals(t, t->scratch, gen);
+    t->cpu_last = sched_getcpu();
+}
+
+/* The CPU a thread of this process last ran on (field 39 of its stat), or
+ * `fallback`: the end placement of a thread that is not ours to ask. */
+static int pm_task_cpu(pid_t tid, int fallback)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fallback;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return fallback;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');  /* the command name may hold spaces */
+    for (int field = 2; p && field < 39; field++)
+        p = strchr(p + 1, ' ');
+    int cpu;
+    return p && sscanf(p + 1, "%d", &cpu) == 1 ? cpu : fallback;
 }
 
 void pm_thread_finish_remote(struct pm_thread *t)
@@ -398,6 +422,7 @@ void pm_thread_finish_remote(struct pm_thread *t)
         pm_msg(PM_MSG_UNBALANCED, "thread %d is still running inside %d region(s) at exit: "
                "those visits are not counted, regions flagged UNBALANCED", t->index,
                (int)depth);
+    t->cpu_last = pm_task_cpu(t->tid, t->cpu_last);
     uint64_t *now = calloc(t->stride + 1, sizeof *now);
     if (!now)
         return;

@@ -74,6 +74,7 @@ struct pm_thread {
     int32_t index;          /* thread number in this process, order of first sight */
     pid_t tid;
     int cpu_first;
+    char binding[64];       /* CPU affinity as a cpulist when first seen (after PERFMARK_PIN) */
     int exited;
     int open_at_end;
     uint64_t *base;         /* reading the thread totals run from */

@@ -20,6 +20,16 @@ void pm_mpi_initialized(void)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS &&
         PMPI_Comm_size(MPI_COMM_WORLD, &size) == MPI_SUCCESS)
         pm_auto_mpi_init(rank, size);
+    MPI_Comm node;
+    int local, nlocal;
+    if (init && !fin && pm_auto_wants_local_rank() &&
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS) {
+        if (PMPI_Comm_rank(node, &local) == MPI_SUCCESS &&
+            PMPI_Comm_size(node, &nlocal) == MPI_SUCCESS)
+            pm_auto_mpi_local(local, nlocal);
+        PMPI_Comm_free(&node);
+    }
     errno = err;
 }
 

@@ -12,6 +12,18 @@ usage: /usr/bin/python3 check_omp.py BUILD_DIR CASE
   gcc_pages      gcc/libgomp (no OMPT): "touch" at top level, exact, no omp region
   gcc_on_libomp  the gcc binary run on libomp (as libgomp.so.1): omp regions
                  named `omp_work_gcc+0x..` (no dynamic symbol)
+  clang_mpi_2x2, clang_mpi_1x4, gcc_mpi_2x2
+                 omp_mpi (MPI + OpenMP) under mpirun, RANKS x THREADS: one job
+                 file; on rank r OpenMP thread t has (t+1)(r+1)N page faults in
+                 "touch"; placement recorded on every row
+  pin_threads    PERFMARK_PIN=threads: thread k bound to PU k of the share; the
+                 CPUs the threads report equal the recorded PU and binding
+  pin_threads_oversubscribed  more threads than PUs: wraps, said, never fails
+  pin_ranks      PERFMARK_PIN=ranks under mpirun: disjoint shares of cores
+  pin_ranks_from_mpi_init     the same with the launcher's local-rank
+                 variables removed: the local rank comes from MPI_Init
+  pin_keep_launcher_binding   mpirun --bind-to core, no PERFMARK_PIN: the
+                 launcher's binding is kept and recorded
 Exit 0 = pass, 77 = skipped (reason printed), anything else = failure.
 """
 import os
@@ -29,6 +41,8 @@ from e2e import SKIP, Measured, check, perfmark_run, text  # noqa: E402
 BUILD = os.path.abspath(sys.argv[1])
 CLANG_PROG = os.path.join(BUILD, "tests", "omp_work_clang")
 GCC_PROG = os.path.join(BUILD, "tests", "omp_work_gcc")
+CLANG_MPI = os.path.join(BUILD, "tests", "omp_mpi_clang")
+GCC_MPI = os.path.join(BUILD, "tests", "omp_mpi_gcc")
 PAGES = 500
 UNBALANCED = e2e.FLAGS["UNBALANCED"]
 
@@ -210,6 +224,230 @@ def case_gcc_on_libomp():
         par = m.construct("omp_work_gcc", 4)
         check_pages(m, threads_of(p.stdout), par + "/")
         m.no_unbalanced()
+
+
+# ---- MPI + OpenMP, and placement ------------------------------------------------
+
+MPI_PAGES = 300
+
+
+def mpi_threads_of(stdout):
+    """tid -> (rank, OpenMP thread number, CPU in touch, CPU after spin)."""
+    seen = {}
+    for line in stdout.splitlines():
+        if line.startswith("thread "):
+            _, rank, tid, num, cpu, cpu2 = line.split()
+            seen[int(tid)] = (int(rank), int(num), int(cpu), int(cpu2))
+    return seen
+
+
+def run_mpi(tmp, prog, ranks, threads, env=None, spin_ms=0, launcher=None, wrapper=()):
+    e = dict(e2e.MPI_ENV, OMP_NUM_THREADS=str(threads))
+    e.update(env or {})
+    mpirun = launcher or e2e.MPIRUN
+    p, out = perfmark_run(tmp, mpirun + ["-np", str(ranks)] + list(wrapper)
+                          + [prog, str(MPI_PAGES), str(spin_ms)], env=e)
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    check(files == ["out.h5"], "files %s, want one job file" % files)
+    m = Omp(out)
+    check(int(m.f.attrs["ranks"]) == ranks, "ranks attr %s" % m.f.attrs["ranks"])
+    return p, m, mpi_threads_of(p.stdout)
+
+
+def check_mpi_pages(m, seen, ranks, threads, parent):
+    touch = parent + "touch"
+    rows = m.rows_visiting(touch)
+    check(len(rows) == ranks * threads, "touch on %d rows, want %d" % (len(rows),
+          ranks * threads))
+    got = []
+    for t in rows:
+        check(m.tids[t] in seen, "row %d (tid %d) is not a thread of the program" % (t, m.tids[t]))
+        rank, num, _, _ = seen[m.tids[t]]
+        check(int(m.threads["rank"][t]) == rank, "row %d: rank %d, program says %d"
+              % (t, m.threads["rank"][t], rank))
+        pf = m.count(t, touch, "page-faults")
+        want = (num + 1) * (rank + 1) * MPI_PAGES
+        check(want <= pf <= want + 8, "rank %d thread %d: %d page-faults, want %d"
+              % (rank, num, pf, want))
+        got.append((rank, num, pf))
+    print("page-faults per (rank, OpenMP thread):", sorted(got))
+    for t in range(len(m.tids)):
+        row = m.threads[t]
+        check(text(row["host"]) and text(row["binding"]) not in ("", "?"),
+              "row %d: host/binding missing: %r" % (t, row))
+        for f in ("core_first", "core_last", "package_first", "package_last", "numa_first",
+                  "numa_last"):
+            check(int(row[f]) >= 0, "row %d: %s = %d" % (t, f, row[f]))
+    m.no_unbalanced()
+
+
+def mpi_case(prog, ranks, threads, omp):
+    need(prog, "no clang" if omp else "the C compiler is not gcc with OpenMP")
+    with tempfile.TemporaryDirectory() as tmp:
+        _, m, seen = run_mpi(tmp, prog, ranks, threads)
+        parent = ""
+        if omp:
+            parent = m.construct("pm_team", threads) + "/"
+            m.visitors(parent.rstrip("/"), ranks * threads)
+        else:
+            check(not m.omp_paths(), "libgomp: omp regions %s" % m.omp_paths())
+        check_mpi_pages(m, seen, ranks, threads, parent)
+        check("MPI_Barrier" in m.paths, "no MPI_Barrier region: %s" % m.paths)
+
+
+def case_clang_mpi_2x2():
+    return mpi_case(CLANG_MPI, 2, 2, True)
+
+
+def case_clang_mpi_1x4():
+    return mpi_case(CLANG_MPI, 1, 4, True)
+
+
+def case_gcc_mpi_2x2():
+    return mpi_case(GCC_MPI, 2, 2, False)
+
+
+def pus():
+    return sorted(os.sched_getaffinity(0))
+
+
+def cores():
+    """Core id -> PUs, from sysfs (what hwloc reads), in core order."""
+    by_core = {}
+    for cpu in pus():
+        base = "/sys/devices/system/cpu/cpu%d/topology/" % cpu
+        with open(base + "physical_package_id") as f:
+            pkg = int(f.read())
+        with open(base + "core_id") as f:
+            core = int(f.read())
+        by_core.setdefault((pkg, core), []).append(cpu)
+    return [by_core[k] for k in sorted(by_core, key=lambda k: min(by_core[k]))]
+
+
+def cpulist(cpus):
+    out, cpus = [], sorted(cpus)
+    i = 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else "%d-%d" % (cpus[i], cpus[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+def check_thread_pins(m, seen, share):
+    """Thread number k of a rank is on PU share[k % len(share)], all along."""
+    for t in range(len(m.tids)):
+        row = m.threads[t]
+        k = int(row["thread"])
+        want = share[k % len(share)]
+        check(text(row["binding"]) == str(want), "thread %d: binding %r, want %d"
+              % (k, text(row["binding"]), want))
+        check(int(row["cpu_first"]) == want and int(row["cpu_last"]) == want,
+              "thread %d: cpu %d->%d, want %d" % (k, row["cpu_first"], row["cpu_last"], want))
+        if m.tids[t] in seen:
+            _, _, c1, c2 = seen[m.tids[t]]
+            check(c1 == want and c2 == want, "thread %d reports CPUs %d, %d; bound to %d"
+                  % (k, c1, c2, want))
+        for path in ("touch", "spin"):
+            full = [p for p in m.paths if p.endswith(path)]
+            for p in full:
+                if m.visits[t, m.region(p)]:
+                    check("MIGRATED" not in m.flag_names(t, p), "pinned thread %d MIGRATED in %s"
+                          % (k, p))
+
+
+def case_pin_threads():
+    need(CLANG_MPI, "no clang")
+    share = pus()
+    n = min(len(share), 4)
+    with tempfile.TemporaryDirectory() as tmp:
+        _, m, seen = run_mpi(tmp, CLANG_MPI, 1, n, env={"PERFMARK_PIN": "threads"}, spin_ms=30)
+        check(m.attr("pinning").startswith("threads: "), "pinning %r" % m.attr("pinning"))
+        check_thread_pins(m, seen, share)
+        check_mpi_pages(m, seen, 1, n, m.construct("pm_team", n) + "/")
+        print("pinning:", m.attr("pinning"))
+
+
+def case_pin_threads_oversubscribed():
+    need(CLANG_MPI, "no clang")
+    share = pus()
+    n = len(share) + 2
+    with tempfile.TemporaryDirectory() as tmp:
+        p, m, seen = run_mpi(tmp, CLANG_MPI, 1, n, env={"PERFMARK_PIN": "threads"})
+        check("oversubscribed" in m.attr("pinning"), "pinning %r" % m.attr("pinning"))
+        said = [x for x in m.messages if "more threads than" in x]
+        check(len(said) == 1, "messages %r" % m.messages)
+        check_thread_pins(m, seen, share)
+        check_mpi_pages(m, seen, 1, n, m.construct("pm_team", n) + "/")
+
+
+def rank_shares(nranks):
+    """What PERFMARK_PIN=ranks gives local rank r: a disjoint run of cores."""
+    cs = cores()
+    if nranks > len(cs):
+        return [cs[r % len(cs)] for r in range(nranks)]
+    return [sum(cs[r * len(cs) // nranks:(r + 1) * len(cs) // nranks], [])
+            for r in range(nranks)]
+
+
+def check_rank_bindings(m, nranks, shares):
+    for t in range(len(m.tids)):
+        row = m.threads[t]
+        r = int(row["rank"])
+        check(text(row["binding"]) == cpulist(shares[r]), "rank %d thread %d: binding %r, want %r"
+              % (r, row["thread"], text(row["binding"]), cpulist(shares[r])))
+        check(int(row["cpu_first"]) in shares[r] or int(row["thread"]) == 0,
+              "rank %d thread %d started on CPU %d, outside %s" % (r, row["thread"],
+                                                                  row["cpu_first"], shares[r]))
+        check(int(row["cpu_last"]) in shares[r], "rank %d thread %d ended on CPU %d, outside %s"
+              % (r, row["thread"], row["cpu_last"], shares[r]))
+
+
+def pin_ranks(wrapper=()):
+    need(CLANG_MPI, "no clang")
+    shares = rank_shares(2)
+    with tempfile.TemporaryDirectory() as tmp:
+        _, m, seen = run_mpi(tmp, CLANG_MPI, 2, 2, env={"PERFMARK_PIN": "ranks"}, spin_ms=20,
+                             wrapper=wrapper)
+        check(m.attr("pinning").startswith("ranks: "), "pinning %r" % m.attr("pinning"))
+        check_rank_bindings(m, 2, shares)
+        for tid, (rank, num, c1, c2) in seen.items():
+            check(c1 in shares[rank] and c2 in shares[rank], "rank %d thread %d ran on %d, %d "
+                  "outside its share %s" % (rank, num, c1, c2, shares[rank]))
+        check_mpi_pages(m, seen, 2, 2, m.construct("pm_team", 2) + "/")
+        print("shares:", shares, "pinning:", m.attr("pinning"))
+
+
+def case_pin_ranks():
+    return pin_ranks()
+
+
+def case_pin_ranks_from_mpi_init():
+    # env is a transparent wrapper: the process after it is still the rank.
+    return pin_ranks(wrapper=["env", "-u", "OMPI_COMM_WORLD_LOCAL_RANK", "-u",
+                              "OMPI_COMM_WORLD_LOCAL_SIZE"])
+
+
+def case_pin_keep_launcher_binding():
+    need(CLANG_MPI, "no clang")
+    launcher = ["mpirun", "--oversubscribe", "--bind-to", "core:overload-allowed"]
+    with tempfile.TemporaryDirectory() as tmp:
+        _, m, seen = run_mpi(tmp, CLANG_MPI, 2, 2, launcher=launcher)
+        check(m.attr("pinning").startswith("keep: "), "pinning %r" % m.attr("pinning"))
+        by_rank = {}
+        for t in range(len(m.tids)):
+            row = m.threads[t]
+            by_rank.setdefault(int(row["rank"]), set()).add(text(row["binding"]))
+        check(all(len(b) == 1 for b in by_rank.values()), "bindings per rank %s" % by_rank)
+        first = {r: next(iter(b)) for r, b in by_rank.items()}
+        if len(cores()) >= 2:
+            check(first[0] != first[1], "mpirun bound both ranks to %s" % first)
+        for tid, (rank, num, c1, c2) in seen.items():
+            check(str(c1) in first[rank].split(",") or "-" in first[rank],
+                  "rank %d ran on %d, bound to %s" % (rank, c1, first[rank]))
+        print("launcher bindings:", first)
 
 
 if __name__ == "__main__":

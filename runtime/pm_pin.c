@@ -1,0 +1,267 @@
+#define _GNU_SOURCE
+#include "pm_pin.h"
+
+#include "pm_log.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One topology per process, loaded on first need (pinning, or placement at
+ * write time): loading reads sysfs for a few milliseconds. */
+static pthread_mutex_t pm_pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static hwloc_topology_t pm_topo;
+static int pm_topo_state;  /* 0 not tried, 1 loaded, -1 failed */
+
+static enum pm_pin_mode pm_mode;
+static int pm_local_rank = -1, pm_local_size = -1;
+static int pm_waiting;              /* ranks/threads mode, local rank not known yet */
+static hwloc_bitmap_t pm_share;     /* this rank's PUs, NULL until bound */
+static int *pm_share_pus;           /* the share's PU OS indices, in order */
+static int pm_share_n;
+static int pm_share_cores, pm_total_cores;
+static int pm_max_index = -1;       /* highest thread number pinned */
+static char pm_failure[160];        /* why binding did not happen, "" if it did */
+
+static const char *const pm_mode_names[] = {"keep", "none", "ranks", "threads"};
+
+int pm_pin_parse(const char *text)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(text, pm_mode_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static hwloc_topology_t pm_topology_locked(void)
+{
+    if (pm_topo_state == 0) {
+        pm_topo_state = -1;
+        if (hwloc_topology_init(&pm_topo) == 0) {
+            if (hwloc_topology_load(pm_topo) == 0)
+                pm_topo_state = 1;
+            else
+                hwloc_topology_destroy(pm_topo);
+        }
+    }
+    return pm_topo_state == 1 ? pm_topo : NULL;
+}
+
+/* Cores [first, first + n) of the machine (those this process may use),
+ * with their PUs, become this rank's share. */
+static int pm_take_cores(hwloc_topology_t topo, int first, int n)
+{
+    pm_share = hwloc_bitmap_alloc();
+    if (!pm_share)
+        return -1;
+    for (int c = first; c < first + n; c++) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)c);
+        if (!core)  /* no core level (rare): PUs stand for cores */
+            core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)c);
+        if (core && core->cpuset)
+            hwloc_bitmap_or(pm_share, pm_share, core->cpuset);
+    }
+    pm_share_n = hwloc_bitmap_weight(pm_share);
+    if (pm_share_n <= 0)
+        return -1;
+    pm_share_pus = malloc((size_t)pm_share_n * sizeof *pm_share_pus);
+    if (!pm_share_pus)
+        return -1;
+    int i = 0;
+    unsigned pu;
+    hwloc_bitmap_foreach_begin(pu, pm_share) pm_share_pus[i++] = (int)pu;
+    hwloc_bitmap_foreach_end();
+    pm_share_cores = n;
+    return 0;
+}
+
+/* Bind the whole process (every thread it has now) to its share. */
+static void pm_bind_rank_locked(void)
+{
+    hwloc_topology_t topo = pm_topology_locked();
+    if (!topo) {
+        snprintf(pm_failure, sizeof pm_failure, "hwloc could not load the topology");
+        return;
+    }
+    int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    if (cores <= 0)
+        cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    pm_total_cores = cores;
+    int first, n;
+    if (pm_local_size <= cores) {
+        first = (int)((long)pm_local_rank * cores / pm_local_size);
+        n = (int)((long)(pm_local_rank + 1) * cores / pm_local_size) - first;
+    } else {
+        first = pm_local_rank % cores;
+        n = 1;
+        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN=%s: %d ranks on this node but %d cores; ranks share "
+               "cores (local rank %d on core %d)", pm_mode_names[pm_mode], pm_local_size, cores,
+               pm_local_rank, first);
+    }
+    if (pm_take_cores(topo, first, n) != 0) {
+        snprintf(pm_failure, sizeof pm_failure, "no PUs in this rank's share of cores");
+        return;
+    }
+    if (hwloc_set_cpubind(topo, pm_share, HWLOC_CPUBIND_PROCESS) != 0) {
+        snprintf(pm_failure, sizeof pm_failure, "binding failed: %s", strerror(errno));
+        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN=%s: %s; running where the launcher put this rank",
+               pm_mode_names[pm_mode], pm_failure);
+        free(pm_share_pus);
+        pm_share_pus = NULL;
+        pm_share_n = 0;
+    }
+}
+
+void pm_pin_start(enum pm_pin_mode mode, int local_rank, int local_size)
+{
+    pthread_mutex_lock(&pm_pin_lock);
+    pm_mode = mode;
+    if (mode == PM_PIN_RANKS || mode == PM_PIN_THREADS) {
+        if (local_rank >= 0 && local_size > local_rank) {
+            pm_local_rank = local_rank;
+            pm_local_size = local_size;
+            pm_bind_rank_locked();
+        } else {
+            pm_waiting = 1;
+        }
+    }
+    pthread_mutex_unlock(&pm_pin_lock);
+}
+
+int pm_pin_needs_local(void) { return pm_waiting; }
+
+void pm_pin_set_local(int local_rank, int local_size)
+{
+    pthread_mutex_lock(&pm_pin_lock);
+    if (pm_waiting && local_rank >= 0 && local_size > local_rank) {
+        pm_waiting = 0;
+        pm_local_rank = local_rank;
+        pm_local_size = local_size;
+        pm_bind_rank_locked();
+    }
+    pthread_mutex_unlock(&pm_pin_lock);
+}
+
+int pm_pin_thread(pid_t tid, int32_t index)
+{
+    if (pm_mode != PM_PIN_THREADS || index < 0)
+        return -1;
+    pthread_mutex_lock(&pm_pin_lock);
+    int pu = -1;
+    if (pm_share_n > 0) {
+        pu = pm_share_pus[index % pm_share_n];
+        if (index == pm_share_n)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_PIN=threads: more threads than the %d PU%s of this "
+                   "rank's share; from thread %d on, threads share PUs", pm_share_n,
+                   pm_share_n == 1 ? "" : "s", (int)index);
+        if (index > pm_max_index)
+            pm_max_index = index;
+        hwloc_bitmap_t one = hwloc_bitmap_alloc();
+        if (!one || hwloc_bitmap_only(one, (unsigned)pu) != 0 ||
+            hwloc_set_proc_cpubind(pm_topo, tid, one, HWLOC_CPUBIND_THREAD) != 0)
+            pu = -1;
+        hwloc_bitmap_free(one);
+    }
+    pthread_mutex_unlock(&pm_pin_lock);
+    return pu;
+}
+
+/* Append "a" or "a-b" for a run of CPUs; 0 if it fit. */
+static int pm_list_add(char *out, size_t len, size_t *used, int a, int b)
+{
+    char item[32];
+    int n = a == b ? snprintf(item, sizeof item, "%s%d", *used ? "," : "", a)
+                   : snprintf(item, sizeof item, "%s%d-%d", *used ? "," : "", a, b);
+    if (*used + (size_t)n + 4 > len)  /* room for "..." and the NUL */
+        return -1;
+    memcpy(out + *used, item, (size_t)n + 1);
+    *used += (size_t)n;
+    return 0;
+}
+
+void pm_pin_affinity(pid_t tid, char *out, size_t len)
+{
+    if (len == 0)
+        return;
+    snprintf(out, len, "?");
+    int ncpu = 1024;
+    cpu_set_t *set = NULL;
+    size_t size = 0;
+    for (;;) {  /* grow until the kernel's mask fits (EINVAL otherwise) */
+        set = CPU_ALLOC(ncpu);
+        size = CPU_ALLOC_SIZE(ncpu);
+        if (!set)
+            return;
+        if (sched_getaffinity(tid, size, set) == 0)
+            break;
+        CPU_FREE(set);
+        if (errno != EINVAL || ncpu >= (1 << 20))
+            return;
+        ncpu *= 2;
+    }
+    size_t used = 0;
+    out[0] = '\0';
+    int start = -1;
+    for (int c = 0; c <= ncpu; c++) {
+        int in = c < ncpu && CPU_ISSET_S(c, size, set);
+        if (in && start < 0)
+            start = c;
+        if (!in && start >= 0) {
+            if (pm_list_add(out, len, &used, start, c - 1) != 0) {
+                snprintf(out + used, len - used, "...");
+                break;
+            }
+            start = -1;
+        }
+    }
+    CPU_FREE(set);
+}
+
+void pm_pin_describe(char *out, size_t len)
+{
+    pthread_mutex_lock(&pm_pin_lock);
+    const char *mode = pm_mode_names[pm_mode];
+    if (pm_mode == PM_PIN_KEEP || pm_mode == PM_PIN_NONE) {
+        snprintf(out, len, "%s: perfmark bound nothing; each thread's binding as found is in "
+                 "/threads binding", mode);
+    } else if (pm_waiting) {
+        snprintf(out, len, "%s: not bound: the local rank was never known (no launcher "
+                 "variable, no MPI_Init)", mode);
+    } else if (pm_share_n <= 0) {
+        snprintf(out, len, "%s: not bound: %s", mode, pm_failure);
+    } else {
+        char threads[96] = "";
+        if (pm_mode == PM_PIN_THREADS)
+            snprintf(threads, sizeof threads, "; threads one per PU of the share (%d thread%s "
+                     "on %d PU%s%s)", pm_max_index + 1, pm_max_index ? "s" : "", pm_share_n,
+                     pm_share_n == 1 ? "" : "s", pm_max_index + 1 > pm_share_n ?
+                     ", oversubscribed" : "");
+        snprintf(out, len, "%s: local ranks bound to disjoint shares of the %d cores (%d per "
+                 "rank%s)%s", mode, pm_total_cores, pm_share_cores,
+                 pm_local_size > pm_total_cores ? ", cores shared: more ranks than cores" : "",
+                 threads);
+    }
+    pthread_mutex_unlock(&pm_pin_lock);
+}
+
+void pm_pin_place(int cpu, struct pm_place *out)
+{
+    *out = (struct pm_place){-1, -1, -1};
+    if (cpu < 0)
+        return;
+    pthread_mutex_lock(&pm_pin_lock);
+    hwloc_topology_t topo = pm_topology_locked();
+    hwloc_obj_t pu = topo ? hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu) : NULL;
+    if (pu) {
+        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+        out->core = core ? (int32_t)core->logical_index : -1;
+        out->package = pkg ? (int32_t)pkg->os_index : -1;
+        out->numa = pu->nodeset ? (int32_t)hwloc_bitmap_first(pu->nodeset) : -1;
+    }
+    pthread_mutex_unlock(&pm_pin_lock);
+}
