@@ -103,7 +103,9 @@ static int pm_wants_help(int argc, char **argv)
 
 /* ---- run ------------------------------------------------------------------ */
 
-/* libperfmark.so beside the binary: bin/perfmark → lib/libperfmark.so. */
+/* libperfmark.so beside the binary: bin/perfmark → lib/libperfmark.so in the
+ * build tree, the configured bindir → libdir once installed (relative, so an
+ * install moved or staged with --prefix still finds its own library). */
 static int pm_find_library(char *out, size_t len)
 {
     const char *env = getenv("PERFMARK_LIBRARY");
@@ -120,7 +122,11 @@ static int pm_find_library(char *out, size_t len)
     if (!slash)
         return -1;
     *slash = '\0';
-    const char *rel[] = {"../lib/libperfmark.so", "../lib64/libperfmark.so",
+#ifndef PERFMARK_REL_LIBDIR
+#define PERFMARK_REL_LIBDIR "../lib"
+#endif
+    const char *rel[] = {PERFMARK_REL_LIBDIR "/libperfmark.so",
+                         "../lib/libperfmark.so", "../lib64/libperfmark.so",
                          "libperfmark.so", "../lib/x86_64-linux-gnu/libperfmark.so"};
     for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
         snprintf(out, len, "%s/%s", exe, rel[i]);

@@ -1,0 +1,66 @@
+# `cmake --install`: library, headers, Fortran module, CLI, job scripts, docs,
+# a CMake package (find_package(perfmark) → perfmark::markers) and
+# pkg-config files. Everything installed is relocatable (--prefix at install
+# time works): the CLI finds libperfmark.so relative to itself, the CMake
+# files and .pc files relative to themselves, the shims by $ORIGIN.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(perfmark_runtime PROPERTIES EXPORT_NAME markers)
+add_library(perfmark::markers ALIAS perfmark_runtime)
+target_include_directories(perfmark_runtime PUBLIC
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+install(TARGETS perfmark_runtime EXPORT perfmarkTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS perfmark RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES include/perfmark.h include/perfmark.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
+  FILES_MATCHING PATTERN "*.md")
+
+install(EXPORT perfmarkTargets NAMESPACE perfmark::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/perfmark)
+if(TARGET perfmark_fortran)
+  set(PM_HAVE_FORTRAN TRUE)
+else()
+  set(PM_HAVE_FORTRAN FALSE)
+endif()
+configure_package_config_file(cmake/perfmarkConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/perfmarkConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/perfmark)
+# 0.x: a minor release may change the API.
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/perfmarkConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/perfmarkConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/perfmarkConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/perfmark)
+
+# pkg-config: prefix = the .pc file's directory, up as many levels as
+# LIBDIR/pkgconfig is deep (lib/pkgconfig → ../.., lib/x86_64-linux-gnu/pkgconfig → ../../..).
+file(RELATIVE_PATH PM_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+string(REGEX REPLACE "/$" "" PM_PC_UP "${PM_PC_UP}")
+function(pm_pkgconfig name description requires cflags libs)
+  set(PM_PC_NAME ${name})
+  set(PM_PC_DESCRIPTION ${description})
+  set(PM_PC_REQUIRES ${requires})
+  set(PM_PC_CFLAGS ${cflags})
+  set(PM_PC_LIBS ${libs})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/perfmark.pc.in
+    ${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/${name}.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pkgconfig/${name}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endfunction()
+pm_pkgconfig(perfmark "perfmark region markers (perfmark.h, perfmark.hpp)"
+  "" "-I\${includedir}" "-lperfmark")
+pm_pkgconfig(perfmark-likwid "LIKWID marker API on perfmark regions"
+  "perfmark" "-DLIKWID_PERFMON" "-lperfmark-likwid")
+pm_pkgconfig(perfmark-papi "PAPI high-level API on perfmark regions"
+  "perfmark" "" "-lperfmark-papi")
+pm_pkgconfig(perfmark-caliper "Caliper C annotations on perfmark regions"
+  "perfmark" "-I\${includedir}/perfmark/shims" "-lperfmark-caliper")
+if(PM_HAVE_FORTRAN)
+  pm_pkgconfig(perfmark-fortran "perfmark Fortran module (use perfmark)"
+    "perfmark" "-I\${includedir}/perfmark/fortran" "-lperfmark_fortran")
+endif()
