@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench/run_omp.sh BUILD_DIR [--regions N] [--rounds R] [--threads T]
+#
+# What perfmark costs an OpenMP program (issue "OpenMP"), as ratios against
+# floors measured in the same run:
+#  - N empty parallel regions of T threads, same binary (bench_omp, clang +
+#    libomp), all under `perfmark run`: counters off (-e none) with the OMPT
+#    tool disabled (OMP_TOOL=disabled) is the floor; the same with the tool
+#    on is the target (<= 1.05x); with the sw group it is reported. Rounds
+#    alternate the variants so that drift hits them alike; medians are shown.
+#  - thread start: the extra cost of a thread's first marker call (it opens
+#    the thread's counter sets, sw group) against creating and joining an
+#    empty pthread; target < 1 ms per thread.
+# Exit 0 when everything ran, 77 when bench_omp was not built (no clang).
+set -u
+usage() { echo "usage: $0 BUILD_DIR [--regions N] [--rounds R] [--threads T]" >&2; exit 1; }
+[ $# -ge 1 ] || usage
+build=$1; shift
+regions=100000; rounds=7; threads=2
+while [ $# -gt 0 ]; do
+  case $1 in
+    --regions) [ $# -ge 2 ] || usage; regions=$2; shift 2 ;;
+    --rounds)  [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
+    --threads) [ $# -ge 2 ] || usage; threads=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+bench=$build/bin/bench_omp
+perfmark=$build/bin/perfmark
+if [ ! -x "$bench" ]; then
+  echo "# bench_omp not built (needs clang with libomp): skipped"; exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench-omp.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+one() {  # one(label, events, omp_tool) -> ns per region, appended to $tmp/label
+  local out=$tmp/$1.$RANDOM$RANDOM.h5
+  OMP_NUM_THREADS=$threads OMP_TOOL=$3 "$perfmark" run -q -e "$2" -o "$out" -- \
+    "$bench" regions "$regions" | awk '{print $3}' >>"$tmp/$1" || return 1
+  [ -s "$out" ] || { echo "$0: no perfmark file from the $1 run" >&2; return 1; }
+  rm -f "$out"
+}
+for ((r = 0; r < rounds; r++)); do
+  one floor none disabled && one tool none enabled && one sw sw enabled || exit 1
+done
+div() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+f=$(median "$tmp/floor"); t=$(median "$tmp/tool"); s=$(median "$tmp/sw")
+printf '%-58s %10s %8s %s\n' "empty parallel region ($threads threads, $regions x $rounds)" "ns" "ratio" "target"
+printf '%-58s %10.1f %8s\n' "floor: -e none, OMP_TOOL=disabled" "$f" "1.00"
+printf '%-58s %10.1f %8.3f %s\n' "OMPT tool on, -e none (counters off)" "$t" "$(div "$t" "$f")" "<= 1.05"
+printf '%-58s %10.1f %8.3f %s\n' "OMPT tool on, -e sw" "$s" "$(div "$s" "$f")" "(reported)"
+
+out=$tmp/threads.h5
+line=$("$perfmark" run -q -e sw -o "$out" -- "$bench" threads 200) || exit 1
+set -- $line
+printf '%-58s %10.0f %8.2f %s\n' "thread start, first marker call (sw), median" "$4" "$(div "$4" "$8")" "< 1 ms; ratio vs create+join"
+printf '%-58s %10.0f %8s\n' "thread start, max of 200" "$6" ""
+printf '%-58s %10.0f %8s\n' "floor: pthread create+join of an empty thread, median" "$8" ""
