@@ -1,5 +1,6 @@
 #include "pm_config.h"
 #include "pm_log.h"
+#include "pm_names.h"
 #include "pm_pin.h"
 
 #include <errno.h>
@@ -78,6 +79,8 @@ void pm_config_read(struct pm_config *cfg)
     pm_env_string("PERFMARK_OUTPUT", cfg->output, sizeof cfg->output, "");
     cfg->bind_cpu = (int)pm_env_long("PERFMARK_BIND_CPU", 1 << 20);
     cfg->pinned = pm_env_bool("PERFMARK_PINNED", 0);
+    long max_regions = pm_env_long("PERFMARK_MAX_REGIONS", 100000000L);
+    cfg->max_regions = max_regions > 0 ? (int)max_regions : PM_DEFAULT_MAX_REGIONS;
     const char *pin = getenv("PERFMARK_PIN");
     cfg->pin = PM_PIN_KEEP;
     if (pin && *pin) {

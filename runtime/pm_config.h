@@ -14,6 +14,7 @@ struct pm_config {
     int bind_cpu;             /* PERFMARK_BIND_CPU (testing aid), -1 if unset */
     int pinned;               /* PERFMARK_PINNED: pin per-thread groups */
     int quiet;                /* PERFMARK_QUIET: no stderr messages */
+    int max_regions;          /* PERFMARK_MAX_REGIONS: names per process, paths per thread */
     int pin;                  /* PERFMARK_PIN: enum pm_pin_mode, keep if unset */
 };
 

@@ -275,6 +275,25 @@ static int pm_write_events(hid_t file, const struct pm_eventset *set)
     return rc;
 }
 
+/* Paths are for display; `parent` is the exact tree. Without a bound, a
+ * tree nested d deep would store O(d^2) bytes of paths (10,000 levels of a
+ * one-letter name: 100 MB). Longer paths keep their innermost part after
+ * ".../", cut at a '/' where one is near. */
+#define PM_DISPLAY_PATH_MAX 1024
+
+static void pm_shorten_path(char *path)
+{
+    size_t len = strlen(path);
+    if (len <= PM_DISPLAY_PATH_MAX)
+        return;
+    const char *tail = path + len - (PM_DISPLAY_PATH_MAX - 4);
+    const char *slash = strchr(tail, '/');
+    if (slash && slash - tail < PM_DISPLAY_PATH_MAX / 2)
+        tail = slash + 1;
+    memmove(path + 4, tail, strlen(tail) + 1);
+    memcpy(path, ".../", 4);
+}
+
 struct pm_h5_region {
     const char *name;
     int32_t parent, depth;
@@ -299,6 +318,7 @@ static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_
         if (!(paths[r] = malloc(len)))
             goto out;
         snprintf(paths[r], len, "%s%s%s", up ? up : "", up ? "/" : "", reg[r].name);
+        pm_shorten_path(paths[r]);
         int kind = reg[r].kind >= 0 && reg[r].kind < PM_KINDS ? reg[r].kind : PM_KIND_USER;
         rows[r] = (struct pm_h5_region){reg[r].name, reg[r].parent, reg[r].depth,
                                         pm_kind_names[kind], paths[r]};

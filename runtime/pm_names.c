@@ -2,6 +2,7 @@
 #include "pm_log.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,11 @@ const char *const pm_kind_names[PM_KINDS] = {"user", "mpi", "omp"};
 static int32_t pm_count;
 static int32_t *pm_hash;      /* open addressing: name id + 1, 0 = empty */
 static uint32_t pm_hash_mask;
+static int32_t pm_limit = PM_DEFAULT_MAX_REGIONS;
+static int32_t pm_overflow_id = -1;
+
+void pm_names_set_limit(int32_t limit) { pm_limit = limit > 0 ? limit : PM_DEFAULT_MAX_REGIONS; }
+int32_t pm_names_limit(void) { return pm_limit; }
 
 static uint32_t pm_fnv1a(const char *s, size_t n, enum pm_kind kind)
 {
@@ -90,6 +96,31 @@ int32_t pm_name_intern(const char *name, const char **interned)
     return pm_name_intern_kind(name, PM_KIND_USER, interned);
 }
 
+/* Under pm_names_mutex. New names beyond the limit get the overflow id,
+ * unless `always` (the overflow name itself). */
+static int32_t pm_intern_locked(const char *name, size_t len, enum pm_kind kind, int always)
+{
+    if ((uint32_t)pm_count * 2 >= pm_hash_mask && pm_hash_grow() != 0)
+        return -1;
+    uint32_t h = pm_fnv1a(name, len, kind) & pm_hash_mask;
+    for (;; h = (h + 1) & pm_hash_mask) {
+        int32_t slot = pm_hash[h];
+        if (!slot)
+            break;
+        const char *s = pm_name_get(slot - 1);
+        if (strncmp(s, name, len) == 0 && s[len] == '\0' && pm_name_kind(slot - 1) == kind)
+            return slot - 1;
+    }
+    if (pm_count - (pm_overflow_id >= 0) < pm_limit || always || pm_overflow_id < 0)
+        return pm_name_add(name, len, kind, h);
+    static int said;
+    if (!said++)
+            pm_msg(PM_MSG_ONCE, "more than %d distinct region names: '%.100s' and every later "
+               "new name are counted together in region '" PM_OVERFLOW_NAME "' "
+               "(PERFMARK_MAX_REGIONS raises the limit)", (int)pm_limit, name);
+    return pm_overflow_id;
+}
+
 int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **interned)
 {
     size_t len = strnlen(name, PM_NAME_MAX + 1);
@@ -99,26 +130,25 @@ int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **in
         len = PM_NAME_MAX;
     }
     pthread_mutex_lock(&pm_names_mutex);
-    int32_t id = -1;
-    if ((uint32_t)pm_count * 2 >= pm_hash_mask && pm_hash_grow() != 0)
-        goto out;
-    uint32_t h = pm_fnv1a(name, len, kind) & pm_hash_mask;
-    for (;; h = (h + 1) & pm_hash_mask) {
-        int32_t slot = pm_hash[h];
-        if (!slot) {
-            id = pm_name_add(name, len, kind, h);
-            break;
-        }
-        const char *s = pm_name_get(slot - 1);
-        if (strncmp(s, name, len) == 0 && s[len] == '\0' && pm_name_kind(slot - 1) == kind) {
-            id = slot - 1;
-            break;
-        }
-    }
-out:
+    int32_t id = pm_intern_locked(name, len, kind, 0);
     pthread_mutex_unlock(&pm_names_mutex);
     if (id >= 0 && interned)
         *interned = pm_name_get(id);
+    return id;
+}
+
+int32_t pm_name_overflow(void)
+{
+    int32_t id = __atomic_load_n(&pm_overflow_id, __ATOMIC_ACQUIRE);
+    if (id >= 0)
+        return id;
+    pthread_mutex_lock(&pm_names_mutex);
+    if (pm_overflow_id < 0) {
+        id = pm_intern_locked(PM_OVERFLOW_NAME, strlen(PM_OVERFLOW_NAME), PM_KIND_USER, 1);
+        __atomic_store_n(&pm_overflow_id, id, __ATOMIC_RELEASE);
+    }
+    id = pm_overflow_id;
+    pthread_mutex_unlock(&pm_names_mutex);
     return id;
 }
 

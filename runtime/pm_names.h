@@ -23,6 +23,16 @@ int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **in
 enum pm_kind pm_name_kind(int32_t id);
 const char *pm_name_get(int32_t id);
 int32_t pm_name_count(void);
+/* The "too many regions" policy (PERFMARK_MAX_REGIONS): at most `limit`
+ * distinct names per process and region paths per thread; names and paths
+ * beyond it are all counted in one region, PM_OVERFLOW_NAME, at top level
+ * (said once). Memory stays bounded whatever the program does. */
+#define PM_DEFAULT_MAX_REGIONS 100000
+#define PM_OVERFLOW_NAME "[other regions]"
+void pm_names_set_limit(int32_t limit);
+int32_t pm_names_limit(void);
+/* The overflow region's name id (interned on first use). */
+int32_t pm_name_overflow(void);
 /* Fork handlers: keep the table consistent across fork(). */
 void pm_names_lock(void);
 void pm_names_unlock(void);

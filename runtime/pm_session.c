@@ -128,6 +128,8 @@ static void pm_session_start(void)
     pm_read_command();
     pm_eventset_build(pm_cfg.events, &pm_set);
     pm_report_events();
+    pm_names_set_limit(pm_cfg.max_regions);
+    pm_name_overflow();  /* interned now: it must never be refused */
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
     pm_emergency_install(pm_session_emergency);

@@ -55,6 +55,7 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     pthread_mutex_init(&t->settle_lock, NULL);
     t->tid = gettid();
     t->cpu_first = t->cpu_last = sched_getcpu();
+    t->overflow_node = -1;
     t->stride = pm_stride(set);
     t->frame_words = PM_FRAME_HEADER + t->stride;
     t->cur = -1;
@@ -142,12 +143,31 @@ static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
     return n;
 }
 
+/* The thread's "too many regions" bucket: a top-level node that every
+ * path beyond the limit is counted in (pm_names.h). */
+static int32_t pm_overflow_node(struct pm_thread *t, int32_t name)
+{
+    if (t->overflow_node < 0) {
+        t->overflow_node = pm_node_add(t, -1, pm_name_overflow());
+        if (t->overflow_node >= 0 && name != pm_name_overflow())
+            pm_msg(PM_MSG_ONCE, "thread %d has more than %d distinct region paths: later new "
+                   "paths are counted together in region '" PM_OVERFLOW_NAME "' "
+                   "(PERFMARK_MAX_REGIONS raises the limit)", t->index, (int)pm_names_limit());
+    }
+    return t->overflow_node;
+}
+
 /* Slow half of pm_node_find: a path seen for the first time. Allocation
  * may touch errno, which belongs to the application. */
 static __attribute__((noinline)) int32_t pm_node_insert(struct pm_thread *t, int32_t parent,
                                                         int32_t name, uint64_t key)
 {
     int saved = errno;
+    if (pm_unlikely(t->nnodes >= pm_names_limit())) {
+        int32_t n = pm_overflow_node(t, name);
+        errno = saved;
+        return n;
+    }
     int32_t n = pm_node_add(t, parent, name);
     if (n >= 0) {
         uint32_t h = pm_child_hash(key, t->child_mask);
@@ -360,7 +380,7 @@ int pm_thread_end_name(struct pm_thread *t, const char *name)
         return 0;
     }
     int32_t id = pm_thread_name_id(t, name);
-    return id < 0 ? -1 : pm_unbalanced_exit(t, id);
+    return id < 0 ? -1 : pm_thread_exit(t, id);
 }
 
 /* ---- thread end, fork ---------------------------------------------------------- */

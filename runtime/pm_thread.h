@@ -71,6 +71,7 @@ struct pm_thread {
 
     /* Cold: thread identity, totals, growth. */
     int32_t nnodes, node_cap;
+    int32_t overflow_node;  /* "too many regions" bucket, -1 until needed */
     int32_t index;          /* thread number in this process, order of first sight */
     pid_t tid;
     int cpu_first;
