@@ -1,5 +1,6 @@
 #include "pm_counterset.h"
 #include "pm_log.h"
+#include "pm_cpu_models.h"
 #include "pm_rdpmc.h"
 
 #include <errno.h>
@@ -61,7 +62,10 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
     int hardware = 0;
     for (int i = 0; i < set->n; i++)
         hardware |= set->ev[i].attr.type != PERF_TYPE_SOFTWARE;
-    if (!hardware || cs->inherit)
+    /* TopDown metric events have no counter of their own: their pages
+     * point rdpmc at SLOTS, so the generic read below would return slots
+     * for every metric. read() converts PERF_METRICS in the kernel. */
+    if (!hardware || cs->inherit || set->td_method == PM_TD_METHOD_PERF_METRICS)
         return;
     size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
     int ok = 1;
