@@ -5,10 +5,13 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # likwid, libpapi-dev: only for the tools' real headers (likwid-marker.h, papi.h),
 # which tests/shims compiles against to prove the shims compatible.
+# slurm-wlm, munge: the private Slurm tests/slurm starts (their services do not start here).
+# chromium: tests/report/check_html.py opens the HTML report in it, headless.
 apt-get install -y -qq \
   build-essential cmake pkg-config gfortran clang libomp-dev \
   libpfm4-dev libhwloc-dev hwloc \
-  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools \
-  python3-h5py python3-numpy \
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools zlib1g-dev \
+  python3-h5py python3-numpy chromium \
+  slurm-wlm munge \
   likwid libpapi-dev >/dev/null
 echo "perfmark: build dependencies installed"
