@@ -7,11 +7,13 @@ apt-get update -qq
 # which tests/shims compiles against to prove the shims compatible.
 # slurm-wlm, munge: the private Slurm tests/slurm starts (their services do not start here).
 # chromium: tests/report/check_html.py opens the HTML report in it, headless.
+# valgrind: tests/sanitize/valgrind_report.sh runs `perfmark report` under memcheck.
 apt-get install -y -qq \
   build-essential cmake pkg-config gfortran clang libomp-dev \
-  libpfm4-dev libhwloc-dev hwloc \
+  libpfm4-dev libhwloc-dev hwloc libdw-dev \
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools zlib1g-dev \
   python3-h5py python3-numpy chromium \
   slurm-wlm munge \
-  likwid libpapi-dev >/dev/null
+  likwid libpapi-dev \
+  valgrind >/dev/null
 echo "perfmark: build dependencies installed"

@@ -11,9 +11,11 @@
  *     thread gets it through its own implicit task like every member
  *     (parallel_begin only records where the construct is), so user regions
  *     inside the construct nest under it on every thread. <where> is
- *     `symbol+0xOFF` from dladdr on the construct's return address (so two
- *     constructs in one function stay two regions), or `object+0xOFF` when
- *     the address has no dynamic symbol (executables without -rdynamic).
+ *     `symbol at file.c:LINE` when dladdr names the function holding the
+ *     construct's return address and the object has line tables (-g; see
+ *     pm_srcline.h), else `symbol+0xOFF` (so two constructs in one function
+ *     stay two regions), or `object+0xOFF` when the address has no dynamic
+ *     symbol (executables without -rdynamic).
  *   - a worker of a nested team first enters, on its own stack, the
  *     parallel regions enclosing the construct (copied from the encountering
  *     thread's tool stack), so nested teams get nested paths on every member.
@@ -32,6 +34,7 @@
  * resolved once per (return address, team size) into a fixed table. */
 #define _GNU_SOURCE
 #include "pm_auto.h"
+#include "pm_srcline.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -205,13 +208,22 @@ static int32_t pm_ompt_lookup(const void *codeptr, unsigned n)
     return -2;
 }
 
+/* pm_srcline.c is built only where libdw's header exists. */
+__attribute__((weak)) int pm_srcline(const void *addr, char *file, size_t len, int *line);
+
 static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned n)
 {
-    char where[512];
+    char where[512], file[256];
+    int line = 0;
     Dl_info info = {0};
     int found = codeptr && dladdr(codeptr, &info);
     if (!codeptr) {
         snprintf(where, sizeof where, "(unknown)");
+    } else if (found && info.dli_sname && info.dli_saddr && pm_srcline &&
+               pm_srcline((const char *)codeptr - 1, file, sizeof file, &line) == 0) {
+        /* codeptr is the return address of the runtime call: the byte
+         * before it belongs to the call, on the construct's line */
+        snprintf(where, sizeof where, "%s at %s:%d", info.dli_sname, file, line);
     } else if (found && info.dli_sname && info.dli_saddr) {
         snprintf(where, sizeof where, "%s+0x%lx", info.dli_sname,
                  (unsigned long)((uintptr_t)codeptr - (uintptr_t)info.dli_saddr));

@@ -74,8 +74,8 @@ class Omp(Measured):
 
     def construct(self, func, n, under=""):
         """The path of the parallel region of `func` with a team of n."""
-        pat = re.compile(re.escape(under) + r"omp parallel %s\+0x[0-9a-f]+ \(%d threads\)$"
-                         % (re.escape(func), n))
+        pat = re.compile(re.escape(under) + r"omp parallel %s(\+0x[0-9a-f]+| at [^ :]+:\d+) "
+                         r"\(%d threads\)$" % (re.escape(func), n))
         hits = [p for p in self.paths if pat.match(p)]
         check(len(hits) == 1, "want one region for %s (%d threads) under %r, have %r"
               % (func, n, under, self.omp_paths()))
@@ -281,6 +281,14 @@ def check_mpi_pages(m, seen, ranks, threads, parent):
     m.no_unbalanced()
 
 
+def pragma_line():
+    """The line of the parallel construct in omp_mpi.c's pm_team."""
+    with open(os.path.join(HERE, "omp_mpi.c")) as f:
+        lines = f.read().splitlines()
+    start = next(i for i, l in enumerate(lines) if "void pm_team(" in l)
+    return next(i for i in range(start, len(lines)) if "#pragma omp parallel" in lines[i]) + 1
+
+
 def mpi_case(prog, ranks, threads, omp):
     need(prog, "no clang" if omp else "the C compiler is not gcc with OpenMP")
     with tempfile.TemporaryDirectory() as tmp:
@@ -288,6 +296,9 @@ def mpi_case(prog, ranks, threads, omp):
         parent = ""
         if omp:
             parent = m.construct("pm_team", threads) + "/"
+            # built with -g: named by the construct's file and line
+            want = "omp parallel pm_team at omp_mpi.c:%d (%d threads)" % (pragma_line(), threads)
+            check(parent.rstrip("/") == want, "construct named %r, want %r" % (parent, want))
             m.visitors(parent.rstrip("/"), ranks * threads)
         else:
             check(not m.omp_paths(), "libgomp: omp regions %s" % m.omp_paths())

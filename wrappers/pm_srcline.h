@@ -1,0 +1,18 @@
+/* pm_srcline — the source file and line of a code address, from the DWARF
+ * line tables of the object holding it (elfutils libdwfl), for naming
+ * automatic regions "function at file.c:LINE".
+ *
+ * libdw is opened with dlopen on the first call, never at load time: the
+ * preloaded library stays as light as before for programs that never need
+ * a name, and a machine without libdw (or a binary without -g) simply gets
+ * no line. Not for hot paths: the first lookup in an object reads its line
+ * table (milliseconds). Callers serialise (not thread-safe). */
+#ifndef PM_SRCLINE_H
+#define PM_SRCLINE_H
+
+#include <stddef.h>
+
+/* 0 with the file's base name and the line of `addr`, -1 when unknown. */
+int pm_srcline(const void *addr, char *file, size_t len, int *line);
+
+#endif
