@@ -437,8 +437,10 @@ static void pm_probe_and_group(struct pm_eventset *set, struct pm_event *cand, i
                 break;  /* already alone in a fresh group: retrying will not help */
             }
             int fd = -1;
-            if (leads && leader[ngroups - 1] >= 0 && set->led_by_event[ngroups - 1] &&
-                members == 0) {
+            /* ngroups > 0: a leading event whose own group failed to open
+             * (no PMU) may come before any group exists */
+            if (leads && ngroups > 0 && leader[ngroups - 1] >= 0 &&
+                set->led_by_event[ngroups - 1] && members == 0) {
                 fd = leader[ngroups - 1];  /* the event is the leader */
             } else if (!leads) {
                 struct perf_event_attr attr = cand[i].attr;

@@ -35,7 +35,8 @@ static uint32_t pm_fnv1a(const char *s, size_t n, enum pm_kind kind)
 
 const char *pm_name_get(int32_t id)
 {
-    if (id < 0 || id >= pm_count)
+    /* acquire: readers run without pm_names_mutex, beside pm_name_add */
+    if (id < 0 || id >= pm_name_count())
         return "";
     return pm_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)];
 }

@@ -530,7 +530,8 @@ void pm_session_finalize(int collective)
         pthread_mutex_unlock(&pm_start_lock);
         return;
     }
-    pm_state = PM_STOPPED;
+    /* relaxed atomic: threads still in markers read it without the lock */
+    __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pm_start_lock);
 
     for (int32_t i = 0; i < pm_nthreads; i++) {
@@ -623,7 +624,8 @@ static void pm_session_emergency(int sig)
         pthread_mutex_unlock(&pm_start_lock);
         return;
     }
-    pm_state = PM_STOPPED;
+    /* relaxed atomic: threads still in markers read it without the lock */
+    __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pm_start_lock);
     pm_partial = 1;
     pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,

@@ -24,7 +24,8 @@ struct pm_thread *pm_session_thread_slow(void);
 static inline struct pm_thread *pm_session_thread(void)
 {
     struct pm_thread *t = pm_self;
-    if (__builtin_expect(t != NULL && pm_state == PM_ON, 1))
+    /* relaxed atomic (a plain load on x86): finalize may set it meanwhile */
+    if (__builtin_expect(t != NULL && __atomic_load_n(&pm_state, __ATOMIC_RELAXED) == PM_ON, 1))
         return t;
     return pm_session_thread_slow();
 }

@@ -109,7 +109,10 @@ static void test_pinned_eof(void)
     static struct pm_eventset set;
     pm_eventset_build("page-faults,task-clock", &set);
     CHECK(set.n == 2 && set.ngroups == 1, "sw set: %d events %d groups", set.n, set.ngroups);
-    struct pm_thread *t = pm_thread_create(&set, -1, 1, 0);
+    /* static: threads live as long as the process, as in the runtime (whose
+     * session keeps them); LeakSanitizer would otherwise see them lost */
+    static struct pm_thread *t;
+    t = pm_thread_create(&set, -1, 1, 0);
     CHECK(t && t->cs.state == PM_CS_OPEN, "thread set did not open");
     if (!t)
         return;
@@ -151,7 +154,8 @@ static void test_topdown_slots_leader(void)
     for (int i = 0; i < 6; i++)
         CHECK(set.ev[i].group == 0, "TopDown event %d in group %d", i, set.ev[i].group);
 
-    struct pm_thread *t = pm_thread_create(&set, -1, 0, 0);
+    static struct pm_thread *t;  /* kept, as above */
+    t = pm_thread_create(&set, -1, 0, 0);
     CHECK(t && t->cs.state == PM_CS_OPEN, "slots-led set did not open");
     if (!t)
         return;

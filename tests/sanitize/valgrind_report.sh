@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# valgrind memcheck of `perfmark report` (issue 8, point 2): zero errors and
+# no definite leaks, on
+#   - every fixture of tests/report/make_fixture.py, good and bad, and a few
+#     randomly damaged copies, through tests/report/check_report.py (which
+#     also checks every number of the output against h5py);
+#   - real files written by `perfmark run`: a single process with threads
+#     and, when mpirun is there, a 2-rank MPI job file;
+# in every format (text, json, csv), to stdout and with -o.
+#
+#   valgrind_report.sh SOURCE_DIR BUILD_DIR C_COMPILER
+# Exit 77 when valgrind is not installed.
+set -u
+src=${1:?usage: valgrind_report.sh SOURCE_DIR BUILD_DIR C_COMPILER}
+build=${2:?} cc=${3:?}
+command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
+
+perfmark=$build/bin/perfmark
+work=$build/valgrind-report
+rm -rf "$work"
+mkdir -p "$work"
+# --error-exitcode: any error, or (with --leak-check=full) any definite leak,
+# makes the process exit 99, which no perfmark command does by itself.
+vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+    --show-leak-kinds=definite --track-origins=yes --trace-children=no)
+
+# The canary: valgrind must see a known use after free (built without
+# sanitizers, which valgrind cannot run under).
+"$cc" -g -O0 -pthread "$src/tests/sanitize/canary.c" -o "$work/canary" || exit 1
+"${vg[@]}" "$work/canary" heap >/dev/null 2>&1
+rc=$?
+if [ "$rc" -ne 99 ]; then
+  echo "valgrind_report: the canary's use after free gave exit $rc, not 99: valgrind is not checking"
+  exit 1
+fi
+
+fail=0
+t0=$(date +%s)
+echo "== fixtures (check_report.py --fuzz 3 under valgrind)"
+/usr/bin/python3 "$src/tests/report/check_report.py" --fuzz 3 "${vg[@]}" "$perfmark" report \
+  >"$work/fixtures.log" 2>&1 || fail=1
+tail -5 "$work/fixtures.log"
+t1=$(date +%s)
+echo "   $((t1 - t0)) s"
+
+echo "== real files from perfmark run"
+env -u LD_PRELOAD "$perfmark" run -e sw -o "$work/threads.h5" -- "$build/bin/nested_regions" \
+  >"$work/run.log" 2>&1 || { cat "$work/run.log"; echo "valgrind_report: the run failed"; exit 1; }
+files=("$work/threads.h5")
+if command -v mpirun >/dev/null && [ -x "$build/bin/mpi_omp_demo" ]; then
+  if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2 \
+       "$perfmark" run -e sw -o "$work/job.h5" -- mpirun -np 2 --oversubscribe --bind-to none \
+       "$build/bin/mpi_omp_demo" >>"$work/run.log" 2>&1; then
+    files+=("$work/job.h5")
+  else
+    cat "$work/run.log"; echo "valgrind_report: the MPI job failed"; exit 1
+  fi
+else
+  echo "   (no mpirun or mpi_omp_demo: no job file)"
+fi
+for f in "${files[@]}"; do
+  for fmt in text json csv; do
+    out=$work/$(basename "$f" .h5).$fmt
+    "${vg[@]}" --log-file="$out.vg" "$perfmark" report "$f" --format "$fmt" >"$out" 2>"$out.err"
+    rc=$?
+    "${vg[@]}" --log-file="$out.o.vg" "$perfmark" report "$f" --format "$fmt" -o "$out.o" \
+      >/dev/null 2>>"$out.err"
+    rc2=$?
+    if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ] || [ -s "$out.vg" ] || [ -s "$out.o.vg" ]; then
+      echo "FAIL report $(basename "$f") --format $fmt: exit $rc / $rc2 (-o)"
+      cat "$out.vg" "$out.o.vg" "$out.err" | head -60
+      fail=1
+    elif [ ! -s "$out" ] || ! cmp -s "$out" "$out.o"; then
+      echo "FAIL report $(basename "$f") --format $fmt: empty, or stdout and -o differ"
+      fail=1
+    else
+      echo "   ok: $(basename "$f") --format $fmt ($(wc -c <"$out") bytes, no valgrind errors)"
+    fi
+  done
+done
+echo "   $(( $(date +%s) - t1 )) s"
+if [ "$fail" -ne 0 ]; then
+  echo "valgrind_report: FAILED (logs in $work)"
+  exit 1
+fi
+echo "valgrind_report: zero errors ($(( $(date +%s) - t0 )) s)"
