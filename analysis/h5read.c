@@ -9,6 +9,9 @@
 #include "h5read.h"
 
 #include <hdf5.h>
+#ifdef H5_HAVE_PARALLEL
+#include <mpi.h>
+#endif
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +30,7 @@ struct pm_rd {
     int failed;
     hid_t file;
     hid_t root;
+    int mpio; /* open through the MPI-IO driver (pm_file_open under mpirun) */
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -179,6 +183,12 @@ static int pm_open(struct pm_rd *rd)
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     /* Shared file systems without flock must not stop a read-only reader. */
     H5Pset_file_locking(fapl, 1, 1);
+#ifdef H5_HAVE_PARALLEL
+    if (rd->mpio && H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0) {
+        H5Pclose(fapl);
+        return pm_fail(rd, "cannot set up MPI-IO (%s)", pm_hdf5_reason(&why));
+    }
+#endif
     rd->file = H5Fopen(rd->path, H5F_ACC_RDONLY, fapl);
     if (rd->file < 0)
         pm_hdf5_reason(&why); /* before the next call clears the error stack */
@@ -1104,19 +1114,263 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_file *d)
 
 /* -------------------------------------------------------------- public */
 
-static int pm_load(struct pm_rd *rd, struct pm_file *d)
+/* The thread rows of one chunk of /region/counts, the largest cell array:
+ * the report reads and aggregates whole multiples of it (0: not chunked). */
+static size_t pm_chunk_rows(hid_t file)
 {
-    if (pm_open(rd) < 0 || pm_load_version(rd, d) < 0 || pm_load_attrs(rd, d) < 0 ||
-        pm_load_tables(rd, d) < 0 || pm_load_cells(rd, d) < 0 ||
-        pm_load_thread_totals(rd, d) < 0 || pm_load_rank(rd, d) < 0 ||
-        pm_load_messages(rd, d) < 0 || pm_fill_paths(rd, d) < 0 || pm_load_flagnames(rd, d) < 0)
-        return -1;
+    hid_t dset = H5Dopen2(file, "/region/counts", H5P_DEFAULT);
+    hid_t dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
+    hsize_t dims[H5S_MAX_RANK];
+    size_t rows = 0;
+
+    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, H5S_MAX_RANK, dims) >= 1)
+        rows = (size_t)dims[0];
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (dset >= 0)
+        H5Dclose(dset);
+    return rows;
+}
+
+/* ------------------------------------------------------------ streaming */
+
+enum { PM_NCELLS = 8 };
+
+static const struct {
+    const char *name;
+    const char *shape;
+    int optional;
+} pm_cell_sets[PM_NCELLS] = {
+    {"/region/visits", "T,R", 0},     {"/region/wall_ns", "T,R", 0},
+    {"/region/flags", "T,R", 0},      {"/region/counts", "T,R,E", 0},
+    {"/region/enabled_ns", "T,R,G", 0}, {"/region/running_ns", "T,R,G", 0},
+    {"/region/bytes", "T,R", 1},      {"/region/bytes_unknown", "T,R", 1},
+};
+
+struct pm_file_stream {
+    hid_t file;
+    hid_t dset[PM_NCELLS]; /* -1: an optional dataset the file lacks (reads as 0) */
+    char *path;
+};
+
+/* Elements per thread row of cell array k. */
+static size_t pm_cell_width(const struct pm_file *d, int k)
+{
+    return k == 3 ? d->R * d->E : (k == 4 || k == 5) ? d->R * d->G : d->R;
+}
+
+/* Chunk cache for one cell dataset: two of its chunks, at least HDF5's
+ * default 1 MiB. */
+static size_t pm_cache_bytes(hid_t file, const char *name)
+{
+    hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+    hid_t dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
+    hid_t type = dset >= 0 ? H5Dget_type(dset) : -1;
+    hsize_t dims[H5S_MAX_RANK];
+    size_t bytes = (size_t)1 << 20, chunk;
+    int nd;
+
+    if (dcpl >= 0 && type >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+        (nd = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims)) >= 1) {
+        chunk = H5Tget_size(type) < 8 ? 8 : H5Tget_size(type); /* read as 8-byte ints */
+        for (int i = 0; i < nd; i++)
+            chunk = dims[i] && chunk <= ((size_t)1 << 40) / dims[i] ? chunk * (size_t)dims[i]
+                                                                   : (size_t)1 << 40;
+        if (chunk <= ((size_t)1 << 30) && 2 * chunk > bytes)
+            bytes = 2 * chunk;
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (dset >= 0)
+        H5Dclose(dset);
+    return bytes;
+}
+
+/* Open and check every cell dataset; keep them open for pm_file_rows. */
+static int pm_open_cells(struct pm_rd *rd, struct pm_file *d)
+{
+    struct pm_file_stream *st = calloc(1, sizeof *st);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+
+    if (!st) {
+        if (dapl >= 0)
+            H5Pclose(dapl);
+        return pm_oom(rd);
+    }
+    d->stream = st;
+    st->file = -1;
+    for (int k = 0; k < PM_NCELLS; k++)
+        st->dset[k] = -1;
+    if (!(st->path = strdup(rd->path)))
+        return pm_oom(rd);
+    for (int k = 0; k < PM_NCELLS; k++) {
+        hsize_t dims[3] = {d->T, d->R, k == 3 ? d->E : d->G};
+        int nd = pm_cell_sets[k].shape[3] ? 3 : 2;
+        hid_t type, space;
+        int bad;
+
+        if (pm_cell_sets[k].optional && !pm_link_exists(rd, pm_cell_sets[k].name))
+            continue;
+        /* A chunk of the [T,R] arrays spans more thread rows than a block:
+         * a cache that holds the two chunks a block can straddle inflates
+         * each chunk once, not once per block; no larger, so memory stays
+         * bounded by the chunks */
+        if (dapl >= 0)
+            H5Pset_chunk_cache(dapl, 1009, pm_cache_bytes(rd->file, pm_cell_sets[k].name), 1.0);
+        st->dset[k] = H5Dopen2(rd->file, pm_cell_sets[k].name, dapl >= 0 ? dapl : H5P_DEFAULT);
+        if (st->dset[k] < 0) {
+            if (dapl >= 0)
+                H5Pclose(dapl);
+            return pm_fail(rd, "missing dataset %s", pm_cell_sets[k].name);
+        }
+        type = H5Dget_type(st->dset[k]);
+        space = H5Dget_space(st->dset[k]);
+        bad = type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER;
+        if (bad)
+            pm_fail(rd, "%s is not an integer array", pm_cell_sets[k].name);
+        else
+            bad = pm_check_shape(rd, pm_cell_sets[k].name, pm_cell_sets[k].shape, space, nd,
+                                 dims) < 0;
+        if (space >= 0)
+            H5Sclose(space);
+        if (type >= 0)
+            H5Tclose(type);
+        if (bad) {
+            if (dapl >= 0)
+                H5Pclose(dapl);
+            return -1;
+        }
+    }
+    if (dapl >= 0)
+        H5Pclose(dapl);
     return 0;
 }
 
-int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen)
+int pm_cells_alloc(const struct pm_file *d, size_t cap, struct pm_cells *c)
 {
-    struct pm_rd rd = {path ? path : "(no file)", err, errlen, 0, -1, -1};
+    memset(c, 0, sizeof *c);
+    c->cap = cap;
+    if (!d->stream)
+        return 0;
+    for (int k = 0; k < PM_NCELLS; k++) {
+        size_t w = pm_cell_width(d, k), n;
+
+        if (pm_mul(w ? w : 1, cap ? cap : 1, &n) < 0 || !(c->buf[k] = calloc(n, 8))) {
+            pm_cells_free(c);
+            return -1;
+        }
+    }
+    c->visits = c->buf[0];
+    c->wall_ns = c->buf[1];
+    c->flags = c->buf[2];
+    c->counts = c->buf[3];
+    c->enabled_ns = c->buf[4];
+    c->running_ns = c->buf[5];
+    c->bytes = c->buf[6];
+    c->bytes_unknown = c->buf[7];
+    return 0;
+}
+
+void pm_cells_free(struct pm_cells *c)
+{
+    for (int k = 0; k < PM_NCELLS; k++)
+        free(c->buf[k]);
+    memset(c, 0, sizeof *c);
+}
+
+static int pm_read_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells *c,
+                        char *err, size_t errlen)
+{
+    const struct pm_file_stream *st = d->stream;
+
+    for (int k = 0; k < PM_NCELLS; k++) {
+        hsize_t start[3] = {t0, 0, 0}, count[3] = {nt, d->R, k == 3 ? d->E : d->G};
+        int nd = pm_cell_sets[k].shape[3] ? 3 : 2;
+        hid_t fs, ms;
+        herr_t rc;
+        struct pm_reason why;
+
+        if (st->dset[k] < 0 || pm_cell_width(d, k) == 0) {
+            memset(c->buf[k], 0, nt * pm_cell_width(d, k) * 8);
+            continue;
+        }
+        fs = H5Dget_space(st->dset[k]);
+        ms = H5Screate_simple(nd, count, NULL);
+        rc = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
+                                : -1;
+        if (rc >= 0)
+            rc = H5Dread(st->dset[k], k == 2 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, ms, fs,
+                         H5P_DEFAULT, c->buf[k]);
+        if (rc < 0 && err && errlen > 0) {
+            snprintf(err, errlen, "%s: cannot read %s rows %zu-%zu (%s)", st->path,
+                     pm_cell_sets[k].name, t0, t0 + nt - 1, pm_hdf5_reason(&why));
+            pm_oneline(err);
+        }
+        if (ms >= 0)
+            H5Sclose(ms);
+        if (fs >= 0)
+            H5Sclose(fs);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells *c, char *err,
+                 size_t errlen)
+{
+    H5E_auto2_t old_func = NULL;
+    void *old_data = NULL;
+    int rc;
+
+    c->t0 = t0;
+    c->nt = nt;
+    if (!d->stream) {
+        c->visits = d->visits + t0 * d->R;
+        c->wall_ns = d->wall_ns + t0 * d->R;
+        c->flags = d->flags + t0 * d->R;
+        c->counts = d->counts + t0 * d->R * d->E;
+        c->enabled_ns = d->enabled_ns + t0 * d->R * d->G;
+        c->running_ns = d->running_ns + t0 * d->R * d->G;
+        c->bytes = d->bytes + t0 * d->R;
+        c->bytes_unknown = d->bytes_unknown + t0 * d->R;
+        return 0;
+    }
+    if (nt > c->cap) {
+        snprintf(err, errlen, "%s: internal error: %zu rows into a buffer of %zu", d->stream->path,
+                 nt, c->cap);
+        return -1;
+    }
+    if (nt == 0)
+        return 0;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    rc = pm_read_rows(d, t0, nt, c, err, errlen);
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return rc;
+}
+
+/* -------------------------------------------------------------- public */
+
+static int pm_load(struct pm_rd *rd, struct pm_file *d, int stream)
+{
+    if (pm_open(rd) < 0 || pm_load_version(rd, d) < 0 || pm_load_attrs(rd, d) < 0 ||
+        pm_load_tables(rd, d) < 0 ||
+        (stream ? pm_open_cells(rd, d) : pm_load_cells(rd, d)) < 0 ||
+        pm_load_thread_totals(rd, d) < 0 || pm_load_rank(rd, d) < 0 ||
+        pm_load_messages(rd, d) < 0 || pm_fill_paths(rd, d) < 0 || pm_load_flagnames(rd, d) < 0)
+        return -1;
+    d->chunk_threads = pm_chunk_rows(rd->file);
+    return 0;
+}
+
+static int pm_file_read(const char *path, struct pm_file *d, int stream, int mpio, char *err,
+                        size_t errlen)
+{
+    struct pm_rd rd = {path ? path : "(no file)", err, errlen, 0, -1, -1, mpio};
     H5E_auto2_t old_func = NULL;
     void *old_data = NULL;
     int rc;
@@ -1128,16 +1382,28 @@ int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen)
         return pm_fail(&rd, "no file name given");
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    rc = pm_load(&rd, d);
+    rc = pm_load(&rd, d, stream);
     if (rd.root >= 0)
         H5Gclose(rd.root);
-    if (rd.file >= 0)
+    if (rc != 0)
+        pm_file_free(d); /* closes the datasets a failed stream left open */
+    if (rc == 0 && stream)
+        d->stream->file = rd.file; /* closed by pm_file_free */
+    else if (rd.file >= 0)
         H5Fclose(rd.file);
     H5Eclear2(H5E_DEFAULT);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
-    if (rc != 0)
-        pm_file_free(d);
     return rc;
+}
+
+int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen)
+{
+    return pm_file_read(path, d, 0, 0, err, errlen);
+}
+
+int pm_file_open(const char *path, struct pm_file *d, int mpio, char *err, size_t errlen)
+{
+    return pm_file_read(path, d, 1, mpio, err, errlen);
 }
 
 void pm_file_free(struct pm_file *d)
@@ -1176,5 +1442,14 @@ void pm_file_free(struct pm_file *d)
     for (size_t i = 0; i < d->nflagnames; i++)
         free(d->flagnames[i].name);
     free(d->flagnames);
+    if (d->stream) {
+        for (int k = 0; k < PM_NCELLS; k++)
+            if (d->stream->dset[k] >= 0)
+                H5Dclose(d->stream->dset[k]);
+        if (d->stream->file >= 0)
+            H5Fclose(d->stream->file);
+        free(d->stream->path);
+        free(d->stream);
+    }
     memset(d, 0, sizeof *d);
 }

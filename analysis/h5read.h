@@ -1,5 +1,8 @@
 /*
- * h5read.h — load a whole perfmark HDF5 file (docs/hdf5-schema.md) into memory.
+ * h5read.h — load a perfmark HDF5 file (docs/hdf5-schema.md) into memory:
+ * whole (pm_file_load), or all but the cell arrays, which pm_file_rows then
+ * reads a block of thread rows at a time (pm_file_open, the report's
+ * streaming pass).
  *
  * The loader checks every shape against T/R/E/G before anything is used, so
  * the report code can index the arrays without further checks. Strings are
@@ -115,6 +118,21 @@ struct pm_file {
 
     struct pm_file_flagname *flagnames;
     size_t nflagnames;
+
+    /* added with issue 6 (streaming): thread rows per chunk of /region/counts
+     * (0 when not chunked), and the open file of pm_file_open (NULL after
+     * pm_file_load, whose cell arrays above are in memory instead) */
+    size_t chunk_threads;
+    struct pm_file_stream *stream;
+};
+
+/* Rows [t0, t0 + nt) of the [T,R], [T,R,E] and [T,R,G] cell arrays, indexed
+ * like the whole arrays with t - t0 (pm_cell_tr and friends). */
+struct pm_cells {
+    size_t t0, nt, cap;
+    const uint64_t *visits, *wall_ns, *counts, *enabled_ns, *running_ns, *bytes, *bytes_unknown;
+    const uint32_t *flags;
+    void *buf[8]; /* owned buffers of a streamed file (NULL in memory) */
 };
 
 /* Row-major indices into the [T,R], [T,R,E] and [T,R,G] arrays. */
@@ -133,10 +151,35 @@ static inline size_t pm_trg(const struct pm_file *d, size_t t, size_t r, size_t 
     return (t * d->R + r) * d->G + g;
 }
 
+/* Cell c of a chunk: thread row t (absolute), region r. */
+static inline size_t pm_cell_tr(const struct pm_file *d, const struct pm_cells *c, size_t t,
+                                size_t r)
+{
+    return (t - c->t0) * d->R + r;
+}
+
 /* Load `path`. Returns 0, or -1 with a one-line message "PATH: what" in err.
  * On failure *d is left empty (pm_file_free is still safe to call). */
 int pm_file_load(const char *path, struct pm_file *d, char *err, size_t errlen);
 
 void pm_file_free(struct pm_file *d);
+
+/* Open `path` for streaming: everything pm_file_load reads except the cell
+ * arrays, whose shapes are checked but which stay in the file (d->visits and
+ * the other cell pointers are NULL); pm_file_rows reads them a chunk of
+ * thread rows at a time. mpio != 0: through the MPI-IO driver on
+ * MPI_COMM_WORLD (every rank must call it; the caller has initialised MPI).
+ * Same return and error contract as pm_file_load. */
+int pm_file_open(const char *path, struct pm_file *d, int mpio, char *err, size_t errlen);
+
+/* Buffers for up to `cap` thread rows of d's cells (none needed in memory). */
+int pm_cells_alloc(const struct pm_file *d, size_t cap, struct pm_cells *c);
+void pm_cells_free(struct pm_cells *c);
+
+/* Rows [t0, t0 + nt) into c: pointers into d's arrays after pm_file_load, a
+ * hyperslab read (independent) after pm_file_open. Returns 0, or -1 with a
+ * one-line message in err. */
+int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells *c, char *err,
+                 size_t errlen);
 
 #endif /* PM_H5READ_H */

@@ -2,6 +2,7 @@
  * file, list event groups, check what this machine allows. */
 #define _GNU_SOURCE
 #include "pm_cpu_models.h"
+#include "diff.h"
 #include "pm_events.h"
 #include "report.h"
 
@@ -27,6 +28,8 @@ static const char pm_usage[] =
     "commands:\n"
     "  run [options] -- CMD [ARGS...]   run CMD with perfmark preloaded\n"
     "  report FILE.h5 [options]         aggregate a measurement file\n"
+    "  diff A.h5 B.h5 [options]         the change from run A to run B per region;\n"
+    "                                   exit 1 on a regression beyond --threshold\n"
     "  list                             event groups, and which events count here\n"
     "  check                            what this machine allows (PMU, paranoid, ...)\n"
     "  help [COMMAND]                   this text, or a command's\n"
@@ -64,10 +67,22 @@ static const char pm_usage_run[] =
     "MPI's SIGTERM and SIGKILL in which killed ranks save their data.\n";
 
 static const char pm_usage_report[] =
-    "usage: perfmark report FILE.h5 [--format text|csv|json] [-o OUT]\n"
+    "usage: perfmark report FILE.h5 [--format text|csv|json|html] [-o OUT]\n"
+    "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
     "\n"
-    "Per region (a tree by call path): visits, wall time, each event as total and\n"
-    "per-thread min/mean/max, and data-quality flags. Multiplexed values are\n"
+    "  --by B       text: region (default) is the full report; rank or thread prints\n"
+    "               one table of the metric per (region, rank) or (region, thread)\n"
+    "  --region R   only the regions named R (name or path) and everything below\n"
+    "  --top N      only the N regions with the largest metric, largest first\n"
+    "  --metric M   time (inclusive, default), excl (exclusive), visits, or an\n"
+    "               event as measured (e.g. page-faults)\n"
+    "JSON always holds every region; the choice is in its \"selection\" key.\n"
+    "\n"
+    "Per region (a tree by call path): visits, inclusive and exclusive wall time,\n"
+    "each event as total and per-thread min/mean/max/stddev, the imbalance\n"
+    "max/mean with the thread of the max, IPC where instructions and cycles were\n"
+    "counted, OpenMP wait share, and data-quality flags (summary on top: how many\n"
+    "cells carry each flag and where). Multiplexed values are\n"
     "scaled (raw x enabled/running), marked as estimates, with the share of time\n"
     "counted. Writes to stdout unless -o is given.\n"
     "\n"
@@ -76,7 +91,20 @@ static const char pm_usage_report[] =
     "max/mean, the rank of the max), each rank's share of time in MPI, and the\n"
     "regions compared across ranks the same way (JSON: keys ranks, job_ranks,\n"
     "regions_by_rank, mpi_functions, mpi_share; CSV: columns appended to each\n"
-    "row). A rank's value is the sum over its threads.\n";
+    "row). A rank's value is the sum over its threads.\n"
+    "\n"
+    "--format html writes one self-contained page (inline CSS and SVG, no script,\n"
+    "nothing loaded from the network): the flags summary, the region table, and\n"
+    "charts: TopDown bars per region, a rank x region heat map of time (thread x\n"
+    "region with one rank), MPI time per function and per rank, and per-thread\n"
+    "bars of the heaviest regions. Open it in any browser.\n"
+    "\n"
+    "Large files: the cells are read a block of thread rows at a time, so memory\n"
+    "follows regions x events x ranks, not the file. `mpirun -np N perfmark report\n"
+    "FILE.h5` shares the blocks among N ranks (parallel HDF5 reads, sums joined on\n"
+    "rank 0 in a fixed order) and prints the same bytes as -np 1; rank 0 writes.\n"
+    "MPI starts only under a launcher. html and --by rank|thread load the cells\n"
+    "whole on rank 0. PERFMARK_REPORT_BLOCK=N: thread rows per block.\n";
 
 static const char pm_usage_list[] =
     "usage: perfmark list\n"
@@ -205,13 +233,44 @@ static int pm_cmd_run(int argc, char **argv)
 
 /* ---- report ---------------------------------------------------------------- */
 
+static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
+                           const char *out_path);
+
 static int pm_cmd_report(int argc, char **argv)
 {
     const char *file = NULL, *format = "text", *out_path = NULL;
+    struct pm_report_opts opts = {PM_BY_REGION, NULL, 0, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && i + 1 < argc)
             format = argv[++i];
+        else if (!strcmp(a, "--by") && i + 1 < argc) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "region"))
+                opts.by = PM_BY_REGION;
+            else if (!strcmp(b, "rank"))
+                opts.by = PM_BY_RANK;
+            else if (!strcmp(b, "thread"))
+                opts.by = PM_BY_THREAD;
+            else {
+                fprintf(stderr, "perfmark report: --by takes region, rank or thread, not '%s'\n", b);
+                return 2;
+            }
+        } else if (!strcmp(a, "--region") && i + 1 < argc)
+            opts.region = argv[++i];
+        else if (!strcmp(a, "--metric") && i + 1 < argc)
+            opts.metric = argv[++i];
+        else if (!strcmp(a, "--top") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(argv[++i], &end, 10);
+            if (errno || *end || n == 0 || argv[i][0] == '-') {
+                fprintf(stderr, "perfmark report: --top takes a positive number, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            opts.top = (size_t)n;
+        }
         else if (!strncmp(a, "--format=", 9))
             format = a + 9;
         else if (!strcmp(a, "-o") && i + 1 < argc)
@@ -222,7 +281,10 @@ static int pm_cmd_report(int argc, char **argv)
         } else if (!file)
             file = a;
         else {
-            fprintf(stderr, "perfmark report: one file at a time ('%s')\n", a);
+            /* several files are most likely a job's per-rank fallback files */
+            fprintf(stderr, "perfmark report: one file at a time ('%s'); per-rank files "
+                    "(NAME.rankR.h5) are reported one by one, each as its rank's share of "
+                    "the job, and compared with perfmark diff\n", a);
             return 2;
         }
     }
@@ -230,10 +292,21 @@ static int pm_cmd_report(int argc, char **argv)
         fprintf(stderr, "perfmark report: no file given\n\n%s", pm_usage_report);
         return 2;
     }
-    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv or json)\n", format);
+    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") &&
+        strcmp(format, "html")) {
+        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv, json or html)\n",
+                format);
         return 2;
     }
+    /* Under mpirun the ranks share the work and rank 0 alone writes. */
+    pm_report_mpi_init();
+    int rc = pm_report_write(file, format, &opts, out_path);
+    return pm_report_mpi_end(rc);
+}
+
+static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
+                           const char *out_path)
+{
     /* Render into memory first: a failed report leaves no half output file. */
     char *text = NULL, err[1024] = "";
     size_t len = 0;
@@ -242,8 +315,12 @@ static int pm_cmd_report(int argc, char **argv)
         fprintf(stderr, "perfmark report: out of memory\n");
         return 1;
     }
-    int rc = pm_report_file(file, format, mem, err, sizeof err);
+    int rc = pm_report_file_opts(file, format, opts, mem, err, sizeof err);
     fclose(mem);
+    if (pm_report_mpi_rank() != 0) { /* its share went to rank 0 */
+        free(text);
+        return rc != 0;
+    }
     if (rc != 0) {
         fprintf(stderr, "perfmark report: %s\n", err);
         free(text);
@@ -427,7 +504,7 @@ int main(int argc, char **argv)
     }
     struct { const char *name, *usage; } usages[] = {
         {"run", pm_usage_run}, {"report", pm_usage_report},
-        {"list", pm_usage_list}, {"check", pm_usage_check},
+        {"list", pm_usage_list}, {"check", pm_usage_check}, {"diff", pm_diff_usage},
     };
     if (!strcmp(cmd, "help")) {
         for (size_t i = 0; argc > 2 && i < sizeof usages / sizeof *usages; i++)
@@ -447,6 +524,8 @@ int main(int argc, char **argv)
         return pm_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return pm_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff"))
+        return pm_diff_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return pm_cmd_list();
     if (!strcmp(cmd, "check"))

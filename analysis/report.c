@@ -1,7 +1,7 @@
 /*
  * report.c — the entry point of the report stage: pick the format, load the
  * file in a crash-isolating child process, aggregate (report_model.c) and
- * render (report_text.c, report_csv.c, report_json.c).
+ * render (report_text.c, report_csv.c, report_json.c, report_html.c).
  */
 #include "report.h"
 #include "report_model.h"
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum pm_format { PM_FMT_TEXT, PM_FMT_CSV, PM_FMT_JSON };
+enum pm_format { PM_FMT_TEXT, PM_FMT_CSV, PM_FMT_JSON, PM_FMT_HTML };
 
 #define PM_REPORT_TIMEOUT 300 /* seconds; PERFMARK_REPORT_TIMEOUT overrides, 0 = none */
 
@@ -32,23 +32,56 @@ static void pm_set_err(char *err, size_t errlen, const char *path, const char *m
             *p = '?';
 }
 
+static const struct pm_report_opts *pm_opts; /* of the report being made */
+
+int pm_report_in_process;
+
 /* Load and render in the calling process. */
 static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, char *err,
                             size_t errlen)
 {
     struct pm_file d;
     struct pm_report rep;
-    int rc = 0;
+    char msg[200];
+    int rc = 0, sel = 0;
 
-    if (pm_file_load(path, &d, err, errlen) < 0)
+    /* The region report streams the cells a block of threads at a time
+     * (report_stream.c), shared among the ranks under mpirun; HTML and --by
+     * rank|thread show single cells and load them whole (rank 0 alone). */
+    int stream = fmt != PM_FMT_HTML && !(pm_opts && pm_opts->by != PM_BY_REGION);
+
+    if (!stream && pm_report_mpi_rank() != 0)
+        return 0;
+    rc = stream ? pm_file_open(path, &d, pm_report_mpi_size() > 1, err, errlen)
+                : pm_file_load(path, &d, err, errlen);
+    if (stream && !pm_report_mpi_all(rc == 0)) { /* every rank opened it, or none goes on */
+        if (rc == 0) {
+            pm_set_err(err, errlen, path, "another MPI rank could not open the file");
+            pm_file_free(&d);
+        }
         return -1;
-    if (pm_report_build(&rep, &d, path) < 0) {
+    }
+    if (rc < 0)
+        return -1;
+    if (stream && (rc = pm_report_build_stream(&rep, &d, path, err, errlen)) != 0) {
+        /* 1: another MPI rank, whose blocks went to rank 0 */
+        rc = rc > 0 ? 0 : -1;
+        if (rc < 0 && err && errlen > 0 && err[0] == '\0')
+            pm_set_err(err, errlen, path, "out of memory");
+    } else if (!stream && pm_report_build(&rep, &d, path) < 0) {
         pm_set_err(err, errlen, path, "out of memory");
         rc = -1;
+    } else if (pm_opts && (sel = pm_report_select(&rep, pm_opts, msg, sizeof msg)) < 0) {
+        pm_set_err(err, errlen, path, sel == -2 ? msg : "out of memory");
+        rc = -1;
+    } else if (fmt == PM_FMT_TEXT && rep.view.by != PM_BY_REGION) {
+        pm_render_text_by(out, &rep);
     } else if (fmt == PM_FMT_TEXT) {
         pm_render_text(out, &rep);
     } else if (fmt == PM_FMT_CSV) {
         pm_render_csv(out, &rep);
+    } else if (fmt == PM_FMT_HTML) {
+        pm_render_html(out, &rep);
     } else {
         pm_render_json(out, &rep);
     }
@@ -183,6 +216,11 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
     size_t len = 0;
     pid_t pid;
 
+    /* Under mpirun there is no child: a forked MPI process must not touch
+     * MPI, and the ranks' blocks meet in MPI calls. A crash of HDF5 there
+     * ends the job, which mpirun reports. */
+    if (pm_report_in_process || pm_report_mpi_size() > 1)
+        return pm_report_direct(path, fmt, out, err, errlen);
     sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         return pm_report_direct(path, fmt, out, err, errlen);
@@ -225,6 +263,12 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
 
 int pm_report_file(const char *path, const char *format, FILE *out, char *err, size_t errlen)
 {
+    return pm_report_file_opts(path, format, NULL, out, err, errlen);
+}
+
+int pm_report_file_opts(const char *path, const char *format, const struct pm_report_opts *o,
+                        FILE *out, char *err, size_t errlen)
+{
     enum pm_format fmt;
     char msg[256];
     int rc;
@@ -237,8 +281,11 @@ int pm_report_file(const char *path, const char *format, FILE *out, char *err, s
         fmt = PM_FMT_CSV;
     } else if (strcmp(format, "json") == 0) {
         fmt = PM_FMT_JSON;
+    } else if (strcmp(format, "html") == 0) {
+        fmt = PM_FMT_HTML;
     } else {
-        snprintf(msg, sizeof msg, "unknown report format '%.64s' (use text, csv or json)", format);
+        snprintf(msg, sizeof msg, "unknown report format '%.64s' (use text, csv, json or html)",
+                 format);
         pm_set_err(err, errlen, NULL, msg);
         return -1;
     }
@@ -250,7 +297,9 @@ int pm_report_file(const char *path, const char *format, FILE *out, char *err, s
         pm_set_err(err, errlen, NULL, "no file given");
         return -1;
     }
+    pm_opts = o; /* the child inherits it through fork */
     rc = pm_report_isolated(path, fmt, out, err, errlen);
+    pm_opts = NULL;
     if (fflush(out) != 0 || ferror(out)) {
         snprintf(msg, sizeof msg, "cannot write the report: %s", strerror(errno));
         if (rc == 0 || (err && err[0] == '\0'))

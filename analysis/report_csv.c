@@ -187,6 +187,45 @@ static void pm_csv_event_part(FILE *out, const struct pm_report *rep, const stru
     fprintf(out, ",%s,%zu", s->untrusted ? "true" : "false", s->n_na);
 }
 
+/* Appended to every row of every file (issue 6), after all other columns:
+ * exclusive time, the spread over threads beyond min/mean/max (thread =
+ * /threads row), and the derived metrics. */
+static const char pm_csv_more_header[] =
+    ",excl_total_ns,excl_min_ns,excl_mean_ns,excl_max_ns,excl_sd_ns"
+    ",wall_thread_sd_ns,wall_thread_imbalance,wall_max_thread"
+    ",event_thread_sd,event_thread_imbalance,event_max_thread,ipc,omp_wait_ns,omp_wait_share";
+
+static void pm_csv_more_part(FILE *out, const struct pm_report *rep, size_t r, size_t e)
+{
+    const struct pm_regstat *s = &rep->reg[r];
+    const struct pm_tstat *x = &s->excl_thr, *w = &s->wall_thr;
+
+    fprintf(out, ",%" PRIu64, s->excl_total);
+    pm_csv_num(out, x->n > 0, x->min);
+    pm_csv_num(out, x->n > 0, x->mean);
+    pm_csv_num(out, x->n > 0, x->max);
+    pm_csv_num(out, x->n > 0, x->sd);
+    pm_csv_num(out, w->n > 0, w->sd);
+    pm_csv_num(out, w->has_imbalance, w->imbalance);
+    putc(',', out);
+    if (w->n > 0)
+        fprintf(out, "%zu", w->max_index);
+    if (e < rep->d->E) {
+        const struct pm_evstat *v = &s->ev[e];
+
+        pm_csv_num(out, v->has_spread, v->sd);
+        pm_csv_num(out, v->has_imbalance, v->imbalance);
+        putc(',', out);
+        if (v->has_spread)
+            fprintf(out, "%zu", v->max_index);
+    } else {
+        fputs(",,,", out);
+    }
+    pm_csv_num(out, s->has_ipc, s->ipc);
+    pm_csv_num(out, rep->has_omp_wait, (double)s->omp_wait_ns);
+    pm_csv_num(out, s->has_omp_wait_share, s->omp_wait_share);
+}
+
 void pm_render_csv(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -196,15 +235,18 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
     if (rep->multi_rank)
         fputs(pm_csv_rank_header, out);
     pm_csv_td_header(out, rep);
+    fputs(pm_csv_more_header, out);
     putc('\n', out);
-    for (size_t i = 0; i < d->R; i++) {
-        size_t r = rep->order[i];
+    /* the regions --region/--top chose (all, in tree order, by default) */
+    for (size_t k = 0; k < rep->view.nrows; k++) {
+        size_t r = rep->view.rows[k], i = rep->pos[r];
 
         if (d->E == 0) { /* still one row per region */
             pm_csv_region_part(out, rep, i);
             fputs(",,,,,,,,,,,", out);
             pm_csv_rank_part(out, rep, r, d->E);
             pm_csv_td_part(out, rep, r);
+            pm_csv_more_part(out, rep, r, d->E);
             putc('\n', out);
         }
         for (size_t e = 0; e < d->E; e++) {
@@ -212,6 +254,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
             pm_csv_event_part(out, rep, &rep->reg[r].ev[e], e);
             pm_csv_rank_part(out, rep, r, e);
             pm_csv_td_part(out, rep, r);
+            pm_csv_more_part(out, rep, r, e);
             putc('\n', out);
         }
     }

@@ -129,6 +129,70 @@ static void pm_json_tdstat(FILE *out, const struct pm_tdreport *td, const struct
     fprintf(out, "},\"estimate\":%s}", s->estimate ? "true" : "false");
 }
 
+/* A thread row (index into "threads"), or null. */
+static void pm_json_index(FILE *out, int has, size_t t)
+{
+    if (has)
+        fprintf(out, "%zu", t);
+    else
+        fputs("null", out);
+}
+
+/* {"total","min","mean","max","sd","imbalance","min_thread","max_thread"} over threads. */
+static void pm_json_tstat(FILE *out, int has_total, double total, const struct pm_tstat *t)
+{
+    fputs("{\"total\":", out);
+    pm_json_num(out, has_total, total);
+    fputs(",\"min\":", out);
+    pm_json_num(out, t->n > 0, t->min);
+    fputs(",\"mean\":", out);
+    pm_json_num(out, t->n > 0, t->mean);
+    fputs(",\"max\":", out);
+    pm_json_num(out, t->n > 0, t->max);
+    fputs(",\"sd\":", out);
+    pm_json_num(out, t->n > 0, t->sd);
+    fputs(",\"imbalance\":", out);
+    pm_json_num(out, t->has_imbalance, t->imbalance);
+    fputs(",\"min_thread\":", out);
+    pm_json_index(out, t->n > 0, t->min_index);
+    fputs(",\"max_thread\":", out);
+    pm_json_index(out, t->n > 0, t->max_index);
+    putc('}', out);
+}
+
+/* Appended to every region object (issue 6): exclusive time, the spread
+ * over threads beyond min/mean/max, and the derived metrics. */
+static void pm_json_more(FILE *out, const struct pm_report *rep, const struct pm_regstat *s)
+{
+    const struct pm_file *d = rep->d;
+
+    fputs(",\"by_thread\":{\"wall_ns\":", out);
+    pm_json_tstat(out, 1, (double)s->wall_total, &s->wall_thr);
+    fputs(",\"exclusive_ns\":", out);
+    pm_json_tstat(out, 1, (double)s->excl_total, &s->excl_thr);
+    fputs(",\"events\":{", out);
+    for (size_t e = 0; e < d->E; e++) {
+        const struct pm_evstat *v = &s->ev[e];
+
+        if (e)
+            putc(',', out);
+        pm_json_key(out, rep->evkey[e]);
+        fputs("{\"sd\":", out);
+        pm_json_num(out, v->has_spread, v->sd);
+        fputs(",\"imbalance\":", out);
+        pm_json_num(out, v->has_imbalance, v->imbalance);
+        fputs(",\"max_thread\":", out);
+        pm_json_index(out, v->has_spread, v->max_index);
+        putc('}', out);
+    }
+    fputs("}},\"ipc\":", out);
+    pm_json_num(out, s->has_ipc, s->ipc);
+    fputs(",\"omp_wait_ns\":", out);
+    pm_json_num(out, rep->has_omp_wait, (double)s->omp_wait_ns);
+    fputs(",\"omp_wait_share\":", out);
+    pm_json_num(out, s->has_omp_wait_share, s->omp_wait_share);
+}
+
 static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
 {
     const struct pm_file *d = rep->d;
@@ -163,6 +227,7 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
         fputs(",\"topdown\":", out);
         pm_json_tdstat(out, &rep->td, rep->td.reg ? &rep->td.reg[r] : NULL);
     }
+    pm_json_more(out, rep, s);
     fputs("}", out);
 }
 
@@ -332,6 +397,8 @@ static void pm_json_xstat(FILE *out, const struct pm_xstat *x, int events)
     if (events)
         fprintf(out, ",\"estimate\":%s,\"untrusted\":%s,\"ranks_na\":%zu",
                 x->estimate ? "true" : "false", x->untrusted ? "true" : "false", x->n_na);
+    fputs(",\"sd\":", out);
+    pm_json_num(out, x->nspread > 0, x->sd);
     putc('}', out);
 }
 
@@ -366,7 +433,25 @@ static void pm_json_xregion(FILE *out, const struct pm_report *rep, size_t i)
         pm_json_key(out, rep->evkey[e]);
         pm_json_xstat(out, &x->q[PM_Q_EVENTS + e], 1);
     }
-    fputs("}}", out);
+    fputs("},\"exclusive_ns\":", out);
+    pm_json_xstat(out, &rep->xexcl[r], 0);
+    fputs(",\"omp_wait_share\":", out);
+    if (rep->has_omp_wait) {
+        const struct pm_xstat *o = &rep->xomp[r];
+
+        putc('{', out);
+        pm_json_spread(out, o);
+        fputs(",\"sd\":", out);
+        pm_json_num(out, o->nspread > 0, o->sd);
+        fputs(",\"max_rank\":", out);
+        if (o->nspread > 0)
+            fprintf(out, "%d}", (int)o->max_rank);
+        else
+            fputs("null}", out);
+    } else {
+        fputs("null", out);
+    }
+    putc('}', out);
 }
 
 static void pm_json_mpif(FILE *out, const struct pm_report *rep, size_t f)
@@ -470,6 +555,42 @@ static void pm_json_topdown(FILE *out, const struct pm_report *rep)
     putc('}', out);
 }
 
+/* Appended (issue 6): where each flag occurs, and what the options chose. */
+static void pm_json_where(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    const struct pm_view *v = &rep->view;
+    static const char *const by[] = {"region", "rank", "thread"};
+    static const char *const metric[] = {"time", "excl", "visits"};
+
+    fputs(",\n  \"flags_where\":{", out);
+    for (size_t k = 0; k < rep->nflags; k++) {
+        if (k)
+            putc(',', out);
+        pm_json_key(out, rep->flags[k].name);
+        putc('[', out);
+        for (size_t i = 0; i < rep->nwhere[k]; i++) {
+            const struct pm_flagwhere *w = &rep->where[k * PM_FLAG_WHERE + i];
+
+            fprintf(out, "%s{\"region\":%zu,\"path\":", i ? "," : "", rep->pos[w->r]);
+            pm_json_str(out, d->regions[w->r].path);
+            fprintf(out, ",\"thread\":%zu,\"rank\":%d}", w->t, (int)d->threads[w->t].rank);
+        }
+        putc(']', out);
+    }
+    fprintf(out, "},\n  \"selection\":{\"by\":\"%s\",\"region\":", by[v->by]);
+    if (v->opts.region)
+        pm_json_str(out, v->opts.region);
+    else
+        fputs("null", out);
+    fprintf(out, ",\"top\":%zu,\"metric\":", v->opts.top);
+    pm_json_str(out, v->metric == PM_VM_EVENT ? rep->evkey[v->metric_event] : metric[v->metric]);
+    fputs(",\"regions\":[", out);
+    for (size_t i = 0; i < v->nrows; i++)
+        fprintf(out, "%s%zu", i ? "," : "", rep->pos[v->rows[i]]);
+    fputs("]}", out);
+}
+
 void pm_render_json(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -485,5 +606,6 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     pm_json_str(out, pm_unseen_label);
     pm_json_ranks(out, rep);
     pm_json_topdown(out, rep);
+    pm_json_where(out, rep);
     fputs("\n}\n", out);
 }

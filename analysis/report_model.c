@@ -8,6 +8,7 @@
 #include "report_model.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,14 @@ enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v)
 void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en, uint64_t run,
                 int visited)
 {
+    pm_acc_add_at(s, a, raw, en, run, visited, PM_NONE);
+}
+
+void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
+                   uint64_t run, int visited, size_t index)
+{
+    double delta;
+
     double v = 0;
     enum pm_vkind k = pm_cell_value(raw, en, run, &v);
 
@@ -59,18 +68,32 @@ void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en
         return;
     if (a->nspread == 0 || v < s->min)
         s->min = v;
-    if (a->nspread == 0 || v > s->max)
+    if (a->nspread == 0 || v > s->max) {
         s->max = v;
+        a->max_index = index;
+    }
     a->spread_sum += v;
     a->nspread++;
+    /* Welford: a sum of squares minus the squared mean cancels to noise for
+     * equal large counts, where the stddev must be 0 */
+    delta = v - a->w_mean;
+    a->w_mean += delta / (double)a->nspread;
+    a->w_m2 += delta * (v - a->w_mean);
 }
 
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
 {
     s->has_total = !(s->n_na > 0 && a->nvals == 0);
     s->has_spread = a->nspread > 0;
-    if (s->has_spread)
+    s->max_index = s->has_spread ? a->max_index : PM_NONE;
+    if (s->has_spread) {
         s->mean = a->spread_sum / (double)a->nspread;
+        s->sd = sqrt(a->w_m2 / (double)a->nspread);
+        if (s->mean > 0) {
+            s->has_imbalance = 1;
+            s->imbalance = s->max / s->mean;
+        }
+    }
     if (s->n_na > 0)
         s->untrusted = 1;
     if (a->en > 0) {
@@ -79,62 +102,199 @@ void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
     }
 }
 
+/* Chan et al.'s pairwise update of Welford's state: (n, mean, m2) of A then
+ * B. An empty A takes B as it is, so a single block gives exactly what
+ * adding its cells one by one gives. */
+static void pm_welford_merge(size_t na, double *mean, double *m2, size_t nb, double mb,
+                             double m2b)
+{
+    double n, delta;
+
+    if (nb == 0)
+        return;
+    if (na == 0) {
+        *mean = mb;
+        *m2 = m2b;
+        return;
+    }
+    n = (double)(na + nb);
+    delta = mb - *mean;
+    *mean += delta * ((double)nb / n);
+    *m2 += m2b + delta * delta * ((double)na * (double)nb / n);
+}
+
+void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat *sb,
+                  const struct pm_acc *ab)
+{
+    s->raw = pm_add_sat(s->raw, sb->raw);
+    a->en = pm_add_sat(a->en, ab->en);
+    a->run = pm_add_sat(a->run, ab->run);
+    s->n_na += sb->n_na;
+    s->estimate |= sb->estimate;
+    s->untrusted |= sb->untrusted;
+    s->total += sb->total;
+    a->nvals += ab->nvals;
+    if (ab->nspread == 0)
+        return;
+    /* B's threads come after A's: strict comparisons keep the lowest row */
+    if (a->nspread == 0 || sb->min < s->min)
+        s->min = sb->min;
+    if (a->nspread == 0 || sb->max > s->max) {
+        s->max = sb->max;
+        a->max_index = ab->max_index;
+    }
+    a->spread_sum += ab->spread_sum;
+    pm_welford_merge(a->nspread, &a->w_mean, &a->w_m2, ab->nspread, ab->w_mean, ab->w_m2);
+    a->nspread += ab->nspread;
+}
+
 /* --------------------------------------------------------- aggregation */
 
-static void pm_region_event(const struct pm_file *d, size_t r, size_t e, struct pm_evstat *s)
+void pm_tacc_add(struct pm_tstat *s, struct pm_tacc *a, uint64_t u, size_t t)
 {
-    size_t g = (size_t)d->events[e].group;
-    struct pm_acc a = {0};
+    double v = (double)u, delta;
 
-    memset(s, 0, sizeof *s);
-    for (size_t t = 0; t < d->T; t++) {
-        if (d->flags[pm_tr(d, t, r)] & PM_FILE_FLAG_LOST_GENERATION)
-            s->untrusted = 1;
-        pm_acc_add(s, &a, d->counts[pm_tre(d, t, r, e)], d->enabled_ns[pm_trg(d, t, r, g)],
-                   d->running_ns[pm_trg(d, t, r, g)], d->visits[pm_tr(d, t, r)] > 0);
+    if (s->n == 0 || v < s->min) {
+        s->min = v;
+        s->min_index = t;
     }
-    pm_acc_finish(s, &a);
+    if (s->n == 0 || v > s->max) {
+        s->max = v;
+        s->max_index = t;
+    }
+    s->n++;
+    a->sum += v;
+    delta = v - a->w_mean;
+    a->w_mean += delta / (double)s->n;
+    a->w_m2 += delta * (v - a->w_mean);
 }
 
-static void pm_region_flags(struct pm_report *rep, size_t r, struct pm_regstat *s)
+void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat *sb,
+                   const struct pm_tacc *ab)
 {
-    const struct pm_file *d = rep->d;
+    if (sb->n == 0)
+        return;
+    if (s->n == 0 || sb->min < s->min) {
+        s->min = sb->min;
+        s->min_index = sb->min_index;
+    }
+    if (s->n == 0 || sb->max > s->max) {
+        s->max = sb->max;
+        s->max_index = sb->max_index;
+    }
+    a->sum += ab->sum;
+    pm_welford_merge(s->n, &a->w_mean, &a->w_m2, sb->n, ab->w_mean, ab->w_m2);
+    s->n += sb->n;
+}
 
-    for (size_t t = 0; t < d->T; t++) {
-        uint32_t f = d->flags[pm_tr(d, t, r)];
-
-        for (size_t i = 0; i < rep->nflags; i++)
-            if (f & rep->flags[i].bit)
-                s->flag_cells[i]++;
+void pm_tacc_finish(struct pm_tstat *s, const struct pm_tacc *a)
+{
+    if (s->n == 0) {
+        s->min_index = s->max_index = PM_NONE;
+        return;
+    }
+    s->mean = a->sum / (double)s->n;
+    s->sd = sqrt(a->w_m2 / (double)s->n);
+    if (s->mean > 0) {
+        s->has_imbalance = 1;
+        s->imbalance = s->max / s->mean;
     }
 }
 
-static void pm_region_stats(struct pm_report *rep, size_t r)
+int pm_is_omp_wait(const struct pm_file_region *g)
 {
-    const struct pm_file *d = rep->d;
-    struct pm_regstat *s = &rep->reg[r];
-    uint64_t wall_sum_visited = 0;
+    return strcmp(g->kind, "omp") == 0 &&
+           (strcmp(g->name, "omp barrier") == 0 || strcmp(g->name, "omp taskwait") == 0 ||
+            strcmp(g->name, "omp taskgroup") == 0);
+}
 
-    s->ev = rep->regev + r * d->E;
-    for (size_t t = 0; t < d->T; t++) {
-        uint64_t v = d->visits[pm_tr(d, t, r)], w = d->wall_ns[pm_tr(d, t, r)];
+size_t pm_omp_wait_pairs(const struct pm_file *d, size_t *above, size_t *wait)
+{
+    size_t n = 0;
 
-        s->visits = pm_add_sat(s->visits, v);
-        s->wall_total = pm_add_sat(s->wall_total, w);
-        if (v == 0)
+    for (size_t w = 0; w < d->R; w++) {
+        if (!pm_is_omp_wait(&d->regions[w]))
             continue;
-        if (s->nvisited == 0 || w < s->wall_min)
-            s->wall_min = w;
-        if (s->nvisited == 0 || w > s->wall_max)
-            s->wall_max = w;
-        wall_sum_visited = pm_add_sat(wall_sum_visited, w);
-        s->nvisited++;
+        /* up to and including the nearest wait above: that one's time
+         * already holds this one's (a task run inside a barrier may wait) */
+        for (int32_t a = d->regions[w].parent; a >= 0; a = d->regions[a].parent) {
+            if (above) {
+                above[n] = (size_t)a;
+                wait[n] = w;
+            }
+            n++;
+            if (pm_is_omp_wait(&d->regions[a]))
+                break;
+        }
     }
-    if (s->nvisited)
-        s->wall_mean = (double)wall_sum_visited / (double)s->nvisited;
-    pm_region_flags(rep, r, s);
+    return n;
+}
+
+/* exclusive = own inclusive time - the children's inclusive time, per cell.
+ * Rows are parent-first, so a reverse pass has every child's time added to
+ * its parent before the parent is reached. Clamped at 0: a child timed
+ * across the parent's end (closed by perfmark at exit) may outlast it. */
+static int pm_exclusive(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    uint64_t *child = malloc((d->R ? d->R : 1) * sizeof *child);
+
+    if (!child)
+        return -1;
+    for (size_t t = 0; t < d->T; t++) {
+        memset(child, 0, (d->R ? d->R : 1) * sizeof *child);
+        for (size_t r = d->R; r-- > 0;) {
+            uint64_t w = d->wall_ns[pm_tr(d, t, r)];
+
+            rep->excl[pm_tr(d, t, r)] = w > child[r] ? w - child[r] : 0;
+            if (d->regions[r].parent >= 0)
+                child[d->regions[r].parent] = pm_add_sat(child[d->regions[r].parent], w);
+        }
+    }
+    free(child);
+    return 0;
+}
+
+/* The first /events row named NAME or NAME:modifiers ("instructions:u"). */
+static size_t pm_find_event(const struct pm_file *d, const char *name)
+{
+    size_t n = strlen(name);
+
     for (size_t e = 0; e < d->E; e++)
-        pm_region_event(d, r, e, &s->ev[e]);
+        if (strncmp(d->events[e].name, name, n) == 0 &&
+            (d->events[e].name[n] == '\0' || d->events[e].name[n] == ':'))
+            return e;
+    return PM_NONE;
+}
+
+/* IPC = Σinstructions / Σcycles (a ratio of sums, never a mean of ratios)
+ * and the OpenMP wait share below each region (omp_wait_ns summed while the
+ * cells stream, report_stream.c). */
+void pm_report_derived(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+
+    for (size_t r = 0; r < d->R; r++) {
+        struct pm_regstat *s = &rep->reg[r];
+
+        if (rep->ev_instructions == PM_NONE || rep->ev_cycles == PM_NONE)
+            break;
+        const struct pm_evstat *i = &s->ev[rep->ev_instructions], *c = &s->ev[rep->ev_cycles];
+        if (i->has_total && c->has_total && c->total > 0) {
+            s->has_ipc = 1;
+            s->ipc = i->total / c->total;
+            s->ipc_estimate = i->estimate || c->estimate;
+            s->ipc_untrusted = i->untrusted || c->untrusted;
+        }
+    }
+    for (size_t r = 0; r < d->R; r++) {
+        struct pm_regstat *s = &rep->reg[r];
+
+        if (rep->has_omp_wait && s->wall_total > 0) {
+            s->has_omp_wait_share = 1;
+            s->omp_wait_share = (double)s->omp_wait_ns / (double)s->wall_total;
+        }
+    }
 }
 
 static void pm_thread_stats(struct pm_report *rep)
@@ -188,14 +348,12 @@ static void pm_rank_stats(struct pm_report *rep)
     }
 }
 
-/* Named flags (file or built-in) plus any bit that occurs without a name. */
-static void pm_flag_table(struct pm_report *rep)
+/* Named flags (file or built-in) plus any bit that occurs without a name
+ * (`seen`: the union of every cell's flags). */
+void pm_flag_defs(struct pm_report *rep, uint32_t seen)
 {
     const struct pm_file *d = rep->d;
-    uint32_t seen = 0;
 
-    for (size_t i = 0; i < d->T * d->R; i++)
-        seen |= d->flags[i];
     for (unsigned b = 0; b < 32; b++) {
         uint32_t bit = (uint32_t)1 << b;
         struct pm_flagdef *f = &rep->flags[rep->nflags];
@@ -211,15 +369,6 @@ static void pm_flag_table(struct pm_report *rep)
         snprintf(f->hex, sizeof f->hex, "0x%" PRIx32, bit);
         f->name = name ? name : f->hex;
         rep->nflags++;
-    }
-    for (size_t i = 0; i < d->T * d->R; i++) {
-        if (d->visits[i] > 0 || d->flags[i] != 0)
-            rep->cells++;
-        if (d->flags[i] != 0)
-            rep->flagged_cells++;
-        for (size_t k = 0; k < rep->nflags; k++)
-            if (d->flags[i] & rep->flags[k].bit)
-                rep->flags[k].cells++;
     }
 }
 
@@ -307,6 +456,16 @@ void pm_report_free(struct pm_report *rep)
     free(rep->xq);
     free(rep->share);
     free(rep->td.reg);
+    free(rep->excl);
+    free(rep->xexcl);
+    free(rep->xomp);
+    free(rep->where);
+    free(rep->nwhere);
+    free(rep->view.rows);
+    free(rep->mpi_fn);
+    free(rep->mpi_outer);
+    free(rep->wait_above);
+    free(rep->wait_row);
 }
 
 static void *pm_calloc2(size_t a, size_t b, size_t size)
@@ -316,7 +475,11 @@ static void *pm_calloc2(size_t a, size_t b, size_t size)
     return calloc(a * b != 0 ? a * b : 1, size);
 }
 
-int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path)
+/* Everything that needs no cell: allocations, the tree order, event keys,
+ * per-thread and per-rank statistics from the /thread and /rank totals,
+ * TopDown and across-ranks setup. Exclusive time per cell (rep->excl, for
+ * --by and --metric excl) only when the cells are in memory. */
+int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path)
 {
     memset(rep, 0, sizeof *rep);
     rep->d = d;
@@ -329,17 +492,33 @@ int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *
     rep->rank = pm_calloc2(d->N, d->E, sizeof *rep->rank);
     rep->rank_threads = pm_calloc2(d->N, 1, sizeof *rep->rank_threads);
     rep->evkey = pm_calloc2(d->E, 1, sizeof *rep->evkey);
+    if (d->visits)
+        rep->excl = pm_calloc2(d->T, d->R, sizeof *rep->excl);
+    rep->where = pm_calloc2(PM_MAX_FLAGS, PM_FLAG_WHERE, sizeof *rep->where);
+    rep->nwhere = pm_calloc2(PM_MAX_FLAGS, 1, sizeof *rep->nwhere);
+    rep->view.rows = pm_calloc2(d->R, 1, sizeof *rep->view.rows);
+    rep->ev_instructions = rep->ev_cycles = PM_NONE;
     if (!rep->order || !rep->pos || !rep->reg || !rep->regev || !rep->thr || !rep->rank ||
-        !rep->rank_threads || !rep->evkey || pm_tree_order(rep) < 0 || pm_event_keys(rep) < 0)
+        !rep->rank_threads || !rep->evkey || (d->visits && !rep->excl) || !rep->where ||
+        !rep->nwhere || !rep->view.rows || pm_tree_order(rep) < 0 || pm_event_keys(rep) < 0 ||
+        (d->visits && pm_exclusive(rep) < 0))
         return -1;
-    pm_flag_table(rep);
+    memcpy(rep->view.rows, rep->order, d->R * sizeof *rep->view.rows);
+    rep->view.nrows = d->R;
     for (size_t r = 0; r < d->R; r++)
-        pm_region_stats(rep, r);
+        rep->reg[r].ev = rep->regev + r * d->E;
+    rep->ev_instructions = pm_find_event(d, "instructions");
+    rep->ev_cycles = pm_find_event(d, "cycles");
     pm_thread_stats(rep);
     pm_rank_stats(rep);
-    if (pm_report_topdown(rep) < 0)
+    if (pm_report_topdown(rep) < 0 || pm_report_ranks_setup(rep) < 0)
         return -1;
-    return pm_report_ranks(rep);
+    return 0;
+}
+
+int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path)
+{
+    return pm_report_build_stream(rep, d, path, NULL, 0) < 0 ? -1 : 0;
 }
 
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
@@ -357,4 +536,117 @@ void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s
                      s->flag_cells[i]);
         used += n > 0 ? (size_t)n : 0;
     }
+}
+
+/* ------------------------------------------------------------ options */
+
+double pm_cell_metric(const struct pm_report *rep, size_t t, size_t r, int *has)
+{
+    const struct pm_file *d = rep->d;
+    size_t c = pm_tr(d, t, r), e, g;
+    double v = 0;
+
+    *has = 1;
+    switch (rep->view.metric) {
+    case PM_VM_TIME: return (double)d->wall_ns[c];
+    case PM_VM_EXCL: return (double)rep->excl[c];
+    case PM_VM_VISITS: return (double)d->visits[c];
+    default: break;
+    }
+    e = rep->view.metric_event;
+    g = (size_t)d->events[e].group;
+    if (pm_cell_value(d->counts[pm_tre(d, t, r, e)], d->enabled_ns[pm_trg(d, t, r, g)],
+                      d->running_ns[pm_trg(d, t, r, g)], &v) == PM_V_NONE) {
+        *has = 0;
+        return 0;
+    }
+    return v;
+}
+
+double pm_view_metric(const struct pm_report *rep, size_t r)
+{
+    const struct pm_regstat *s = &rep->reg[r];
+
+    switch (rep->view.metric) {
+    case PM_VM_TIME: return (double)s->wall_total;
+    case PM_VM_EXCL: return (double)s->excl_total;
+    case PM_VM_VISITS: return (double)s->visits;
+    default: break;
+    }
+    return s->ev[rep->view.metric_event].has_total ? s->ev[rep->view.metric_event].total : 0;
+}
+
+static const struct pm_report *pm_sort_rep; /* qsort has no context argument */
+
+/* Most first; ties in tree order, so the output does not depend on qsort. */
+static int pm_cmp_metric(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    double mx = pm_view_metric(pm_sort_rep, x), my = pm_view_metric(pm_sort_rep, y);
+
+    if (mx != my)
+        return mx < my ? 1 : -1;
+    return pm_sort_rep->pos[x] < pm_sort_rep->pos[y] ? -1 : 1;
+}
+
+int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char *err,
+                     size_t errlen)
+{
+    const struct pm_file *d = rep->d;
+    struct pm_view *v = &rep->view;
+    size_t n = 0;
+
+    v->opts = *o;
+    v->by = o->by;
+    v->metric = PM_VM_TIME;
+    if (o->metric && strcmp(o->metric, "time") != 0) {
+        if (strcmp(o->metric, "excl") == 0) {
+            v->metric = PM_VM_EXCL;
+        } else if (strcmp(o->metric, "visits") == 0) {
+            v->metric = PM_VM_VISITS;
+        } else {
+            v->metric = PM_VM_EVENT;
+            v->metric_event = PM_NONE;
+            for (size_t e = 0; e < d->E && v->metric_event == PM_NONE; e++)
+                if (strcmp(rep->evkey[e], o->metric) == 0)
+                    v->metric_event = e;
+            if (v->metric_event == PM_NONE) {
+                snprintf(err, errlen, "no metric '%.64s' in this file (time, excl, visits, or an "
+                         "event it measured)", o->metric);
+                return -2;
+            }
+        }
+    }
+    if (o->region) {
+        /* every matching region with its subtree; a match inside another
+         * match's subtree is already in */
+        size_t i = 0;
+
+        while (i < d->R) {
+            size_t r = rep->order[i];
+            const struct pm_file_region *g = &d->regions[r];
+
+            if (strcmp(g->name, o->region) != 0 && strcmp(g->path, o->region) != 0) {
+                i++;
+                continue;
+            }
+            v->rows[n++] = r;
+            for (i++; i < d->R && d->regions[rep->order[i]].depth > g->depth; i++)
+                v->rows[n++] = rep->order[i];
+        }
+        if (n == 0) {
+            snprintf(err, errlen, "no region named '%.64s' (give a name or a path)", o->region);
+            return -2;
+        }
+        v->nrows = n;
+        v->filtered = 1;
+    }
+    if (o->top > 0) {
+        pm_sort_rep = rep;
+        qsort(v->rows, v->nrows, sizeof *v->rows, pm_cmp_metric);
+        if (o->top < v->nrows)
+            v->nrows = o->top;
+        v->filtered = 1;
+    }
+    return 0;
 }

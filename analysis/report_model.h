@@ -7,6 +7,7 @@
 #define PM_REPORT_MODEL_H
 
 #include "h5read.h"
+#include "report.h"
 #include "pm_cpu_models.h"
 #include "pm_topdown.h"
 
@@ -32,6 +33,21 @@ struct pm_evstat {
     size_t n_na;  /* cells without an estimate */
     int has_share;
     double share; /* Σrunning / Σenabled */
+    /* added with issue 6: spread beyond min/mean/max, over the same cells */
+    double sd;          /* population standard deviation (0 with one value) */
+    size_t max_index;   /* thread row holding the max (lowest on ties); SIZE_MAX if unknown */
+    int has_imbalance;  /* has_spread and mean > 0 */
+    double imbalance;   /* max / mean */
+};
+
+/* A uint64 quantity of a region's cells over the threads that visited it
+ * (time: inclusive or exclusive). */
+struct pm_tstat {
+    size_t n;            /* threads behind the spread; 0 = none */
+    double min, mean, max, sd;
+    size_t min_index, max_index; /* thread rows (lowest on ties) */
+    int has_imbalance;   /* n > 0 and mean > 0 */
+    double imbalance;    /* max / mean */
 };
 
 struct pm_regstat {
@@ -41,6 +57,16 @@ struct pm_regstat {
     double wall_mean;
     size_t flag_cells[PM_MAX_FLAGS]; /* threads whose cell carries flags[i] */
     struct pm_evstat *ev;       /* [E] */
+    /* added with issue 6 */
+    struct pm_tstat wall_thr;   /* inclusive time over visiting threads */
+    uint64_t excl_total;        /* Σ exclusive time (rep->excl) */
+    struct pm_tstat excl_thr;   /* exclusive time over visiting threads */
+    int has_ipc;                /* the file has instructions and cycles, both with totals */
+    double ipc;                 /* Σinstructions / Σcycles over the region's cells */
+    int ipc_estimate, ipc_untrusted; /* either total is an estimate / undercounts */
+    uint64_t omp_wait_ns;       /* Σ time in omp wait regions below it (pm_is_omp_wait) */
+    int has_omp_wait_share;     /* wall_total > 0 */
+    double omp_wait_share;      /* omp_wait_ns / wall_total */
 };
 
 /* Sums of counters and times saturate instead of wrapping. */
@@ -58,6 +84,8 @@ struct pm_acc {
     size_t nvals, nspread;
     double spread_sum;
     uint64_t en, run;
+    double w_mean, w_m2; /* Welford's running mean and Σ squared deviations (stddev) */
+    size_t max_index;
 };
 
 /* Add one cell (raw count, enabled and running time of the event's group) to
@@ -66,7 +94,25 @@ struct pm_acc {
  * values with en = run = 0. pm_acc_finish completes `s` once all are in. */
 void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en, uint64_t run,
                 int visited);
+/* The same, naming the cell's thread row (kept as max_index when the max). */
+void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
+                   uint64_t run, int visited, size_t index);
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
+/* Add the state (sa, aa) of later cells (higher thread rows) to (s, a), as if
+ * they had been added one by one; used to join blocks of thread rows in
+ * block order (report_stream.c). Sums may differ from one-by-one in the last
+ * bit, the same way for every run of the same file and block size. */
+void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat *sb,
+                  const struct pm_acc *ab);
+
+/* Running spread of a uint64 quantity over threads (struct pm_tstat). */
+struct pm_tacc {
+    double sum, w_mean, w_m2;
+};
+void pm_tacc_add(struct pm_tstat *s, struct pm_tacc *a, uint64_t u, size_t t);
+void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat *sb,
+                   const struct pm_tacc *ab);
+void pm_tacc_finish(struct pm_tstat *s, const struct pm_tacc *a);
 
 /* ------------------------------------------------------- across ranks */
 
@@ -87,6 +133,7 @@ struct pm_xstat {
     double imbalance;  /* max / mean */
     int estimate, untrusted;
     size_t n_na; /* ranks that entered but have no value */
+    double sd;   /* added with issue 6: population stddev over the same ranks */
 };
 
 /* A region, or an MPI function summed over every path it was called from. */
@@ -138,6 +185,22 @@ struct pm_tdreport {
     struct pm_tdstat run;           /* the whole run, from /thread totals */
 };
 
+/* Running sums of the TopDown events over cells: exact counts stay integers
+ * (a sum of slots passes 2^53 within a day of thread time), scaled ones are
+ * doubles. */
+struct pm_td_sum {
+    uint64_t exact[PM_MODEL_MAX_EVENTS];
+    double scaled[PM_MODEL_MAX_EVENTS];
+};
+
+/* One cell into a TopDown stat and its sums (report_topdown.c), and the
+ * ratios once every cell is in. */
+void pm_td_add_cell(const struct pm_tdreport *td, const struct pm_file *d, int visited,
+                    uint32_t flags, const uint64_t *counts, const uint64_t *en,
+                    const uint64_t *run, struct pm_tdstat *s, struct pm_td_sum *sum);
+void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum,
+                       struct pm_tdstat *s);
+
 /* Cells left out for any reason. */
 size_t pm_td_left_out(const struct pm_tdstat *s);
 
@@ -153,6 +216,27 @@ struct pm_flagdef {
     const char *name;
     char hex[16]; /* name for a bit the file does not name */
     size_t cells; /* cells of the whole file carrying it */
+};
+
+#define PM_FLAG_WHERE 3 /* cells named per flag in the flags summary */
+
+/* A cell carrying a flag: region row and thread row. */
+struct pm_flagwhere {
+    size_t r, t;
+};
+
+/* The metric regions are sorted by and the breakdowns show. */
+enum pm_metric_kind { PM_VM_TIME, PM_VM_EXCL, PM_VM_VISITS, PM_VM_EVENT };
+
+/* The regions to show, in order: tree order, or by the metric for --top. */
+struct pm_view {
+    size_t *rows;   /* [nrows] region rows */
+    size_t nrows;
+    int filtered;   /* some option removed or reordered regions */
+    enum pm_metric_kind metric;
+    size_t metric_event; /* PM_VM_EVENT: /events row */
+    enum pm_by by;
+    struct pm_report_opts opts;
 };
 
 struct pm_report {
@@ -184,21 +268,97 @@ struct pm_report {
     struct pm_xstat share_stat; /* the shares over the ranks that have one */
 
     struct pm_tdreport td; /* report_topdown.c */
+
+    /* added with issue 6 */
+    uint64_t *excl;           /* [T*R] exclusive time of each cell: own wall_ns minus its
+                                 children's, clamped at 0 */
+    size_t ev_instructions, ev_cycles; /* /events rows, SIZE_MAX when absent */
+    int has_omp_wait;         /* the file has omp wait regions */
+    struct pm_xstat *xexcl;   /* [R] exclusive time across ranks (multi_rank only) */
+    struct pm_xstat *xomp;    /* [R] omp wait share across ranks (multi_rank, has_omp_wait) */
+    struct pm_flagwhere *where; /* [nflags * PM_FLAG_WHERE] first cells carrying each flag */
+    size_t *nwhere;             /* [nflags] cells recorded in `where` */
+    struct pm_view view;        /* what the options select (pm_report_select) */
+
+    /* streaming (report_stream.c): set up by pm_report_ranks_setup */
+    size_t *mpi_fn;             /* [R] MPI function of a row, SIZE_MAX for other kinds */
+    unsigned char *mpi_outer;   /* [R] no MPI region above it */
+    size_t nwait;               /* OpenMP wait pairs (pm_omp_wait_pairs) */
+    size_t *wait_above, *wait_row;
+    size_t block_rows;          /* thread rows aggregated per block */
 };
 
-/* Aggregate the loaded file `d` (shown under the name `path`). Returns 0, or
- * -1 when out of memory; pm_report_free is safe to call either way. The
- * report points into `d`, which must outlive it. */
+/* One rank's running sum of one quantity of one region: what pm_acc keeps
+ * for a total, without the spread (report_stream.c, report_ranks.c). */
+struct pm_rq {
+    double total;
+    uint32_t nvals;
+    uint32_t n_na : 30, estimate : 1, untrusted : 1;
+};
+void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int visited);
+
+/* Every rank's sums: rq [nranks][R][nq + 1] (PM_Q_* quantities, then
+ * exclusive time), omp [nranks][R][2] (time in the region, OpenMP wait below
+ * it), mpi_ns [nranks] (time in outermost MPI regions). */
+struct pm_rankcells {
+    size_t nq;
+    const struct pm_rq *rq;
+    const uint64_t *omp;
+    const uint64_t *mpi_ns;
+};
+
+/* Rank index, MPI functions and OpenMP wait pairs, before any cell; the
+ * across-ranks statistics from the per-rank sums, after all. */
+int pm_report_ranks_setup(struct pm_report *rep);
+int pm_report_ranks_finish(struct pm_report *rep, const struct pm_rankcells *rc);
+
+/* The steps of a build around the cells (report_model.c): setup before
+ * them, the flag definitions and derived metrics after. */
+int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path);
+void pm_flag_defs(struct pm_report *rep, uint32_t seen);
+void pm_report_derived(struct pm_report *rep);
+
+/* Build the report of a file opened with pm_file_open, reading its cells a
+ * block of thread rows at a time (report_stream.c); under mpirun the blocks
+ * are shared among the ranks and joined on rank 0. Returns 0 when `rep` is
+ * built (rank 0, or no MPI), 1 on another MPI rank (nothing to render), -1
+ * with a message in err. */
+int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const char *path,
+                           char *err, size_t errlen);
+
+/* Aggregate the loaded file `d` (shown under the name `path`; cells in
+ * memory, pm_file_load). Returns 0, or -1 when out of memory;
+ * pm_report_free is safe to call either way. The report points into `d`,
+ * which must outlive it. */
 int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path);
 
 void pm_report_free(struct pm_report *rep);
 
-/* Fill the across-ranks part of `rep` (called by pm_report_build). Returns 0,
- * or -1 when out of memory. */
-int pm_report_ranks(struct pm_report *rep);
+/* Apply the options to `rep` (fills rep->view). Returns 0, -1 when out of
+ * memory, or -2 with a message in err when an option names nothing in the
+ * file (unknown --metric event, --region matching no region). pm_report_build
+ * leaves the view at every region in tree order. */
+int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char *err,
+                     size_t errlen);
 
-/* Fill the TopDown part of `rep` (called by pm_report_build). Returns 0, or
- * -1 when out of memory. */
+/* The value of the view's metric for region row r (0 when it has none). */
+double pm_view_metric(const struct pm_report *rep, size_t r);
+
+/* The metric value of one cell (thread t, region r); *has = 0 when none. */
+double pm_cell_metric(const struct pm_report *rep, size_t t, size_t r, int *has);
+
+/* An OpenMP wait region: kind "omp", named "omp barrier", "omp taskwait" or
+ * "omp taskgroup" (wrappers/ompt_tool.c). */
+int pm_is_omp_wait(const struct pm_file_region *g);
+
+/* Pairs (above[k], wait[k]): omp wait row wait[k] counts towards region
+ * above[k] (a strict ancestor, up to the nearest wait ancestor). Both arrays
+ * need room for R*R entries. Returns the number of pairs. */
+size_t pm_omp_wait_pairs(const struct pm_file *d, size_t *above, size_t *wait);
+
+/* Set up the TopDown part of `rep` (method, events, td.reg) before any
+ * cell, and the whole run's breakdown from /thread totals. Returns 0, or -1
+ * when out of memory. */
 int pm_report_topdown(struct pm_report *rep);
 
 /* Which threads a /rank row is compared with. The schema does not say how
@@ -227,5 +387,8 @@ size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 void pm_render_text(FILE *out, const struct pm_report *rep);
 void pm_render_json(FILE *out, const struct pm_report *rep);
 void pm_render_csv(FILE *out, const struct pm_report *rep);
+void pm_render_html(FILE *out, const struct pm_report *rep); /* report_html.c */
+/* Text of `perfmark report --by rank|thread`: the header and one breakdown table. */
+void pm_render_text_by(FILE *out, const struct pm_report *rep);
 
 #endif /* PM_REPORT_MODEL_H */

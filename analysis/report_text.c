@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PM_TEXT_WIDTH 100
@@ -232,6 +233,36 @@ static void pm_flag_summary(const struct pm_report *rep, char *buf, size_t len)
         buf[used - 1] = '\0';
 }
 
+/* Where each flag is: the first cells in tree order, "+n more" after them. */
+static void pm_flag_where(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[1024];
+
+    for (size_t k = 0; k < rep->nflags; k++) {
+        size_t used = 0;
+        int n;
+
+        if (rep->flags[k].cells == 0)
+            continue;
+        for (size_t i = 0; i < rep->nwhere[k] && used < sizeof buf; i++) {
+            const struct pm_flagwhere *w = &rep->where[k * PM_FLAG_WHERE + i];
+
+            n = snprintf(buf + used, sizeof buf - used, "%s%.60s (rank %d thread %d)",
+                         i ? "; " : "", d->regions[w->r].path, (int)d->threads[w->t].rank,
+                         (int)d->threads[w->t].thread);
+            used += n > 0 ? (size_t)n : 0;
+        }
+        if (used < sizeof buf && rep->flags[k].cells > rep->nwhere[k])
+            snprintf(buf + used, sizeof buf - used, "; +%zu more",
+                     rep->flags[k].cells - rep->nwhere[k]);
+        fputs("  ", out);
+        pm_text_field(out, rep->flags[k].name, 16, PM_LEFT);
+        putc(' ', out);
+        pm_text_wrap(out, buf, 19);
+    }
+}
+
 static void pm_text_messages(FILE *out, const struct pm_file *d)
 {
     size_t shown = d->M < PM_TEXT_MESSAGES ? d->M : PM_TEXT_MESSAGES;
@@ -279,10 +310,27 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
         pm_text_label(out, "PARTIAL", "written by an emergency dump: data up to that moment only");
     pm_flag_summary(rep, buf, sizeof buf);
     pm_text_label(out, "flags", buf);
+    pm_flag_where(out, rep);
     pm_text_messages(out, d);
 }
 
 /* ------------------------------------------------------------ tables */
+
+static void pm_fmt_pct(char *buf, size_t len, int has, double share);
+
+/* What --region/--top chose, when they chose something. */
+static void pm_text_selection(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_view *v = &rep->view;
+    char buf[300];
+
+    if (!v->filtered)
+        return;
+    snprintf(buf, sizeof buf, "shown: %zu of %zu regions%s%.100s%s", v->nrows, rep->d->R,
+             v->opts.region ? " under " : "", v->opts.region ? v->opts.region : "",
+             v->opts.top ? ", the heaviest first" : "");
+    pm_text_label(out, "selection", buf);
+}
 
 #define PM_NAME_W 36
 #define PM_FLAGS_COL 72 /* where the flags column starts in the region table */
@@ -302,12 +350,13 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
 
     fprintf(out, "\nRegions: %zu, tree by path; %zu thread%s; wall time is inclusive\n", d->R,
             d->T, d->T == 1 ? "" : "s");
+    pm_text_selection(out, rep);
     pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %9s %11s %11s  flags (cells)\n", "visits", "wall total", "max/thread");
     if (d->R == 0)
         fputs("(no region was recorded)\n", out);
-    for (size_t i = 0; i < d->R; i++) {
-        size_t r = rep->order[i];
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        size_t r = rep->view.rows[i];
         const struct pm_regstat *s = &rep->reg[r];
 
         pm_text_region_name(out, &d->regions[r]);
@@ -331,10 +380,23 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
     }
 }
 
+#define PM_EV_NAME_W 25 /* the event tables add stddev and max/mean: narrower names */
+
+static void pm_text_region_name_w(FILE *out, const struct pm_file_region *g, size_t w)
+{
+    size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
+
+    if (indent > w / 2)
+        indent = w / 2;
+    pm_spaces(out, indent);
+    pm_text_field(out, g->name[0] ? g->name : "\"\"", w - indent, PM_LEFT);
+}
+
 static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
 {
     const struct pm_file *d = rep->d;
-    static const char *const head[] = {"total", "min/thread", "mean/thread", "max/thread"};
+    static const char *const head[] = {"total", "min/thread", "mean/thread", "max/thread",
+                                       "sd/thread"};
     char buf[80];
 
     fputs("\nEvent ", out);
@@ -346,24 +408,134 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
         fputs(", ", out);
     }
     fprintf(out, "kernel group %d)\n", (int)d->events[e].group);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
-    for (int k = 0; k < 4; k++)
+    pm_text_field(out, "region", PM_EV_NAME_W, PM_LEFT);
+    for (int k = 0; k < 5; k++)
         fprintf(out, " %11s", head[k]);
-    fprintf(out, " %7s\n", "counted");
-    for (size_t i = 0; i < d->R; i++) {
-        size_t r = rep->order[i];
+    fprintf(out, " %6s %6s\n", "max/mn", "counted");
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        size_t r = rep->view.rows[i];
         const struct pm_evstat *s = &rep->reg[r].ev[e];
-        const double v[4] = {s->total, s->min, s->mean, s->max};
-        const int has[4] = {s->has_total, s->has_spread, s->has_spread, s->has_spread};
+        const double v[5] = {s->total, s->min, s->mean, s->max, s->sd};
+        const int has[5] = {s->has_total, s->has_spread, s->has_spread, s->has_spread,
+                            s->has_spread};
 
-        pm_text_region_name(out, &d->regions[r]);
-        for (int k = 0; k < 4; k++) {
+        pm_text_region_name_w(out, &d->regions[r], PM_EV_NAME_W);
+        for (int k = 0; k < 5; k++) {
             pm_fmt_value(buf, sizeof buf, has[k], v[k], s, pm_event_is_time(&d->events[e]));
             putc(' ', out);
             pm_text_field(out, buf, 11, PM_RIGHT);
         }
+        if (s->has_imbalance)
+            snprintf(buf, sizeof buf, "%.*f", pm_prec(s->imbalance), s->imbalance);
+        else
+            snprintf(buf, sizeof buf, "-");
+        putc(' ', out);
+        pm_text_field(out, buf, 6, PM_RIGHT);
         pm_fmt_share(buf, sizeof buf, s);
-        fprintf(out, " %7s\n", buf);
+        fprintf(out, " %6s\n", buf);
+    }
+}
+
+/* "r3.t1": rank and thread number of a thread row. */
+static void pm_fmt_thread(char *buf, size_t len, const struct pm_file *d, int has, size_t t)
+{
+    if (has)
+        snprintf(buf, len, "r%d.t%d", (int)d->threads[t].rank, (int)d->threads[t].thread);
+    else
+        snprintf(buf, len, "-");
+}
+
+/* Inclusive and exclusive time, the spread of inclusive time over threads,
+ * and IPC: the table a performance engineer reads first. */
+static void pm_text_time(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[6][40];
+
+    if (d->R == 0)
+        return;
+    fputs("\nTime per region: inclusive, exclusive (minus children), spread of inclusive over "
+          "threads\n", out);
+    pm_text_field(out, "region", PM_EV_NAME_W, PM_LEFT);
+    fprintf(out, " %11s %11s %11s %11s %6s %11s %7s\n", "inclusive", "exclusive", "mean/thread",
+            "sd/thread", "max/mn", "max at", "IPC");
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        size_t r = rep->view.rows[i];
+        const struct pm_regstat *s = &rep->reg[r];
+        const struct pm_tstat *w = &s->wall_thr;
+
+        pm_text_region_name_w(out, &d->regions[r], PM_EV_NAME_W);
+        pm_fmt_time(buf[0], sizeof buf[0], (double)s->wall_total);
+        pm_fmt_time(buf[1], sizeof buf[1], (double)s->excl_total);
+        if (w->n) {
+            pm_fmt_time(buf[2], sizeof buf[2], w->mean);
+            pm_fmt_time(buf[3], sizeof buf[3], w->sd);
+        } else {
+            snprintf(buf[2], sizeof buf[2], "-");
+            snprintf(buf[3], sizeof buf[3], "-");
+        }
+        for (int k = 0; k < 4; k++) {
+            putc(' ', out);
+            pm_text_field(out, buf[k], 11, PM_RIGHT);
+        }
+        if (w->has_imbalance)
+            snprintf(buf[4], sizeof buf[4], "%.*f", pm_prec(w->imbalance), w->imbalance);
+        else
+            snprintf(buf[4], sizeof buf[4], "-");
+        putc(' ', out);
+        pm_text_field(out, buf[4], 6, PM_RIGHT);
+        pm_fmt_thread(buf[5], sizeof buf[5], d, w->n > 0, w->max_index);
+        putc(' ', out);
+        pm_text_field(out, buf[5], 11, PM_RIGHT);
+        if (s->has_ipc)
+            snprintf(buf[0], sizeof buf[0], "%.2f%s%s", s->ipc, s->ipc_estimate ? "~" : "",
+                     s->ipc_untrusted ? "!" : "");
+        else
+            snprintf(buf[0], sizeof buf[0], "-");
+        putc(' ', out);
+        pm_text_field(out, buf[0], 7, PM_RIGHT);
+        putc('\n', out);
+    }
+    if (rep->ev_instructions == SIZE_MAX || rep->ev_cycles == SIZE_MAX)
+        fputs("IPC: - (instructions and cycles were not both measured)\n", out);
+}
+
+/* The OpenMP wait below each region that has one: share of its time, and
+ * across ranks. */
+static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[40];
+
+    if (!rep->has_omp_wait)
+        return;
+    fputs("\nOpenMP wait (omp barrier/taskwait/taskgroup below the region) / region time\n", out);
+    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    fprintf(out, " %11s %7s %7s %7s %7s %8s\n", "wait", "share", "min/rk", "mean/rk", "max/rk",
+            "max@rank");
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        size_t r = rep->view.rows[i];
+        const struct pm_regstat *s = &rep->reg[r];
+        const struct pm_xstat *x = rep->xomp ? &rep->xomp[r] : NULL;
+
+        if (s->omp_wait_ns == 0)
+            continue;
+        pm_text_region_name(out, &d->regions[r]);
+        pm_fmt_time(buf, sizeof buf, (double)s->omp_wait_ns);
+        putc(' ', out);
+        pm_text_field(out, buf, 11, PM_RIGHT);
+        pm_fmt_pct(buf, sizeof buf, s->has_omp_wait_share, s->omp_wait_share);
+        fprintf(out, " %7s", buf);
+        if (x && x->nspread) {
+            const double v[3] = {x->min, x->mean, x->max};
+            for (int k = 0; k < 3; k++) {
+                pm_fmt_pct(buf, sizeof buf, 1, v[k]);
+                fprintf(out, " %7s", buf);
+            }
+            fprintf(out, " %8d\n", (int)x->max_rank);
+        } else {
+            fprintf(out, " %7s %7s %7s %8s\n", "-", "-", "-", "-");
+        }
     }
 }
 
@@ -888,6 +1060,8 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
 {
     pm_text_header(out, rep);
     pm_text_regions(out, rep);
+    pm_text_time(out, rep);
+    pm_text_omp_wait(out, rep);
     for (size_t e = 0; e < rep->d->E && rep->d->R > 0; e++)
         pm_text_event(out, rep, e);
     pm_text_topdown(out, rep);
@@ -897,4 +1071,88 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
         pm_text_thread_events(out, rep);
     pm_text_rank(out, rep);
     pm_text_notes(out, rep);
+}
+
+/* ------------------------------------------------ --by rank / thread */
+
+/* The metric of every (region, rank) or (region, thread): the breakdown the
+ * region tables sum over. Ranks and threads without a value are left out;
+ * a rank's value is the sum over its threads, like everywhere else. */
+void pm_render_text_by(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    const struct pm_view *v = &rep->view;
+    int by_rank = v->by == PM_BY_RANK, is_time = v->metric == PM_VM_TIME ||
+                                                 v->metric == PM_VM_EXCL;
+    const char *mname = v->metric == PM_VM_TIME ? "inclusive time" :
+                        v->metric == PM_VM_EXCL ? "exclusive time" :
+                        v->metric == PM_VM_VISITS ? "visits" : rep->evkey[v->metric_event];
+    double *val = calloc(rep->nranks ? rep->nranks : 1, sizeof *val);
+    unsigned char *has = calloc(rep->nranks ? rep->nranks : 1, 1);
+    char buf[64];
+
+    if (v->metric == PM_VM_EVENT)
+        is_time = pm_event_is_time(&d->events[v->metric_event]);
+    pm_text_header(out, rep);
+    fprintf(out, "\n%s per %s and region (%s)\n", mname, by_rank ? "rank" : "thread",
+            by_rank ? "a rank's value is the sum over its threads" : "one cell each");
+    pm_text_selection(out, rep);
+    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    fprintf(out, " %6s %6s %13s %7s\n", "rank", by_rank ? "" : "thread", "value", "share");
+    if (!val || !has) {
+        fputs("(out of memory)\n", out);
+        free(val);
+        free(has);
+        return;
+    }
+    for (size_t i = 0; i < v->nrows; i++) {
+        size_t r = v->rows[i];
+        double total = 0;
+
+        memset(val, 0, (rep->nranks ? rep->nranks : 1) * sizeof *val);
+        memset(has, 0, rep->nranks ? rep->nranks : 1);
+        for (size_t t = 0; t < d->T; t++) {
+            int h;
+            double x = pm_cell_metric(rep, t, r, &h);
+
+            if (d->visits[pm_tr(d, t, r)] == 0 && x == 0)
+                continue;
+            if (h)
+                total += x;
+            if (by_rank) {
+                val[rep->thread_rank[t]] += h ? x : 0;
+                has[rep->thread_rank[t]] |= (unsigned char)h;
+            }
+        }
+        for (size_t k = 0, n = by_rank ? rep->nranks : d->T; k < n; k++) {
+            double x;
+            int h = 1;
+
+            if (by_rank) {
+                if (!has[k])
+                    continue;
+                x = val[k];
+            } else {
+                x = pm_cell_metric(rep, k, r, &h);
+                if (!h || (d->visits[pm_tr(d, k, r)] == 0 && x == 0))
+                    continue;
+            }
+            pm_text_region_name(out, &d->regions[r]);
+            if (by_rank)
+                fprintf(out, " %6d %6s", (int)rep->ranks[k], "");
+            else
+                fprintf(out, " %6d %6d", (int)d->threads[k].rank, (int)d->threads[k].thread);
+            if (is_time)
+                pm_fmt_time(buf, sizeof buf, x);
+            else
+                pm_fmt_count(buf, sizeof buf, x);
+            putc(' ', out);
+            pm_text_field(out, buf, 13, PM_RIGHT);
+            pm_fmt_pct(buf, sizeof buf, total > 0, total > 0 ? x / total : 0);
+            fprintf(out, " %7s\n", buf);
+        }
+    }
+    fputs("share = of the region's total over every thread\n", out);
+    free(val);
+    free(has);
 }

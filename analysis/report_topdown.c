@@ -199,21 +199,13 @@ static int pm_td_setup(struct pm_tdreport *td, const struct pm_file *d)
 
 /* ------------------------------------------------------------- sums */
 
-/* Running sums of the TopDown events over cells: exact counts stay integers
- * (a sum of slots passes 2^53 within a day of thread time), scaled ones are
- * doubles. */
-struct pm_td_sum {
-    uint64_t exact[PM_MODEL_MAX_EVENTS];
-    double scaled[PM_MODEL_MAX_EVENTS];
-};
-
 /* One cell: counts [E], enabled and running [G]. Left out (and counted) when
  * flagged NOT_COUNTED, LOST_GENERATION or SHORT, or when an event has no
  * estimate (its counters never ran: NOT_COUNTED by definition); else added.
  * A cell without visit, count or enabled time is no evidence and skipped. */
-static void pm_td_cell(const struct pm_tdreport *td, const struct pm_file *d, int visited,
-                       uint32_t flags, const uint64_t *counts, const uint64_t *en,
-                       const uint64_t *run, struct pm_tdstat *s, struct pm_td_sum *sum)
+void pm_td_add_cell(const struct pm_tdreport *td, const struct pm_file *d, int visited,
+                    uint32_t flags, const uint64_t *counts, const uint64_t *en,
+                    const uint64_t *run, struct pm_tdstat *s, struct pm_td_sum *sum)
 {
     static const uint32_t out_flag[PM_TD_NOUT] = {
         PM_FILE_FLAG_NOT_COUNTED, PM_FILE_FLAG_LOST_GENERATION, PM_FILE_FLAG_SHORT};
@@ -254,8 +246,8 @@ static void pm_td_cell(const struct pm_tdreport *td, const struct pm_file *d, in
 }
 
 /* The summed events through the method's function, then the ratios. */
-static void pm_td_finish(const struct pm_tdreport *td, const struct pm_td_sum *sum,
-                         struct pm_tdstat *s)
+void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum,
+                       struct pm_tdstat *s)
 {
     uint64_t v[PM_MODEL_MAX_EVENTS];
 
@@ -294,20 +286,13 @@ int pm_report_topdown(struct pm_report *rep)
     td->reg = calloc(d->R ? d->R : 1, sizeof *td->reg);
     if (!td->reg)
         return -1;
-    for (size_t r = 0; r < d->R; r++) {
-        memset(&sum, 0, sizeof sum);
-        for (size_t t = 0; t < d->T; t++)
-            pm_td_cell(td, d, d->visits[pm_tr(d, t, r)] > 0, d->flags[pm_tr(d, t, r)],
-                       &d->counts[pm_tre(d, t, r, 0)], &d->enabled_ns[pm_trg(d, t, r, 0)],
-                       &d->running_ns[pm_trg(d, t, r, 0)], &td->reg[r], &sum);
-        pm_td_finish(td, &sum, &td->reg[r]);
-    }
+    /* regions: their cells are summed block by block (report_stream.c) */
     /* the whole run: every thread from first sight to exit, outside regions too */
     memset(&sum, 0, sizeof sum);
     for (size_t t = 0; t < d->T; t++)
-        pm_td_cell(td, d, 1, d->thread_flags[t], &d->thread_counts[t * d->E],
+        pm_td_add_cell(td, d, 1, d->thread_flags[t], &d->thread_counts[t * d->E],
                    &d->thread_enabled_ns[t * d->G], &d->thread_running_ns[t * d->G], &td->run,
                    &sum);
-    pm_td_finish(td, &sum, &td->run);
+    pm_td_finish_stat(td, &sum, &td->run);
     return 0;
 }

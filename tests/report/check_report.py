@@ -58,8 +58,17 @@ CSV_RANK_HEADER = (["ranks_entered", "bytes_total", "bytes_unknown_total"] +
                    ["%s_%s" % (q, k) for q in QUANTITIES + ["event"] for k in SPREAD] +
                    ["event_ranks_na"])
 SHARE_RANKS = 16  # the text lists ranks one by one up to this many
+# issue 6: appended to every file's JSON, region objects and CSV rows
+MORE_JSON_KEYS = ["flags_where", "selection"]
+MORE_REGION_KEYS = ["by_thread", "ipc", "omp_wait_ns", "omp_wait_share"]
+CSV_MORE_HEADER = ["excl_total_ns", "excl_min_ns", "excl_mean_ns", "excl_max_ns", "excl_sd_ns",
+                   "wall_thread_sd_ns", "wall_thread_imbalance", "wall_max_thread",
+                   "event_thread_sd", "event_thread_imbalance", "event_max_thread", "ipc", "omp_wait_ns",
+                   "omp_wait_share"]
+OMP_WAITS = (b"omp barrier", b"omp taskwait", b"omp taskgroup")
+FLAG_WHERE = 3  # cells named per flag
 
-GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile",
+GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile", "omp",
                  "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
                  "topdown_nol2"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
@@ -305,7 +314,124 @@ def expected(m, path):
     x["ranks"] = ranks
     x["xr"] = expected_ranks(m, x)
     x["td"] = expected_topdown(m, x)
+    expected_more(m, x)
     return x
+
+
+def pstdev(vals):
+    """Population standard deviation, two passes."""
+    if not vals:
+        return None
+    mean = sum(vals) / len(vals)
+    return math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
+
+
+def thread_spread(pairs):
+    """(value, thread row) of the threads behind a spread, by ascending row:
+    min/mean/max/sd, imbalance = max/mean, the lowest row holding min/max."""
+    if not pairs:
+        return {"min": None, "mean": None, "max": None, "sd": None, "imbalance": None,
+                "min_thread": None, "max_thread": None}
+    vals = [v for v, _ in pairs]
+    lo, hi, mean = min(vals), max(vals), sum(vals) / len(vals)
+    return {"min": lo, "mean": mean, "max": hi, "sd": pstdev(vals),
+            "imbalance": hi / mean if mean > 0 else None,
+            "min_thread": min(t for v, t in pairs if v == lo),
+            "max_thread": min(t for v, t in pairs if v == hi)}
+
+
+def find_event(m, name):
+    for e, ev in enumerate(m["events"]):
+        if ev["name"] == name or ev["name"].startswith(name + b":"):
+            return e
+    return None
+
+
+def expected_more(m, x):
+    """Issue 6: exclusive time per cell, spreads over threads, IPC, OpenMP
+    wait, where the flags are, across ranks for the exclusive time and the
+    wait share. From the file alone."""
+    T, R, E = m["T"], m["R"], m["E"]
+    V, W, F = m["region/visits"], m["region/wall_ns"], m["region/flags"]
+    C, EN, RUN = m["region/counts"], m["region/enabled_ns"], m["region/running_ns"]
+    parent = [g["parent"] for g in m["regions"]]
+    children = {r: [c for c in range(R) if parent[c] == r] for r in range(R)}
+    excl = [[max(0, W[t][r] - sum(W[t][c] for c in children[r])) for r in range(R)]
+            for t in range(T)]
+    x["excl"] = excl
+
+    def is_wait(r):
+        g = m["regions"][r]
+        return g["kind"] == b"omp" and g["name"] in OMP_WAITS
+
+    waits = [w for w in range(R) if is_wait(w)]
+
+    def counts_for(r, w):
+        """Wait w is below r with no wait in between (that one holds it)."""
+        p = parent[w]
+        while p >= 0 and p != r:
+            if is_wait(p):
+                return False
+            p = parent[p]
+        return p == r
+
+    below = {r: [w for w in waits if counts_for(r, w)] for r in range(R)}
+    ins, cyc = find_event(m, b"instructions"), find_event(m, b"cycles")
+    for reg in x["regions"]:
+        r = reg["row"]
+        visited = [t for t in range(T) if V[t][r] > 0]
+        more = {"wall_ns": dict(thread_spread([(W[t][r], t) for t in visited]),
+                                total=reg["wall_ns"]["total"]),
+                "exclusive_ns": dict(thread_spread([(excl[t][r], t) for t in visited]),
+                                     total=sum(excl[t][r] for t in range(T))),
+                "events": []}
+        for e in range(E):
+            gr = m["events"][e]["group"]
+            pairs = []
+            for t in visited:
+                v, _ = cell_value(C[t][r][e], EN[t][r][gr], RUN[t][r][gr])
+                if v is not None:
+                    pairs.append((v, t))
+            st = thread_spread(pairs)
+            more["events"].append({"sd": st["sd"], "imbalance": st["imbalance"],
+                                   "max_thread": st["max_thread"]})
+        reg["by_thread"] = more
+        reg["ipc"] = None
+        if ins is not None and cyc is not None:
+            i, c = reg["events"][ins]["total"], reg["events"][cyc]["total"]
+            if i is not None and c is not None and c > 0:
+                reg["ipc"] = i / c
+        wait = sum(W[t][w] for t in range(T) for w in below[r])
+        reg["omp_wait_ns"] = wait if waits else None
+        total = reg["wall_ns"]["total"]
+        reg["omp_wait_share"] = wait / total if waits and total > 0 else None
+    # where each flag is: the first cells in tree order, then thread order
+    x["flags_where"] = {}
+    for bit, name in x["flags"]:
+        cells = [(i, r, t) for i, r in enumerate(x["order"]) for t in range(T) if F[t][r] & bit]
+        x["flags_where"][name] = [{"region": i, "path": txt(m["regions"][r]["path"]),
+                                   "thread": t, "rank": m["threads"][t]["rank"]}
+                                  for i, r, t in cells[:FLAG_WHERE]]
+    x["selection"] = {"by": "region", "region": None, "top": 0, "metric": "time",
+                      "regions": list(range(R))}
+    xr = x["xr"]
+    ranks = xr["ranks"]
+    members = {k: [t for t in range(T) if m["threads"][t]["rank"] == k] for k in ranks}
+    for q, reg in zip(xr["regions"], x["regions"]):
+        r = reg["row"]
+        entered = [any(V[t][r] > 0 for t in members[k]) for k in ranks]
+        per = [sum(excl[t][r] for t in members[k]) for k in ranks]
+        q["exclusive_ns"] = dict(across(per, entered, ranks), total=sum(per))
+        if not waits:
+            q["omp_wait_share"] = None
+            continue
+        shares, ent = [], []
+        for k, en in zip(ranks, entered):
+            tns = sum(W[t][r] for t in members[k])
+            wns = sum(W[t][w] for t in members[k] for w in below[r])
+            shares.append(wns / tns if tns > 0 else None)
+            ent.append(en and tns > 0)
+        q["omp_wait_share"] = across(shares, ent, ranks)
 
 
 def across(values, entered, ranks):
@@ -314,10 +440,11 @@ def across(values, entered, ranks):
     spread = [(v, k) for v, e, k in zip(values, entered, ranks) if e and v is not None]
     if not spread:
         return {"min": None, "mean": None, "max": None, "imbalance": None, "max_rank": None,
-                "min_rank": None}
+                "min_rank": None, "sd": None}
     vals = [v for v, _ in spread]
     lo, hi, mean = min(vals), max(vals), sum(vals) / len(vals)
     return {"min": lo, "mean": mean, "max": hi, "imbalance": hi / mean if mean > 0 else None,
+            "sd": pstdev(vals),
             "max_rank": min(k for v, k in spread if v == hi),
             "min_rank": min(k for v, k in spread if v == lo)}
 
@@ -748,7 +875,7 @@ def check_json(ck, m, x, path, data):
         ck.ok(False, "json: not valid JSON: %s" % e)
         return
     keys = JSON_KEYS + (RANK_JSON_KEYS if x["xr"]["multi"] else []) + \
-        (["topdown"] if x["td"] is not None else [])
+        (["topdown"] if x["td"] is not None else []) + MORE_JSON_KEYS
     ck.ok(list(j.keys()) == keys, "json: top-level keys %s, expected %s" % (list(j), keys))
     if not isinstance(j, dict) or "regions" not in j:
         return
@@ -756,6 +883,10 @@ def check_json(ck, m, x, path, data):
         check_json_ranks(ck, m, x, j)
     if x["td"] is not None and "topdown" in j:
         check_json_topdown(ck, m, x, j)
+    ck.ok(j.get("flags_where") == x["flags_where"],
+          "json: flags_where = %r, expected %r" % (j.get("flags_where"), x["flags_where"]))
+    ck.ok(j.get("selection") == x["selection"],
+          "json: selection = %r, expected %r" % (j.get("selection"), x["selection"]))
     for k in ("schema_version", "perfmark_version", "command", "host", "start_time", "clock",
               "events_requested", "event_group", "fallback", "pid", "duration_ns", "bind_cpu",
               "partial"):
@@ -773,8 +904,9 @@ def check_json(ck, m, x, path, data):
     ck.ok(len(j["regions"]) == len(x["regions"]), "json: %d regions, expected %d" % (len(j["regions"]), len(x["regions"])))
     for got, want in zip(j["regions"], x["regions"]):
         where = "json region %d (%s)" % (want["index"], want["path"])
-        ck.ok(list(got) == REGION_JSON_KEYS + (["topdown"] if x["td"] is not None else []),
-              "%s: keys %r" % (where, list(got)))
+        ck.ok(list(got) == REGION_JSON_KEYS + (["topdown"] if x["td"] is not None else []) +
+              MORE_REGION_KEYS, "%s: keys %r" % (where, list(got)))
+        check_json_more(ck, x, where, got, want)
         for k in ("index", "row", "path", "name", "parent", "depth", "kind", "visits",
                   "threads_visited", "flags"):
             ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
@@ -805,7 +937,21 @@ def check_json(ck, m, x, path, data):
                        got["events"].get(key, {}), ev, tuple(ev))
 
 
-XSTAT = ("total", "min", "mean", "max", "imbalance", "max_rank")
+XSTAT = ("total", "min", "mean", "max", "imbalance", "max_rank", "sd")
+TSTAT = ("total", "min", "mean", "max", "sd", "imbalance", "min_thread", "max_thread")
+
+
+def check_json_more(ck, x, where, got, want):
+    """The keys issue 6 appended to a region object."""
+    bt = got.get("by_thread", {})
+    for q in ("wall_ns", "exclusive_ns"):
+        check_stat(ck, "%s by_thread %s" % (where, q), bt.get(q, {}), want["by_thread"][q], TSTAT)
+    for key, ev in zip(x["keys"], want["by_thread"]["events"]):
+        check_stat(ck, "%s by_thread event %s" % (where, key), bt.get("events", {}).get(key, {}),
+                   ev, ("sd", "imbalance", "max_thread"))
+    for k in ("ipc", "omp_wait_ns", "omp_wait_share"):
+        ck.ok(k in got and close(got[k], want[k]),
+              "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
 
 
 def check_json_ranks(ck, m, x, j):
@@ -825,6 +971,13 @@ def check_json_ranks(ck, m, x, j):
         for key, ev in zip(x["keys"], want["events"]):
             check_stat(ck, "%s event %s" % (where, key), got["events"].get(key, {}), ev,
                        XSTAT + ("estimate", "untrusted", "ranks_na"))
+        check_stat(ck, "%s exclusive_ns" % where, got.get("exclusive_ns", {}),
+                   want["exclusive_ns"], XSTAT)
+        if want["omp_wait_share"] is None:
+            ck.ok(got.get("omp_wait_share", 0) is None, "%s: omp_wait_share not null" % where)
+        else:
+            check_stat(ck, "%s omp_wait_share" % where, got.get("omp_wait_share") or {},
+                       want["omp_wait_share"], ("min", "mean", "max", "sd", "max_rank"))
     names = [f["name"] for f in j["mpi_functions"]]
     ck.ok(names == [f["name"] for f in xr["functions"]],
           "json: mpi_functions %r, expected %r" % (names, [f["name"] for f in xr["functions"]]))
@@ -854,7 +1007,7 @@ def check_csv(ck, m, x, data):
     rows = list(csv.reader(io.StringIO(data, newline="")))
     multi = x["xr"]["multi"]
     header = CSV_HEADER + (CSV_RANK_HEADER if multi else []) + \
-        (td_csv_header() if x["td"] is not None else [])
+        (td_csv_header() if x["td"] is not None else []) + CSV_MORE_HEADER
     if not ck.ok(rows and rows[0] == header, "csv: header %r" % (rows[0] if rows else None)):
         return
     body = rows[1:]
@@ -871,6 +1024,8 @@ def check_csv(ck, m, x, data):
                             "csv row %d" % (k + 1))
         if x["td"] is not None:
             check_csv_topdown(ck, m, x, c, k // per, "csv row %d" % (k + 1))
+        check_csv_more(ck, c, x["regions"][k // per], k % per if E else None,
+                       "csv row %d" % (k + 1))
         for col in CSV_STRING_COLUMNS:
             ck.ok(not c[col] or c[col][0] not in "=+-@\t\r",
                   "csv row %d: %s %r is open to spreadsheet injection" % (k + 1, col, c[col]))
@@ -898,6 +1053,26 @@ def check_csv(ck, m, x, data):
         for col in ("estimate", "untrusted"):
             ck.ok(c[col] == ("true" if ev[col] else "false"), "%s %s: %s" % (where, c["event"], col))
         ck.ok(int(c["threads_na"]) == ev["threads_na"], "%s: threads_na" % where)
+
+
+def check_csv_more(ck, c, reg, e, where):
+    """The columns issue 6 appended to every row."""
+    def num(col, value):
+        ck.ok(close(csv_num(c[col]), value), "%s: %s = %r, expected %r" % (where, col, c[col], value))
+
+    bt = reg["by_thread"]
+    num("excl_total_ns", bt["exclusive_ns"]["total"])
+    for k in ("min", "mean", "max", "sd"):
+        num("excl_%s_ns" % k, bt["exclusive_ns"][k])
+    num("wall_thread_sd_ns", bt["wall_ns"]["sd"])
+    num("wall_thread_imbalance", bt["wall_ns"]["imbalance"])
+    num("wall_max_thread", bt["wall_ns"]["max_thread"])
+    ev = bt["events"][e] if e is not None else {"sd": None, "imbalance": None, "max_thread": None}
+    for k in ("sd", "imbalance"):
+        num("event_thread_" + k, ev[k])
+    num("event_max_thread", ev["max_thread"])
+    for k in ("ipc", "omp_wait_ns", "omp_wait_share"):
+        num(k, reg[k])
 
 
 def check_csv_ranks(ck, c, want, e, where):
@@ -973,6 +1148,19 @@ def check_text(ck, m, x, data_bytes):
     if len(m["messages"]) > 20:
         ck.ok("... %d more" % (len(m["messages"]) - 20) in data, "text: '... N more' missing")
     ck.ok("\x1b" not in data, "text: raw escape character in output")
+    lines = data.split("\n")
+    for name, cells in x["flags_where"].items():
+        if cells:
+            ck.ok(any(line.startswith("  " + text_clean(name.encode())[:16]) for line in lines),
+                  "text: no 'where' line for flag %s" % name)
+    if m["R"]:
+        rows = section(lines, "Time per region")
+        ck.ok(len(rows) >= m["R"] + 1, "text: time table has %d lines" % len(rows))
+        for line, reg in zip(rows[1:], x["regions"]):
+            bt = reg["by_thread"]
+            got = fields(line, 25, [12, 12])
+            want = [fmt_time(bt["wall_ns"]["total"]), fmt_time(bt["exclusive_ns"]["total"])]
+            ck.ok(got == want, "text: time row %r, expected %r" % (got, want))
     check_text_ranks(ck, m, x, data)
     check_text_topdown(ck, m, x, data)
 
@@ -1153,6 +1341,94 @@ def check_file(ck, prefix, path, variant):
     return x
 
 
+def run_opts(prefix, path, fmt, opts):
+    try:
+        return subprocess.run(prefix + [path, "--format", fmt] + opts, capture_output=True,
+                              timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def check_options(ck, prefix, tmp):
+    """--region, --top, --metric and --by against a selection made here."""
+    for variant in ("ranks", "omp", "full"):
+        path = os.path.join(tmp, variant + ".h5")
+        ck.scope = variant + " options: "
+        m = load(path)
+        x = expected(m, path)
+        regs = x["regions"]
+        total = {"time": lambda g: g["wall_ns"]["total"],
+                 "excl": lambda g: g["by_thread"]["exclusive_ns"]["total"],
+                 "visits": lambda g: g["visits"]}
+        for e, key in enumerate(x["keys"]):
+            total[key] = lambda g, e=e: g["events"][e]["total"] or 0
+        name = txt(m["regions"][x["order"][1]]["name"])
+
+        def subtree(match):
+            out, i = [], 0
+            while i < len(regs):
+                if match(regs[i]):
+                    d = regs[i]["depth"]
+                    out.append(i)
+                    i += 1
+                    while i < len(regs) and regs[i]["depth"] > d:
+                        out.append(i)
+                        i += 1
+                else:
+                    i += 1
+            return out
+
+        cases = [(["--region", name], subtree(lambda g: g["name"] == name), "time"),
+                 (["--region", regs[1]["path"]], subtree(lambda g: g["path"] == regs[1]["path"]),
+                  "time")]
+        for metric in ["time", "excl", "visits"] + x["keys"][:1]:
+            order = sorted(range(len(regs)), key=lambda i: (-total[metric](regs[i]), i))
+            cases.append((["--top", "3", "--metric", metric], order[:3], metric))
+        for opts, want, metric in cases:
+            r = run_opts(prefix, path, "json", opts)
+            if not ck.ok(r is not None and r.returncode == 0, "%s: %s" % (opts, describe(r))):
+                continue
+            sel = strict_json(r.stdout.decode("utf-8"))["selection"]
+            ck.ok(sel["regions"] == want, "%s: selection %r, expected %r" % (opts, sel["regions"], want))
+            ck.ok(sel["metric"] == metric, "%s: metric %r" % (opts, sel["metric"]))
+            r = run_opts(prefix, path, "csv", opts)
+            if ck.ok(r is not None and r.returncode == 0, "csv %s: %s" % (opts, describe(r))):
+                rows = list(csv.reader(io.StringIO(r.stdout.decode("utf-8"), newline="")))[1:]
+                idx = list(dict.fromkeys(int(row[0]) for row in rows))
+                ck.ok(idx == want, "csv %s: regions %r, expected %r" % (opts, idx, want))
+        for by in ("rank", "thread"):
+            r = run_opts(prefix, path, "text", ["--by", by, "--metric", "time"])
+            if not ck.ok(r is not None and r.returncode == 0, "--by %s: %s" % (by, describe(r))):
+                continue
+            lines = r.stdout.decode("utf-8").split("\n")
+            ck.ok(all(len(line) <= TEXT_WIDTH for line in lines), "--by %s: line too long" % by)
+            rows = section(lines, "inclusive time per %s" % by)[1:]
+            want = []
+            for g in regs:
+                rr = g["row"]
+                if by == "thread":
+                    want += [(th["rank"], th["thread"], m["region/wall_ns"][t][rr])
+                             for t, th in enumerate(m["threads"])
+                             if m["region/visits"][t][rr] > 0 or m["region/wall_ns"][t][rr]]
+                else:
+                    for k in x["xr"]["ranks"]:
+                        ts = [t for t in range(m["T"]) if m["threads"][t]["rank"] == k]
+                        if any(m["region/visits"][t][rr] > 0 or m["region/wall_ns"][t][rr]
+                               for t in ts):
+                            want.append((k, None, sum(m["region/wall_ns"][t][rr] for t in ts)))
+            got = [fields(line, 36, [7, 7, 14]) for line in rows[:len(want)]]
+            exp = [[str(k), "" if th is None else str(th), fmt_time(v)] for k, th, v in want]
+            ck.ok(len(rows) == len(want) + 1 and got == exp,
+                  "--by %s: rows %r, expected %r" % (by, got[:5], exp[:5]))
+        for opts, needle in ((["--metric", "no-such-event"], "no metric 'no-such-event'"),
+                             (["--region", "no such region"], "no region named")):
+            r = run_opts(prefix, path, "text", opts)
+            ck.ok(r is not None and r.returncode != 0 and r.stdout == b"" and one_line(r.stderr)
+                  and needle in r.stderr.decode("utf-8", "replace"),
+                  "%s: %s" % (opts, describe(r)))
+    ck.scope = ""
+
+
 def check_bad(ck, prefix, path, needles):
     for fmt in ("text", "json"):
         r = run(prefix, path, fmt)
@@ -1198,6 +1474,37 @@ def check_fuzz(ck, prefix, tmp, count, seed):
         os.unlink(path)
 
 
+def check_robustness(ck, prefix, tmp):
+    """Inputs that are not one good perfmark file: an empty file, a directory,
+    a file cut inside the superblock, and a set of per-rank fallback files
+    given together (each is reported alone, as its rank's share of the job)."""
+    empty = os.path.join(tmp, "zero-bytes.h5")
+    open(empty, "wb").close()
+    check_bad(ck, prefix, empty, ["not a perfmark file"])
+    sub = os.path.join(tmp, "a-directory.h5")
+    os.makedirs(sub, exist_ok=True)
+    check_bad(ck, prefix, sub, ["directory"])
+    os.rmdir(sub)
+    cut = os.path.join(tmp, "cut-superblock.h5")
+    with open(cut, "wb") as f:
+        f.write(open(os.path.join(tmp, "full.h5"), "rb").read()[:40])
+    check_bad(ck, prefix, cut, [])
+    ranks = []
+    for r in range(2):
+        p = os.path.join(tmp, "job.rank%d.h5" % r)
+        make_fixture.write(p, "rankfile")
+        ranks.append(p)
+    r = subprocess.run(prefix + ranks, capture_output=True, timeout=RUN_TIMEOUT)
+    ck.ok(r.returncode == 2 and r.stdout == b"" and one_line(r.stderr) and
+          b"per-rank files" in r.stderr and b"one by one" in r.stderr,
+          "per-rank set: want exit 2 and one line on what to do: %s" % describe(r))
+    for p in ranks:
+        r = run(prefix, p, "text")
+        ck.ok(r is not None and r.returncode == 0 and b"rank of the job's 4" in r.stdout,
+              "%s alone: not reported as one rank of the job (%s)" % (p, describe(r)))
+        os.unlink(p)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keep", metavar="DIR", help="write fixtures into DIR and keep them")
@@ -1219,10 +1526,12 @@ def main():
     ck = Checker()
     for variant in GOOD_VARIANTS:
         check_good(ck, prefix, tmp, variant)
+    check_options(ck, prefix, tmp)
     for variant, needles in BAD_VARIANTS.items():
         check_bad(ck, prefix, os.path.join(tmp, variant + ".h5"), needles)
     check_bad(ck, prefix, os.path.join(tmp, "does-not-exist.h5"), [])
     check_fuzz(ck, prefix, tmp, args.fuzz, args.seed)
+    check_robustness(ck, prefix, tmp)
 
     if not args.keep:
         for name in os.listdir(tmp):

@@ -33,6 +33,12 @@ Variants:
   manyranks  a job file of 20 ranks of one thread each (the text lists the 3
              highest MPI shares instead of every rank); one rank has no time.
   rankfile   a per-rank file (root rank = 2, ranks = 4) holding one rank.
+  omp        a job file of 2 ranks of 2 threads with OpenMP regions: waits
+             (omp barrier, omp taskwait) below a parallel region and a user
+             region, a taskwait inside a barrier (counted once above it), a
+             user region named "omp barrier" (not a wait), a child longer
+             than its parent (exclusive time clamps at 0), equal large counts
+             (stddev 0), a region one thread never enters.
   topdown_icl   TopDown by PERF_METRICS, level 1 (cpu_model icl): /events =
              slots + 4 topdown-* metrics (kernel group 0) + page-faults; a
              region whose every cell is SHORT, one with one SHORT cell, one
@@ -496,6 +502,41 @@ def write_ranks(path):
                     {"rank": -1, "ranks": 3})
 
 
+# (name, parent row, kind) of the `omp` variant
+OMP_REGIONS = [
+    ("main", -1, "user"),                          # 0
+    ("omp parallel f+0x10 (4 threads)", 0, "omp"),  # 1
+    ("work", 1, "user"),                           # 2
+    ("omp barrier", 1, "omp"),                     # 3
+    ("omp taskwait", 3, "omp"),                    # 4 a task waiting inside the barrier
+    ("omp taskwait", 2, "omp"),                    # 5
+    ("inner", 2, "user"),                          # 6 longer than "work" on thread 3
+    ("omp barrier", 0, "user"),                    # 7 a user region: not a wait
+]
+OMP_RANK_OF_THREAD = [0, 0, 1, 1]
+
+
+def omp_cell(t, r):
+    if r == 7 and t != 0:
+        return None
+    if r == 6 and t == 1:
+        return None           # thread 1 never enters "inner"
+    wall = {0: 100, 1: 90, 2: 50, 3: 20, 4: 5, 5: 7, 6: 30, 7: 3}[r] * 1000 * (t + 2)
+    if (t, r) == (3, 6):
+        wall = 200 * 1000 * (t + 2)  # longer than "work" itself
+    if r in (3, 4) and OMP_RANK_OF_THREAD[t] == 1:
+        wall *= 2             # rank 1 waits longer: shares differ by rank
+    c = plain_cell(1 + t, wall, t, r)
+    if r == 2:
+        c["counts"][0] = 10 ** 15  # every thread the same large count: stddev 0
+    return c
+
+
+def write_omp(path):
+    write_rank_file(path, OMP_REGIONS, OMP_RANK_OF_THREAD, omp_cell,
+                    [900_000, 800_000, 1_000_000, 700_000], {"rank": -1, "ranks": 2})
+
+
 def write_manyranks(path):
     n = 20
     regions = [("work", -1, "user"), ("MPI_Barrier", 0, "mpi"), ("MPI_Bcast", -1, "mpi")]
@@ -801,6 +842,7 @@ VARIANTS = {
     "extras": write_extras,
     "ranks": write_ranks,
     "manyranks": write_manyranks,
+    "omp": write_omp,
     "rankfile": write_rankfile,
     "topdown_icl": lambda p: write_topdown(p, "topdown_icl"),
     "topdown_spr": lambda p: write_topdown(p, "topdown_spr"),

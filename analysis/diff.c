@@ -1,0 +1,1071 @@
+/*
+ * diff.c — `perfmark diff A.h5 B.h5`: per region (matched by call path and
+ * kind) and metric, the change from run A to run B, whether that change is
+ * larger than the spread across ranks or threads inside the runs, and a
+ * regression check with an exit status for CI pipelines.
+ *
+ * Values follow the report's counting rules (pm_acc_add in report_model.c):
+ * a region's value is the sum over all threads of their cells, events scaled
+ * per cell, estimates and untrusted totals marked. The spread rule:
+ *
+ *   unit   = a rank when either file holds more than one rank, else a thread;
+ *   mean   = the metric's mean over the units that entered the region and
+ *            have a value (a unit's value is the sum over its threads);
+ *   spread = the larger of (max - min) over those units in A and in B;
+ *   the change is beyond the spread when |mean(B) - mean(A)| > spread.
+ *
+ * With fewer than two such units in both files there is no spread to
+ * compare with ("-"). The rule is deliberately simple: a change smaller than
+ * the difference between the fastest and the slowest rank of one run is
+ * within what that run already shows as noise or imbalance.
+ */
+#include "diff.h"
+#include "report.h"
+#include "report_model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PM_NONE SIZE_MAX
+#define PM_WHOLE (SIZE_MAX - 1) /* the whole run: /thread totals */
+
+const char pm_diff_usage[] =
+    "usage: perfmark diff A.h5 B.h5 [--metric M] [--threshold PCT] [--region NAME]\n"
+    "                     [--format text|csv|json] [-o OUT]\n"
+    "\n"
+    "The change from run A to run B per region (matched by call path) and metric:\n"
+    "time (wall, summed over threads), visits, each event measured in both files,\n"
+    "and ipc when both have instructions and cycles. Columns: A, B, the change,\n"
+    "the change in percent of A, and whether it is beyond the spread: the mean\n"
+    "per unit changed by more than max - min over units in A or B (units are\n"
+    "ranks when a file holds several ranks, else threads; '-' when neither file\n"
+    "has two units in the region). The first row is the whole run (/thread\n"
+    "totals). Regions in only one file are listed as such. '~' marks an\n"
+    "estimate (multiplexed counters, scaled), '!' an untrusted value (counts\n"
+    "lost: NOT_COUNTED or LOST_GENERATION cells).\n"
+    "\n"
+    "options:\n"
+    "  --metric M       show only metric M (time, visits, ipc or an event name,\n"
+    "                   e.g. task-clock, page-faults); the metric --threshold\n"
+    "                   checks (default time)\n"
+    "  --threshold PCT  exit 1 when the metric regresses by more than PCT percent\n"
+    "                   in any region or in the whole run: an increase for time,\n"
+    "                   visits and events, a decrease for ipc. A region whose A\n"
+    "                   value is 0 and B value is not regresses at any threshold\n"
+    "  --region NAME    only regions with this name or call path (checked and\n"
+    "                   shown; the whole run is then left out)\n"
+    "  --format F       text (default), csv or json\n"
+    "  -o OUT           write to OUT instead of stdout\n"
+    "\n"
+    "Exit status: 0 no regression beyond the threshold (or no --threshold),\n"
+    "1 a regression (each one named on stderr), 2 usage or file error.\n";
+
+enum pm_mkind { PM_DM_TIME, PM_DM_VISITS, PM_DM_EVENT, PM_DM_IPC };
+
+struct pm_metric {
+    enum pm_mkind kind;
+    const char *name;
+    size_t ev[2][2]; /* [file][k]: event rows (IPC: instructions, cycles) */
+};
+
+/* One file's value of one metric over one region. */
+struct pm_side {
+    int has;
+    double total;
+    size_t units; /* units that entered and have a value */
+    double mean, min, max;
+    int estimate, untrusted;
+};
+
+struct pm_cell {
+    struct pm_side s[2];
+    int has_change;
+    double change;
+    int rel_kind; /* 0 = none, 1 = rel valid, 2 = from 0 to a value ("new") */
+    double rel;   /* percent of A */
+    int beyond;   /* -1 = no spread known, 0, 1 */
+    int regressed;
+};
+
+struct pm_dfile {
+    const char *path;
+    struct pm_file d;
+    int loaded;
+    size_t *unit; /* [T] */
+    size_t nunits;
+};
+
+struct pm_pair {
+    size_t row[2]; /* PM_NONE = not in that file; PM_WHOLE = the whole run */
+};
+
+struct pm_uacc {
+    struct pm_evstat s[2];
+    struct pm_acc a[2];
+    int entered;
+};
+
+struct pm_diff {
+    struct pm_dfile f[2];
+    int by_rank;
+    struct pm_metric *m;
+    size_t nm;
+    size_t mshow; /* index of --metric, or PM_NONE = all */
+    struct pm_pair *pairs;
+    size_t npairs;
+    struct pm_cell *cells; /* [npairs * nm] */
+    struct pm_uacc *uacc;
+    const char *region;
+    int has_threshold;
+    double threshold;
+    size_t nregress;
+};
+
+/* ------------------------------------------------------------ model */
+
+static int pm_cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static size_t pm_distinct_ranks(const struct pm_file *d, int32_t *tmp)
+{
+    size_t n = 0;
+
+    for (size_t t = 0; t < d->T; t++)
+        tmp[t] = d->threads[t].rank;
+    qsort(tmp, d->T, sizeof *tmp, pm_cmp_i32);
+    for (size_t t = 0; t < d->T; t++)
+        if (n == 0 || tmp[n - 1] != tmp[t])
+            tmp[n++] = tmp[t];
+    return n;
+}
+
+/* Each thread's unit: its index among the distinct ranks, or itself. */
+static int pm_units(struct pm_diff *df)
+{
+    int32_t *rk[2];
+    size_t nr[2];
+    int rc = 0;
+
+    for (int i = 0; i < 2; i++) {
+        rk[i] = malloc((df->f[i].d.T ? df->f[i].d.T : 1) * sizeof **rk);
+        df->f[i].unit = malloc((df->f[i].d.T ? df->f[i].d.T : 1) * sizeof *df->f[i].unit);
+        if (!rk[i] || !df->f[i].unit)
+            rc = -1;
+    }
+    for (int i = 0; i < 2 && rc == 0; i++)
+        nr[i] = pm_distinct_ranks(&df->f[i].d, rk[i]);
+    if (rc == 0) {
+        df->by_rank = nr[0] > 1 || nr[1] > 1;
+        for (int i = 0; i < 2; i++) {
+            const struct pm_file *d = &df->f[i].d;
+
+            df->f[i].nunits = df->by_rank ? nr[i] : d->T;
+            for (size_t t = 0; t < d->T; t++) {
+                const int32_t *k = bsearch(&d->threads[t].rank, rk[i], nr[i], sizeof *rk[i],
+                                           pm_cmp_i32);
+                df->f[i].unit[t] = df->by_rank ? (size_t)(k - rk[i]) : t;
+            }
+        }
+    }
+    free(rk[0]);
+    free(rk[1]);
+    return rc;
+}
+
+static size_t pm_find_event(const struct pm_file *d, const char *name)
+{
+    for (size_t e = 0; e < d->E; e++)
+        if (strcmp(d->events[e].name, name) == 0)
+            return e;
+    return PM_NONE;
+}
+
+/* time, visits, every event (by name) in both files, ipc when possible. */
+static int pm_metrics(struct pm_diff *df)
+{
+    const struct pm_file *a = &df->f[0].d, *b = &df->f[1].d;
+    size_t ia[2], ib[2];
+
+    df->m = calloc(a->E + 3, sizeof *df->m);
+    if (!df->m)
+        return -1;
+    df->m[df->nm++] = (struct pm_metric){.kind = PM_DM_TIME, .name = "time"};
+    df->m[df->nm++] = (struct pm_metric){.kind = PM_DM_VISITS, .name = "visits"};
+    for (size_t e = 0; e < a->E; e++) {
+        size_t eb = pm_find_event(b, a->events[e].name);
+
+        if (eb == PM_NONE || pm_find_event(a, a->events[e].name) != e)
+            continue; /* only in A, or a repeated name: the first one is used */
+        df->m[df->nm] = (struct pm_metric){.kind = PM_DM_EVENT, .name = a->events[e].name};
+        df->m[df->nm].ev[0][0] = e;
+        df->m[df->nm].ev[1][0] = eb;
+        df->nm++;
+    }
+    ia[0] = pm_find_event(a, "instructions");
+    ia[1] = pm_find_event(a, "cycles");
+    ib[0] = pm_find_event(b, "instructions");
+    ib[1] = pm_find_event(b, "cycles");
+    if (ia[0] != PM_NONE && ia[1] != PM_NONE && ib[0] != PM_NONE && ib[1] != PM_NONE) {
+        struct pm_metric *m = &df->m[df->nm++];
+
+        *m = (struct pm_metric){.kind = PM_DM_IPC, .name = "ipc"};
+        memcpy(m->ev[0], ia, sizeof ia);
+        memcpy(m->ev[1], ib, sizeof ib);
+    }
+    return 0;
+}
+
+/* One cell's (or /thread row's) input for quantity k of metric m. */
+static void pm_cell_input(const struct pm_file *d, const struct pm_metric *m, int fi, size_t k,
+                          size_t t, size_t r, uint64_t *raw, uint64_t *en, uint64_t *run)
+{
+    *en = *run = 0;
+    if (m->kind == PM_DM_TIME) {
+        *raw = r == PM_WHOLE ? d->thread_wall_ns[t] : d->wall_ns[pm_tr(d, t, r)];
+    } else if (m->kind == PM_DM_VISITS) {
+        *raw = d->visits[pm_tr(d, t, r)];
+    } else {
+        size_t e = m->ev[fi][k], g = (size_t)d->events[e].group;
+
+        if (r == PM_WHOLE) {
+            *raw = d->thread_counts[t * d->E + e];
+            *en = d->thread_enabled_ns[t * d->G + g];
+            *run = d->thread_running_ns[t * d->G + g];
+        } else {
+            *raw = d->counts[pm_tre(d, t, r, e)];
+            *en = d->enabled_ns[pm_trg(d, t, r, g)];
+            *run = d->running_ns[pm_trg(d, t, r, g)];
+        }
+    }
+}
+
+static void pm_side(struct pm_diff *df, int fi, size_t r, const struct pm_metric *m,
+                    struct pm_side *out)
+{
+    const struct pm_dfile *f = &df->f[fi];
+    const struct pm_file *d = &f->d;
+    size_t nq = m->kind == PM_DM_IPC ? 2 : 1, vals[2] = {0, 0}, na[2] = {0, 0};
+    double total[2] = {0, 0}, sum = 0;
+    int lost = 0;
+
+    memset(out, 0, sizeof *out);
+    if (r == PM_WHOLE && m->kind == PM_DM_VISITS)
+        return; /* the whole run has no visit count */
+    memset(df->uacc, 0, f->nunits * sizeof *df->uacc);
+    for (size_t t = 0; t < d->T; t++) {
+        struct pm_uacc *u = &df->uacc[f->unit[t]];
+        int visited = r == PM_WHOLE || d->visits[pm_tr(d, t, r)] > 0;
+        uint32_t flags = r == PM_WHOLE ? d->thread_flags[t] : d->flags[pm_tr(d, t, r)];
+
+        if (m->kind >= PM_DM_EVENT && (flags & PM_FILE_FLAG_LOST_GENERATION))
+            lost = 1;
+        u->entered |= visited;
+        for (size_t k = 0; k < nq; k++) {
+            uint64_t raw, en, run;
+
+            pm_cell_input(d, m, fi, k, t, r, &raw, &en, &run);
+            pm_acc_add(&u->s[k], &u->a[k], raw, en, run, visited);
+        }
+    }
+    for (size_t n = 0; n < f->nunits; n++) {
+        struct pm_uacc *u = &df->uacc[n];
+        int has = 1;
+        double v;
+
+        for (size_t k = 0; k < nq; k++) {
+            pm_acc_finish(&u->s[k], &u->a[k]);
+            total[k] += u->s[k].total;
+            vals[k] += u->a[k].nvals;
+            na[k] += u->s[k].n_na;
+            out->estimate |= u->s[k].estimate;
+            out->untrusted |= u->s[k].untrusted;
+            has &= u->s[k].has_total;
+        }
+        if (nq == 2 && !(u->s[1].total > 0))
+            has = 0;
+        if (!u->entered || !has)
+            continue;
+        v = nq == 2 ? u->s[0].total / u->s[1].total : u->s[0].total;
+        if (out->units == 0 || v < out->min)
+            out->min = v;
+        if (out->units == 0 || v > out->max)
+            out->max = v;
+        sum += v;
+        out->units++;
+    }
+    out->untrusted |= lost;
+    out->has = 1;
+    for (size_t k = 0; k < nq; k++)
+        if (na[k] > 0 && vals[k] == 0)
+            out->has = 0;
+    if (nq == 2 && !(total[1] > 0))
+        out->has = 0;
+    out->total = nq == 2 && out->has ? total[0] / total[1] : total[0];
+    if (out->units)
+        out->mean = sum / (double)out->units;
+}
+
+/* The whole run has no visit count: that row is left out. */
+static int pm_shown(const struct pm_diff *df, const struct pm_pair *p, size_t m)
+{
+    if (df->mshow != PM_NONE && m != df->mshow)
+        return 0;
+    return !(p->row[0] == PM_WHOLE && df->m[m].kind == PM_DM_VISITS);
+}
+
+static int pm_lower_is_better(const struct pm_metric *m)
+{
+    return m->kind != PM_DM_IPC;
+}
+
+static void pm_compare(struct pm_diff *df, struct pm_cell *c, const struct pm_metric *m)
+{
+    const struct pm_side *a = &c->s[0], *b = &c->s[1];
+
+    c->beyond = -1;
+    if (!a->has || !b->has)
+        return;
+    c->has_change = 1;
+    c->change = b->total - a->total;
+    if (a->total != 0) {
+        c->rel_kind = 1;
+        c->rel = 100.0 * c->change / fabs(a->total);
+    } else if (b->total == 0) {
+        c->rel_kind = 1;
+        c->rel = 0;
+    } else {
+        c->rel_kind = 2;
+    }
+    if ((a->units >= 2 || b->units >= 2) && a->units >= 1 && b->units >= 1) {
+        double sa = a->units >= 2 ? a->max - a->min : 0;
+        double sb = b->units >= 2 ? b->max - b->min : 0;
+
+        c->beyond = fabs(b->mean - a->mean) > (sa > sb ? sa : sb);
+    }
+    if (!df->has_threshold)
+        return;
+    if (pm_lower_is_better(m))
+        c->regressed = c->rel_kind == 2 ? c->change > 0 : c->rel > df->threshold;
+    else
+        c->regressed = c->rel_kind == 1 && c->rel < -df->threshold;
+}
+
+/* Regions matched by (path, kind). */
+struct pm_key {
+    const char *path, *kind;
+    size_t row;
+};
+
+static int pm_cmp_key(const void *x, const void *y)
+{
+    const struct pm_key *a = x, *b = y;
+    int c = strcmp(a->path, b->path);
+
+    if (c == 0)
+        c = strcmp(a->kind, b->kind);
+    if (c == 0)
+        c = (a->row > b->row) - (a->row < b->row);
+    return c;
+}
+
+static int pm_region_wanted(const struct pm_diff *df, int fi, size_t r)
+{
+    const struct pm_file_region *g = &df->f[fi].d.regions[r];
+
+    return !df->region || strcmp(g->name, df->region) == 0 || strcmp(g->path, df->region) == 0;
+}
+
+static int pm_match(struct pm_diff *df)
+{
+    const struct pm_file *d[2] = {&df->f[0].d, &df->f[1].d};
+    struct pm_key *k[2];
+    size_t *match[2], i = 0, j = 0;
+    int rc = -1;
+
+    for (int f = 0; f < 2; f++) {
+        k[f] = malloc((d[f]->R ? d[f]->R : 1) * sizeof **k);
+        match[f] = malloc((d[f]->R ? d[f]->R : 1) * sizeof **match);
+    }
+    df->pairs = malloc((d[0]->R + d[1]->R + 1) * sizeof *df->pairs);
+    if (!k[0] || !k[1] || !match[0] || !match[1] || !df->pairs)
+        goto out;
+    for (int f = 0; f < 2; f++) {
+        for (size_t r = 0; r < d[f]->R; r++) {
+            k[f][r] = (struct pm_key){d[f]->regions[r].path, d[f]->regions[r].kind, r};
+            match[f][r] = PM_NONE;
+        }
+        qsort(k[f], d[f]->R, sizeof **k, pm_cmp_key);
+    }
+    while (i < d[0]->R && j < d[1]->R) {
+        struct pm_key x = k[0][i], y = k[1][j];
+        int c;
+
+        x.row = y.row = 0;
+        c = pm_cmp_key(&x, &y);
+        if (c == 0) {
+            match[0][k[0][i].row] = k[1][j].row;
+            match[1][k[1][j].row] = k[0][i].row;
+        }
+        i += c <= 0;
+        j += c >= 0;
+    }
+    if (!df->region)
+        df->pairs[df->npairs++] = (struct pm_pair){{PM_WHOLE, PM_WHOLE}};
+    for (size_t r = 0; r < d[0]->R; r++)
+        if (pm_region_wanted(df, 0, r) ||
+            (match[0][r] != PM_NONE && pm_region_wanted(df, 1, match[0][r])))
+            df->pairs[df->npairs++] = (struct pm_pair){{r, match[0][r]}};
+    for (size_t r = 0; r < d[1]->R; r++)
+        if (match[1][r] == PM_NONE && pm_region_wanted(df, 1, r))
+            df->pairs[df->npairs++] = (struct pm_pair){{PM_NONE, r}};
+    rc = 0;
+out:
+    for (int f = 0; f < 2; f++) {
+        free(k[f]);
+        free(match[f]);
+    }
+    return rc;
+}
+
+/* Match the regions and compare them (units and metrics already set). */
+static int pm_diff_build(struct pm_diff *df)
+{
+    size_t maxu;
+
+    if (pm_match(df) < 0)
+        return -1;
+    maxu = df->f[0].nunits > df->f[1].nunits ? df->f[0].nunits : df->f[1].nunits;
+    df->uacc = calloc(maxu ? maxu : 1, sizeof *df->uacc);
+    df->cells = calloc(df->npairs * df->nm + 1, sizeof *df->cells);
+    if (!df->uacc || !df->cells)
+        return -1;
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_pair *pr = &df->pairs[p];
+
+        if (pr->row[0] == PM_NONE || pr->row[1] == PM_NONE)
+            continue;
+        for (size_t m = 0; m < df->nm; m++) {
+            struct pm_cell *c = &df->cells[p * df->nm + m];
+
+            for (int fi = 0; fi < 2; fi++)
+                pm_side(df, fi, pr->row[fi], &df->m[m], &c->s[fi]);
+            pm_compare(df, c, &df->m[m]);
+            if (m == df->mshow && c->regressed)
+                df->nregress++;
+        }
+    }
+    return 0;
+}
+
+static void pm_diff_free(struct pm_diff *df)
+{
+    for (int i = 0; i < 2; i++) {
+        if (df->f[i].loaded)
+            pm_file_free(&df->f[i].d);
+        free(df->f[i].unit);
+    }
+    free(df->m);
+    free(df->pairs);
+    free(df->cells);
+    free(df->uacc);
+}
+
+/* ------------------------------------------------------------ names */
+
+static const char *pm_pair_path(const struct pm_diff *df, const struct pm_pair *p)
+{
+    if (p->row[0] == PM_WHOLE)
+        return NULL;
+    return p->row[0] != PM_NONE ? df->f[0].d.regions[p->row[0]].path
+                                : df->f[1].d.regions[p->row[1]].path;
+}
+
+static const char *pm_pair_kind(const struct pm_diff *df, const struct pm_pair *p)
+{
+    if (p->row[0] == PM_WHOLE)
+        return "";
+    return p->row[0] != PM_NONE ? df->f[0].d.regions[p->row[0]].kind
+                                : df->f[1].d.regions[p->row[1]].kind;
+}
+
+/* User data on a terminal: controls and undecodable bytes become '?', and
+ * at most `max` characters are shown (the rest as "..."). */
+static void pm_text_name(FILE *out, const char *s, size_t max)
+{
+    size_t i = 0, n = strlen(s), shown = 0;
+
+    while (i < n) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (shown == max) {
+            fputs("...", out);
+            return;
+        }
+        if (cp == PM_BAD || cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+            putc('?', out);
+        else
+            fwrite(s + i, 1, len, out);
+        i += len;
+        shown++;
+    }
+}
+
+static void pm_json_str(FILE *out, const char *s)
+{
+    size_t i = 0, n = strlen(s);
+
+    putc('"', out);
+    while (i < n) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (cp == PM_BAD)
+            fputs("\\ufffd", out);
+        else if (cp == '"' || cp == '\\')
+            fprintf(out, "\\%c", (char)cp);
+        else if (cp < 0x20 || cp == 0x7f)
+            fprintf(out, "\\u%04x", (unsigned)cp);
+        else
+            fwrite(s + i, 1, len, out);
+        i += len;
+    }
+    putc('"', out);
+}
+
+/* RFC 4180 quoting, a leading ' before formula characters (as the report's
+ * CSV), undecodable bytes as U+FFFD. */
+static void pm_csv_str(FILE *out, const char *s)
+{
+    size_t i = 0, n = strlen(s);
+
+    putc('"', out);
+    if (n > 0 && strchr("=+-@\t\r", s[0]))
+        putc('\'', out);
+    while (i < n) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (cp == PM_BAD)
+            fputs("\xef\xbf\xbd", out);
+        else if (cp == '"')
+            fputs("\"\"", out);
+        else
+            fwrite(s + i, 1, len, out);
+        i += len;
+    }
+    putc('"', out);
+}
+
+/* ------------------------------------------------------------ text */
+
+/* Integers with thousands separators; other values with 4 digits. */
+static void pm_fmt_num(char *buf, size_t len, double v, int sign)
+{
+    char digits[64], *p = buf;
+    size_t n, lead;
+    double a = fabs(v);
+
+    if (!(a < 1e18) || a != floor(a)) {
+        snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
+        return;
+    }
+    snprintf(digits, sizeof digits, "%.0f", a);
+    n = strlen(digits);
+    lead = n % 3 ? n % 3 : 3;
+    if (len < 2 * n + 2) {
+        snprintf(buf, len, "%.4g", v);
+        return;
+    }
+    if (v < 0)
+        *p++ = '-';
+    else if (sign && v > 0)
+        *p++ = '+';
+    for (size_t i = 0; i < n; i++) {
+        if (i >= lead && (i - lead) % 3 == 0)
+            *p++ = ',';
+        *p++ = digits[i];
+    }
+    *p = '\0';
+}
+
+static void pm_fmt_time(char *buf, size_t len, double ns, int sign)
+{
+    double a = fabs(ns);
+    const char *f = sign ? "%+.1f %s" : "%.1f %s";
+
+    if (a < 1e3)
+        snprintf(buf, len, sign ? "%+.0f ns" : "%.0f ns", ns);
+    else if (a < 1e6)
+        snprintf(buf, len, f, ns / 1e3, "us");
+    else if (a < 1e9)
+        snprintf(buf, len, f, ns / 1e6, "ms");
+    else
+        snprintf(buf, len, sign ? "%+.3f %s" : "%.3f %s", ns / 1e9, "s");
+}
+
+static void pm_fmt_metric(char *buf, size_t len, const struct pm_metric *m, double v, int sign)
+{
+    if (m->kind == PM_DM_TIME)
+        pm_fmt_time(buf, len, v, sign);
+    else if (m->kind == PM_DM_IPC)
+        snprintf(buf, len, sign ? "%+.3f" : "%.3f", v);
+    else
+        pm_fmt_num(buf, len, v, sign);
+}
+
+static void pm_fmt_side(char *buf, size_t len, const struct pm_metric *m, const struct pm_side *s)
+{
+    char v[48];
+
+    if (!s->has) {
+        snprintf(buf, len, "n/a%s", s->untrusted ? "!" : "");
+        return;
+    }
+    pm_fmt_metric(v, sizeof v, m, s->total, 0);
+    snprintf(buf, len, "%s%s%s", s->estimate ? "~" : "", v, s->untrusted ? "!" : "");
+}
+
+static void pm_text_cell(FILE *out, const struct pm_metric *m, const struct pm_cell *c)
+{
+    char a[64], b[64], ch[64] = "-", rel[32] = "-";
+    const char *beyond = c->beyond < 0 ? "-" : c->beyond ? "yes" : "no";
+
+    pm_fmt_side(a, sizeof a, m, &c->s[0]);
+    pm_fmt_side(b, sizeof b, m, &c->s[1]);
+    if (c->has_change)
+        pm_fmt_metric(ch, sizeof ch, m, c->change, 1);
+    if (c->rel_kind == 1)
+        snprintf(rel, sizeof rel, "%+.1f%%", c->rel);
+    else if (c->rel_kind == 2)
+        snprintf(rel, sizeof rel, "new");
+    fprintf(out, "  ");
+    pm_text_name(out, m->name, 22);
+    fprintf(out, "%*s %14s %14s %15s %9s  %s%s\n",
+            (int)(strlen(m->name) < 22 ? 22 - strlen(m->name) : 0), "", a, b, ch, rel, beyond,
+            c->regressed ? "  REGRESSION" : "");
+}
+
+static void pm_text_file(FILE *out, const char *label, const struct pm_dfile *f)
+{
+    size_t used = 0;
+
+    fprintf(out, "%s: ", label);
+    pm_text_name(out, f->path, 70);
+    fprintf(out, " (%zu thread%s", f->d.T, f->d.T == 1 ? "" : "s");
+    if (f->d.ranks > 1)
+        fprintf(out, ", %d ranks", (int)f->d.ranks);
+    fprintf(out, ")\n   events: %s", f->d.E ? "" : "none");
+    /* the list stays on one line of at most 100 columns */
+    for (size_t e = 0; e < f->d.E; e++) {
+        size_t n = strlen(f->d.events[e].name) + 1;
+
+        if (used + n > 80) {
+            fprintf(out, " ... (%zu in all)", f->d.E);
+            break;
+        }
+        if (e)
+            putc(',', out);
+        pm_text_name(out, f->d.events[e].name, 80);
+        used += n;
+    }
+    putc('\n', out);
+}
+
+static void pm_render_diff_text(FILE *out, const struct pm_diff *df)
+{
+    int only_hdr[2] = {0, 0};
+
+    fprintf(out, "perfmark diff\n");
+    pm_text_file(out, "A", &df->f[0]);
+    pm_text_file(out, "B", &df->f[1]);
+    fprintf(out, "change = B - A; %% of A; beyond spread = the mean per %s changed by more\n"
+            "than max - min over %ss in A or B. ~ estimate, ! untrusted (counts lost).\n",
+            df->by_rank ? "rank" : "thread", df->by_rank ? "rank" : "thread");
+    if (df->has_threshold)
+        fprintf(out, "threshold: %s regresses by more than %g%%\n", df->m[df->mshow].name,
+                df->threshold);
+    fprintf(out, "\n  %-22s %14s %14s %15s %9s  %s\n", "metric", "A", "B", "change", "%",
+            "beyond spread");
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_pair *pr = &df->pairs[p];
+        const char *path = pm_pair_path(df, pr);
+
+        if (pr->row[0] == PM_NONE || pr->row[1] == PM_NONE)
+            continue;
+        if (!path) {
+            fprintf(out, "(whole run)\n");
+        } else {
+            pm_text_name(out, path, 80);
+            if (strcmp(pm_pair_kind(df, pr), "user") != 0 && *pm_pair_kind(df, pr)) {
+                fprintf(out, " [");
+                pm_text_name(out, pm_pair_kind(df, pr), 10);
+                fprintf(out, "]");
+            }
+            putc('\n', out);
+        }
+        for (size_t m = 0; m < df->nm; m++)
+            if (pm_shown(df, pr, m))
+                pm_text_cell(out, &df->m[m], &df->cells[p * df->nm + m]);
+    }
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_pair *pr = &df->pairs[p];
+        int fi = pr->row[0] == PM_NONE ? 1 : 0;
+
+        if (pr->row[0] != PM_NONE && pr->row[1] != PM_NONE)
+            continue;
+        if (!only_hdr[fi]) {
+            fprintf(out, "\nregions only in %s:\n", fi ? "B" : "A");
+            only_hdr[fi] = 1;
+        }
+        fprintf(out, "  ");
+        pm_text_name(out, pm_pair_path(df, pr), 90);
+        putc('\n', out);
+    }
+    if (df->has_threshold)
+        fprintf(out, "\n%zu regression%s beyond %g%% in %s\n", df->nregress,
+                df->nregress == 1 ? "" : "s", df->threshold, df->m[df->mshow].name);
+}
+
+/* ------------------------------------------------------------ json, csv */
+
+static void pm_json_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void pm_json_side(FILE *out, const struct pm_side *s)
+{
+    fputs("{\"value\": ", out);
+    pm_json_num(out, s->has, s->total);
+    fprintf(out, ", \"estimate\": %s, \"untrusted\": %s, \"units\": %zu, \"mean\": ",
+            s->estimate ? "true" : "false", s->untrusted ? "true" : "false", s->units);
+    pm_json_num(out, s->units > 0, s->mean);
+    fputs(", \"min\": ", out);
+    pm_json_num(out, s->units > 0, s->min);
+    fputs(", \"max\": ", out);
+    pm_json_num(out, s->units > 0, s->max);
+    putc('}', out);
+}
+
+static void pm_json_file(FILE *out, const struct pm_dfile *f)
+{
+    fputs("{\"file\": ", out);
+    pm_json_str(out, f->path);
+    fprintf(out, ", \"threads\": %zu, \"units\": %zu}", f->d.T, f->nunits);
+}
+
+static void pm_render_diff_json(FILE *out, const struct pm_diff *df)
+{
+    const char *sep = "";
+
+    fputs("{\"a\": ", out);
+    pm_json_file(out, &df->f[0]);
+    fputs(", \"b\": ", out);
+    pm_json_file(out, &df->f[1]);
+    fprintf(out, ", \"unit\": \"%s\", \"metric\": ", df->by_rank ? "rank" : "thread");
+    if (df->mshow == PM_NONE)
+        fputs("null", out);
+    else
+        pm_json_str(out, df->m[df->mshow].name);
+    fputs(", \"threshold_pct\": ", out);
+    pm_json_num(out, df->has_threshold, df->threshold);
+    fputs(", \"regions\": [", out);
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_pair *pr = &df->pairs[p];
+        const char *path = pm_pair_path(df, pr);
+        const char *msep = "";
+
+        if (pr->row[0] == PM_NONE || pr->row[1] == PM_NONE)
+            continue;
+        fprintf(out, "%s\n  {\"path\": ", sep);
+        sep = ",";
+        if (path)
+            pm_json_str(out, path);
+        else
+            fputs("null", out);
+        fputs(", \"kind\": ", out);
+        pm_json_str(out, pm_pair_kind(df, pr));
+        fprintf(out, ", \"whole_run\": %s, \"metrics\": {", path ? "false" : "true");
+        for (size_t m = 0; m < df->nm; m++) {
+            const struct pm_cell *c = &df->cells[p * df->nm + m];
+
+            if (!pm_shown(df, pr, m))
+                continue;
+            fprintf(out, "%s\n    ", msep);
+            msep = ",";
+            pm_json_str(out, df->m[m].name);
+            fputs(": {\"a\": ", out);
+            pm_json_side(out, &c->s[0]);
+            fputs(", \"b\": ", out);
+            pm_json_side(out, &c->s[1]);
+            fputs(", \"change\": ", out);
+            pm_json_num(out, c->has_change, c->change);
+            fputs(", \"change_pct\": ", out);
+            pm_json_num(out, c->rel_kind == 1, c->rel);
+            fprintf(out, ", \"beyond_spread\": %s, \"regression\": %s}",
+                    c->beyond < 0 ? "null" : c->beyond ? "true" : "false",
+                    c->regressed ? "true" : "false");
+        }
+        fputs("}}", out);
+    }
+    fputs("]", out);
+    for (int fi = 0; fi < 2; fi++) {
+        fprintf(out, ", \"only_in_%s\": [", fi ? "b" : "a");
+        sep = "";
+        for (size_t p = 0; p < df->npairs; p++) {
+            const struct pm_pair *pr = &df->pairs[p];
+
+            if (pr->row[fi] == PM_NONE || pr->row[1 - fi] != PM_NONE)
+                continue;
+            fputs(sep, out);
+            sep = ", ";
+            pm_json_str(out, pm_pair_path(df, pr));
+        }
+        fputs("]", out);
+    }
+    fprintf(out, ", \"regressions\": %zu}\n", df->nregress);
+}
+
+static void pm_csv_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+}
+
+static void pm_csv_side(FILE *out, const struct pm_side *s)
+{
+    putc(',', out);
+    pm_csv_num(out, s->has, s->total);
+    fprintf(out, ",%d,%d,%zu,", s->estimate, s->untrusted, s->units);
+    pm_csv_num(out, s->units > 0, s->mean);
+    putc(',', out);
+    pm_csv_num(out, s->units > 0, s->min);
+    putc(',', out);
+    pm_csv_num(out, s->units > 0, s->max);
+}
+
+static void pm_render_diff_csv(FILE *out, const struct pm_diff *df)
+{
+    fputs("path,kind,status,metric,a,a_estimate,a_untrusted,a_units,a_mean,a_min,a_max,"
+          "b,b_estimate,b_untrusted,b_units,b_mean,b_min,b_max,change,change_pct,"
+          "beyond_spread,regression\n", out);
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_pair *pr = &df->pairs[p];
+        const char *path = pm_pair_path(df, pr);
+        const char *status = pr->row[0] == PM_NONE ? "only_b"
+                             : pr->row[1] == PM_NONE ? "only_a" : path ? "both" : "whole_run";
+
+        if (pr->row[0] == PM_NONE || pr->row[1] == PM_NONE) {
+            pm_csv_str(out, path);
+            putc(',', out);
+            pm_csv_str(out, pm_pair_kind(df, pr));
+            fprintf(out, ",%s,,,,,,,,,,,,,,,,,,,\n", status);
+            continue;
+        }
+        for (size_t m = 0; m < df->nm; m++) {
+            const struct pm_cell *c = &df->cells[p * df->nm + m];
+
+            if (!pm_shown(df, pr, m))
+                continue;
+            pm_csv_str(out, path ? path : "");
+            putc(',', out);
+            pm_csv_str(out, pm_pair_kind(df, pr));
+            fprintf(out, ",%s,", status);
+            pm_csv_str(out, df->m[m].name);
+            pm_csv_side(out, &c->s[0]);
+            pm_csv_side(out, &c->s[1]);
+            putc(',', out);
+            pm_csv_num(out, c->has_change, c->change);
+            putc(',', out);
+            pm_csv_num(out, c->rel_kind == 1, c->rel);
+            fprintf(out, ",%s,%d\n", c->beyond < 0 ? "" : c->beyond ? "1" : "0", c->regressed);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ command */
+
+static int pm_usage_error(const char *fmt, const char *arg)
+{
+    fputs("perfmark diff: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (perfmark diff --help)\n", stderr);
+    return 2;
+}
+
+/* HDF5 can crash on a corrupt file (report.c); reading each file once in
+ * the report's crash-isolating child turns that into one message before the
+ * file is loaded here. */
+static int pm_diff_load(struct pm_dfile *f)
+{
+    char err[1024] = "";
+    FILE *sink = fopen("/dev/null", "w");
+    int rc;
+
+    if (!sink) {
+        fprintf(stderr, "perfmark diff: cannot open /dev/null: %s\n", strerror(errno));
+        return -1;
+    }
+    rc = pm_report_file(f->path, "csv", sink, err, sizeof err);
+    fclose(sink);
+    if (rc == 0 && pm_file_load(f->path, &f->d, err, sizeof err) == 0) {
+        f->loaded = 1;
+        return 0;
+    }
+    fprintf(stderr, "perfmark diff: %s\n", err[0] ? err : f->path);
+    return -1;
+}
+
+static void pm_print_regressions(const struct pm_diff *df)
+{
+    if (!df->has_threshold || df->mshow == PM_NONE)
+        return;
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_pair *pr = &df->pairs[p];
+        const struct pm_cell *c;
+        const char *path = pm_pair_path(df, pr);
+
+        if (pr->row[0] == PM_NONE || pr->row[1] == PM_NONE)
+            continue;
+        c = &df->cells[p * df->nm + df->mshow];
+        if (!c->regressed)
+            continue;
+        fprintf(stderr, "perfmark diff: regression: %s ", df->m[df->mshow].name);
+        if (c->rel_kind == 1)
+            fprintf(stderr, "%+.1f%%", c->rel);
+        else
+            fprintf(stderr, "from 0");
+        fprintf(stderr, " (threshold %g%%) in ", df->threshold);
+        if (path) {
+            putc('\'', stderr);
+            pm_text_name(stderr, path, 80);
+            putc('\'', stderr);
+        } else {
+            fputs("the whole run", stderr);
+        }
+        putc('\n', stderr);
+    }
+}
+
+int pm_diff_main(int argc, char **argv)
+{
+    struct pm_diff df;
+    const char *files[2] = {NULL, NULL}, *metric = NULL, *format = "text", *out_path = NULL;
+    char *text = NULL;
+    size_t nfiles = 0, len = 0;
+    FILE *mem;
+    int rc = 2;
+
+    memset(&df, 0, sizeof df);
+    df.mshow = PM_NONE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+        if (!strcmp(a, "--metric") || !strcmp(a, "--threshold") || !strcmp(a, "--region") ||
+            !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-o")) {
+            if (!v)
+                return pm_usage_error("%s needs a value", a);
+            i++;
+            if (!strcmp(a, "--metric")) {
+                metric = v;
+            } else if (!strcmp(a, "--region")) {
+                df.region = v;
+            } else if (!strcmp(a, "-o")) {
+                out_path = v;
+            } else if (!strcmp(a, "--threshold")) {
+                char *end;
+
+                errno = 0;
+                df.threshold = strtod(v, &end);
+                if (errno || end == v || (*end && strcmp(end, "%")) || !isfinite(df.threshold) ||
+                    df.threshold < 0)
+                    return pm_usage_error("--threshold takes a percentage >= 0, not '%s'", v);
+                df.has_threshold = 1;
+            } else {
+                format = v;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return pm_usage_error("unknown option '%s'", a);
+        } else if (nfiles < 2) {
+            files[nfiles++] = a;
+        } else {
+            return pm_usage_error("two files only ('%s' is a third)", a);
+        }
+    }
+    if (nfiles < 2)
+        return pm_usage_error("%s", "give two files: perfmark diff A.h5 B.h5");
+    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
+        return pm_usage_error("unknown format '%s' (text, csv or json)", format);
+    if (df.has_threshold && !metric)
+        metric = "time";
+    for (int i = 0; i < 2; i++) {
+        df.f[i].path = files[i];
+        if (pm_diff_load(&df.f[i]) < 0)
+            goto out;
+    }
+    if (pm_units(&df) < 0 || pm_metrics(&df) < 0)
+        goto oom;
+    if (metric) {
+        for (size_t m = 0; m < df.nm; m++)
+            if (strcmp(df.m[m].name, metric) == 0)
+                df.mshow = m;
+        if (df.mshow == PM_NONE) {
+            fprintf(stderr, "perfmark diff: no metric '%s' in both files (", metric);
+            for (size_t m = 0; m < df.nm; m++)
+                fprintf(stderr, "%s%s", m ? ", " : "", df.m[m].name);
+            fprintf(stderr, ")\n");
+            goto out;
+        }
+    }
+    if (pm_diff_build(&df) < 0)
+        goto oom;
+    if (df.region && df.npairs == 0) {
+        fputs("perfmark diff: no region named '", stderr);
+        pm_text_name(stderr, df.region, 80);
+        fputs("' in either file\n", stderr);
+        goto out;
+    }
+    mem = open_memstream(&text, &len);
+    if (!mem)
+        goto oom;
+    if (!strcmp(format, "json"))
+        pm_render_diff_json(mem, &df);
+    else if (!strcmp(format, "csv"))
+        pm_render_diff_csv(mem, &df);
+    else
+        pm_render_diff_text(mem, &df);
+    if (fclose(mem) != 0)
+        goto oom;
+    {
+        FILE *out = out_path ? fopen(out_path, "w") : stdout;
+        int ok = out && fwrite(text, 1, len, out) == len;
+
+        ok = (out && out != stdout ? fclose(out) == 0 : fflush(stdout) == 0) && ok;
+        if (!ok) {
+            fprintf(stderr, "perfmark diff: cannot write %s: %s\n",
+                    out_path ? out_path : "standard output", strerror(errno));
+            goto out;
+        }
+    }
+    pm_print_regressions(&df);
+    rc = df.nregress > 0 ? 1 : 0;
+    goto out;
+oom:
+    fprintf(stderr, "perfmark diff: out of memory\n");
+out:
+    free(text);
+    pm_diff_free(&df);
+    return rc;
+}

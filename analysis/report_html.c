@@ -1,0 +1,521 @@
+/*
+ * report_html.c — the report as one self-contained HTML file: inline CSS and
+ * SVG, no script, nothing loaded from anywhere (a Content-Security-Policy of
+ * default-src 'none' makes the browser refuse it even if something slipped
+ * in). This file writes the page, the flag summary and the tables;
+ * report_svg.c the charts. Every number comes from the model
+ * (report_model.c) that the other formats print, so all formats agree.
+ *
+ * Table cells that hold a number carry it unrounded in data-v (what the
+ * tests compare with their own recomputation); the cell text is the same
+ * number in human units.
+ */
+#include "report_html.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PM_HTML_THREADS 512 /* rows of the threads table */
+#define PM_HTML_WHERE 8     /* regions named per flag in the summary */
+
+/* ------------------------------------------------------------ escaping */
+
+/* Characters that must not reach the page from user data: C0/C1 controls
+ * and DEL (parse errors, invisible), line separators, bidirectional
+ * overrides and isolates (they reorder the text around them), and
+ * noncharacters. */
+static int pm_html_bad_cp(uint32_t cp)
+{
+    return cp == PM_BAD || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 ||
+           cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+           (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
+}
+
+void pm_html_esc(FILE *out, const char *s, size_t maxchars, int empty_quoted)
+{
+    size_t n = strlen(s), i = 0, chars = 0;
+
+    if (n == 0 && empty_quoted) {
+        fputs("&quot;&quot;", out);
+        return;
+    }
+    while (i < n) {
+        uint32_t cp;
+        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+
+        if (chars == maxchars) {
+            fputs("\xE2\x80\xA6", out);
+            return;
+        }
+        switch (cp) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            if (pm_html_bad_cp(cp))
+                fputs("\xEF\xBF\xBD", out);
+            else
+                fwrite(s + i, 1, len, out);
+        }
+        i += len;
+        chars++;
+    }
+}
+
+/* --------------------------------------------------------- human units */
+
+static int pm_html_prec(double a)
+{
+    return a < 9.995 ? 2 : a < 99.95 ? 1 : 0;
+}
+
+void pm_html_count(char *buf, size_t len, double v)
+{
+    static const char *const suffix[] = {"", " k", " M", " G", " T", " P", " E"};
+    double a = fabs(v);
+    int i = 0;
+
+    if (a < 999.5) {
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    while (a >= 999.5 && i < 6) {
+        a /= 1000;
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, len, "%.*f%s", pm_html_prec(a), v, suffix[i]);
+}
+
+void pm_html_time(char *buf, size_t len, double ns)
+{
+    static const char *const unit[] = {"ns", "\xC2\xB5s", "ms", "s"};
+    double a = fabs(ns);
+    int i = 0;
+
+    if (a < 999.5) {
+        snprintf(buf, len, "%.0f ns", ns);
+        return;
+    }
+    while (a >= 999.5 && i < 3) {
+        a /= 1000;
+        ns /= 1000;
+        i++;
+    }
+    snprintf(buf, len, "%.*f %s", a >= 1000 ? 0 : pm_html_prec(a), ns, unit[i]);
+}
+
+void pm_html_pct(char *buf, size_t len, double fraction)
+{
+    /* floor below 100%: 99.96% counted must not read as all of it */
+    if (fraction >= 1.0 && fraction < 1.0005)
+        snprintf(buf, len, "100%%");
+    else if (fraction < 1.0)
+        snprintf(buf, len, "%.1f%%", floor(fraction * 1000.0) / 10.0);
+    else
+        snprintf(buf, len, "%.1f%%", fraction * 100.0);
+}
+
+int pm_html_by_rank(const struct pm_report *rep)
+{
+    return rep->nranks > 1;
+}
+
+/* Software clock events (task-clock, cpu-clock) count nanoseconds. */
+static int pm_html_event_is_time(const struct pm_file_event *ev)
+{
+    return ev->type == 1 /* PERF_TYPE_SOFTWARE */ && (ev->config == 0 || ev->config == 1);
+}
+
+/* ---------------------------------------------------------------- page */
+
+static const char pm_html_css[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1b1b;background:#fff}"
+    "h1{font-size:1.5em;margin:0 0 .4em}h2{font-size:1.2em;margin:1.6em 0 .4em;"
+    "border-bottom:1px solid #ccc}"
+    "dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:0}"
+    "dl.meta dt{font-weight:600}dl.meta dd{margin:0;overflow-wrap:anywhere}"
+    ".box{padding:.6em 1em;border-radius:6px;margin:1em 0}"
+    ".clean{background:#e8f5e9;border:1px solid #66bb6a}"
+    ".dirty{background:#fff4e5;border:2px solid #f57c00}"
+    ".partial{background:#ffebee;border:2px solid #c62828;font-weight:600}"
+    "table{border-collapse:collapse;margin:.4em 0}"
+    "th,td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}"
+    "th{background:#f3f3f3;text-align:left}td.n{text-align:right;white-space:nowrap}"
+    "td.name{max-width:32em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
+    ".wrap{overflow-x:auto}"
+    ".est{background:#fff8c4;font-style:italic}.na{color:#888}.bad{color:#b71c1c;font-weight:600}"
+    "small{display:block;color:#666;font-size:.8em}"
+    "tr.flagged td.name{border-left:4px solid #f57c00}"
+    ".flag{display:inline-block;background:#ffe0b2;border-radius:3px;padding:0 4px;"
+    "margin:1px;font-size:.85em;white-space:nowrap}"
+    "svg{display:block;margin:.4em 0;font:12px system-ui,sans-serif}"
+    "svg .ttl{font-weight:600;font-size:13px}"
+    "nav a{margin-right:1em}.note{color:#555;max-width:60em}"
+    "pre.msg{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0}";
+
+static void pm_html_dd(FILE *out, const char *label, const char *value)
+{
+    fprintf(out, "<dt>%s</dt><dd>", label);
+    pm_html_esc(out, value, PM_HTML_MAX_CHARS, 0);
+    fputs("</dd>\n", out);
+}
+
+static void pm_html_head(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[64];
+
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'\">\n<title>perfmark report: ", out);
+    pm_html_esc(out, rep->path, 200, 0);
+    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", pm_html_css);
+    fputs("<header>\n<h1>perfmark report</h1>\n<dl class=\"meta\">\n", out);
+    pm_html_dd(out, "file", rep->path);
+    pm_html_dd(out, "command", d->command);
+    fputs("<dt>host</dt><dd>", out);
+    pm_html_esc(out, d->host, 200, 0);
+    fprintf(out, " &#183; pid %" PRId64 " &#183; perfmark ", d->pid);
+    pm_html_esc(out, d->perfmark_version[0] ? d->perfmark_version : "?", 100, 0);
+    fputs("</dd>\n<dt>started</dt><dd>", out);
+    pm_html_esc(out, d->start_time[0] ? d->start_time : "?", 100, 0);
+    pm_html_time(buf, sizeof buf, (double)d->duration_ns);
+    fprintf(out, " &#183; duration <span data-k=\"duration_ns\" data-v=\"%" PRIu64 "\">%s</span>"
+            " &#183; clock ", d->duration_ns, buf);
+    pm_html_esc(out, d->clock[0] ? d->clock : "?", 100, 0);
+    fputs("</dd>\n<dt>events</dt><dd>requested ", out);
+    pm_html_esc(out, d->events_requested[0] ? d->events_requested : "?", PM_HTML_MAX_CHARS, 0);
+    fputs("; measured ", out);
+    for (size_t e = 0; e < d->E; e++) {
+        fputs(e ? ", " : "", out);
+        pm_html_esc(out, d->events[e].name, 200, 1);
+    }
+    fprintf(out, "%s (group ", d->E ? "" : "nothing");
+    pm_html_esc(out, d->event_group[0] ? d->event_group : "?", 100, 0);
+    fprintf(out, ", %zu kernel group%s)</dd>\n", d->G, d->G == 1 ? "" : "s");
+    if (d->fallback[0])
+        pm_html_dd(out, "fallback", d->fallback);
+    fprintf(out, "<dt>shape</dt><dd>%zu region%s, %zu thread%s, %zu rank%s</dd>\n", d->R,
+            d->R == 1 ? "" : "s", d->T, d->T == 1 ? "" : "s", rep->nranks,
+            rep->nranks == 1 ? "" : "s");
+    fputs("</dl>\n</header>\n", out);
+    if (d->partial)
+        fputs("<div class=\"box partial\">PARTIAL: this file was written by an emergency dump "
+              "(a signal or MPI_Abort): data up to that moment only.</div>\n", out);
+}
+
+/* ------------------------------------------------------ flag summary */
+
+static const char *pm_html_flag_meaning(uint32_t bit)
+{
+    switch (bit) {
+    case PM_FILE_FLAG_MULTIPLEXED:
+        return "the counters ran part of the time: counts are scaled by enabled/running and "
+               "shown as estimates (~, yellow) with the share of time counted";
+    case PM_FILE_FLAG_NOT_COUNTED:
+        return "the counters never ran in some visit: no estimate (n/a)";
+    case PM_FILE_FLAG_LOST_GENERATION:
+        return "the counter set was reopened during a visit: its counts are missing, totals "
+               "undercount (!)";
+    case PM_FILE_FLAG_MIGRATED:
+        return "the thread changed CPU during a visit (per-thread counts are still right)";
+    case PM_FILE_FLAG_UNBALANCED:
+        return "unmatched begin/end, or closed by perfmark at exit (counted up to then)";
+    case PM_FILE_FLAG_SHORT:
+        return "too few TopDown slots per read window: left out of the TopDown ratios";
+    case PM_FILE_FLAG_PARTIAL: return "written by an emergency dump: data up to that moment";
+    }
+    return "a flag this reader does not know";
+}
+
+/* The regions whose cells carry flag i, in tree order, first few named. */
+static void pm_html_flag_where(FILE *out, const struct pm_report *rep, size_t i)
+{
+    const struct pm_file *d = rep->d;
+    size_t shown = 0, more = 0;
+
+    for (size_t k = 0; k < d->R; k++) {
+        size_t r = rep->order[k];
+        size_t n = rep->reg[r].flag_cells[i];
+
+        if (n == 0)
+            continue;
+        if (shown == PM_HTML_WHERE) {
+            more++;
+            continue;
+        }
+        fprintf(out, "%s<span data-row=\"%zu\" data-n=\"%zu\">", shown ? "; " : "", r, n);
+        pm_html_esc(out, d->regions[r].path, 120, 1);
+        fprintf(out, " (%zu thread%s)</span>", n, n == 1 ? "" : "s");
+        shown++;
+    }
+    if (more)
+        fprintf(out, "; and %zu more region%s", more, more == 1 ? "" : "s");
+}
+
+static void pm_html_flags(FILE *out, const struct pm_report *rep)
+{
+    fputs("<section id=\"flags\">\n<h2>Data quality</h2>\n", out);
+    if (rep->flagged_cells == 0) {
+        fprintf(out, "<div class=\"box clean\" data-flagged=\"0\" data-cells=\"%zu\">All "
+                "numbers clean: no cell (thread &#215; region) carries a data-quality flag."
+                "</div>\n</section>\n", rep->cells);
+        return;
+    }
+    fprintf(out, "<div class=\"box dirty\" data-flagged=\"%zu\" data-cells=\"%zu\"><strong>"
+            "%zu of %zu cells (thread &#215; region) carry a data-quality flag.</strong> "
+            "Values they touch are marked in every table and chart below.\n",
+            rep->flagged_cells, rep->cells, rep->flagged_cells, rep->cells);
+    fputs("<table id=\"flag-table\">\n<tr><th>flag</th><th>cells</th><th>where (regions, "
+          "threads whose cell carries it)</th><th>meaning</th></tr>\n", out);
+    for (size_t i = 0; i < rep->nflags; i++) {
+        if (rep->flags[i].cells == 0)
+            continue;
+        fputs("<tr><td><span class=\"flag\">", out);
+        pm_html_esc(out, rep->flags[i].name, 100, 1);
+        fprintf(out, "</span></td><td class=\"n\" data-k=\"flag_cells\" data-v=\"%zu\">%zu</td>"
+                "<td>", rep->flags[i].cells, rep->flags[i].cells);
+        pm_html_flag_where(out, rep, i);
+        fprintf(out, "</td><td>%s</td></tr>\n", pm_html_flag_meaning(rep->flags[i].bit));
+    }
+    fputs("</table>\n</div>\n</section>\n", out);
+}
+
+/* -------------------------------------------------------- region table */
+
+static void pm_html_num_u(FILE *out, const char *key, uint64_t v, const char *text)
+{
+    fprintf(out, "<td class=\"n\" data-k=\"%s\" data-v=\"%" PRIu64 "\">%s</td>", key, v, text);
+}
+
+static void pm_html_wall(FILE *out, const char *key, int has, double v)
+{
+    char buf[48];
+
+    if (!has) {
+        fprintf(out, "<td class=\"n na\" data-k=\"%s\" data-v=\"\">-</td>", key);
+        return;
+    }
+    pm_html_time(buf, sizeof buf, v);
+    fprintf(out, "<td class=\"n\" data-k=\"%s\" data-v=\"%.17g\">%s</td>", key, v, buf);
+}
+
+/* One event of one region: its total with the markers, the spread and the
+ * share counted in the tooltip, the share also under the value when the
+ * counters did not run all the time. */
+static void pm_html_event_cell(FILE *out, const struct pm_evstat *s, size_t e, int is_time)
+{
+    char val[48], a[48], b[48], c[48], share[32] = "";
+
+    if (s->has_share)
+        pm_html_pct(share, sizeof share, s->share);
+    if (!s->has_total) {
+        fprintf(out, "<td class=\"n na bad\" data-k=\"ev%zu\" data-v=\"\" title=\"no value: "
+                "the counters never ran while enabled (NOT_COUNTED)\">n/a!</td>", e);
+        return;
+    }
+    if (is_time)
+        pm_html_time(val, sizeof val, s->total);
+    else
+        pm_html_count(val, sizeof val, s->total);
+    fprintf(out, "<td class=\"n%s%s\" data-k=\"ev%zu\" data-v=\"%.17g\" data-est=\"%d\" "
+            "data-untrusted=\"%d\"", s->estimate ? " est" : "", s->untrusted ? " bad" : "", e,
+            s->total, s->estimate, s->untrusted);
+    if (s->has_share)
+        fprintf(out, " data-share=\"%.17g\"", s->share);
+    fputs(" title=\"", out);
+    if (s->estimate)
+        fputs("estimate: multiplexed counts scaled by enabled/running. ", out);
+    if (s->untrusted)
+        fputs("incomplete: some counts are missing (LOST_GENERATION or cells without a value); "
+              "the total undercounts. ", out);
+    if (s->has_spread) {
+        if (is_time) {
+            pm_html_time(a, sizeof a, s->min);
+            pm_html_time(b, sizeof b, s->mean);
+            pm_html_time(c, sizeof c, s->max);
+        } else {
+            pm_html_count(a, sizeof a, s->min);
+            pm_html_count(b, sizeof b, s->mean);
+            pm_html_count(c, sizeof c, s->max);
+        }
+        fprintf(out, "per thread: min %s, mean %s, max %s. ", a, b, c);
+    }
+    if (s->has_share)
+        fprintf(out, "counted %s of the enabled time.", share);
+    fprintf(out, "\">%s%s%s", s->estimate ? "~" : "", val, s->untrusted ? "!" : "");
+    if (s->has_share && s->share < 0.9995)
+        fprintf(out, "<small>%s counted</small>", share);
+    fputs("</td>", out);
+}
+
+static void pm_html_region_flags(FILE *out, const struct pm_report *rep,
+                                 const struct pm_regstat *s)
+{
+    fputs("<td>", out);
+    for (size_t i = 0; i < rep->nflags; i++) {
+        if (s->flag_cells[i] == 0)
+            continue;
+        fputs("<span class=\"flag\" data-flag=\"", out);
+        pm_html_esc(out, rep->flags[i].name, 100, 1);
+        fprintf(out, "\" data-v=\"%zu\" title=\"the cells of %zu thread%s carry it\">",
+                s->flag_cells[i], s->flag_cells[i], s->flag_cells[i] == 1 ? "" : "s");
+        pm_html_esc(out, rep->flags[i].name, 100, 1);
+        fprintf(out, ":%zu</span>", s->flag_cells[i]);
+    }
+    fputs("</td>", out);
+}
+
+static void pm_html_regions(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[48];
+
+    fprintf(out, "<section id=\"regions\">\n<h2>Regions</h2>\n<p class=\"note\">%zu regions as "
+            "a tree by call path; time is wall time, inclusive, summed over the threads; "
+            "per-thread min/mean/max over the threads that visited. Event totals are summed "
+            "over threads; hover for the per-thread spread. ~ and yellow = estimate "
+            "(multiplexed), with the share of time counted; ! = incomplete; n/a = no value."
+            "</p>\n<div class=\"wrap\"><table id=\"region-table\">\n<tr><th>region</th>"
+            "<th>kind</th><th>visits</th><th>threads</th><th>time</th><th>min/thread</th>"
+            "<th>mean/thread</th><th>max/thread</th>", d->R);
+    for (size_t e = 0; e < d->E; e++) {
+        fprintf(out, "<th data-e=\"%zu\">", e);
+        pm_html_esc(out, d->events[e].name, 60, 1);
+        fputs("</th>", out);
+    }
+    fputs("<th>flags (threads)</th></tr>\n", out);
+    /* the regions --region/--top chose (all, in tree order, without them) */
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        size_t r = rep->view.rows[i];
+        const struct pm_regstat *s = &rep->reg[r];
+        const struct pm_file_region *g = &d->regions[r];
+        int flagged = 0;
+
+        for (size_t k = 0; k < rep->nflags; k++)
+            flagged |= s->flag_cells[k] > 0;
+        fprintf(out, "<tr data-row=\"%zu\" data-index=\"%zu\"%s><td class=\"name\" "
+                "style=\"padding-left:%dem\" title=\"", r, rep->pos[r],
+                flagged ? " class=\"flagged\"" : "",
+                1 + (g->depth < 12 ? g->depth : 12));
+        pm_html_esc(out, g->path, PM_HTML_MAX_CHARS, 1);
+        fputs("\">", out);
+        pm_html_esc(out, g->name, PM_HTML_MAX_CHARS, 1);
+        fputs("</td><td>", out);
+        pm_html_esc(out, g->kind, 40, 0);
+        fputs("</td>", out);
+        pm_html_count(buf, sizeof buf, (double)s->visits);
+        pm_html_num_u(out, "visits", s->visits, buf);
+        snprintf(buf, sizeof buf, "%zu", s->nvisited);
+        pm_html_num_u(out, "threads", s->nvisited, buf);
+        pm_html_time(buf, sizeof buf, (double)s->wall_total);
+        pm_html_num_u(out, "wall_total", s->wall_total, buf);
+        pm_html_wall(out, "wall_min", s->nvisited > 0, (double)s->wall_min);
+        pm_html_wall(out, "wall_mean", s->nvisited > 0, s->wall_mean);
+        pm_html_wall(out, "wall_max", s->nvisited > 0, (double)s->wall_max);
+        for (size_t e = 0; e < d->E; e++)
+            pm_html_event_cell(out, &s->ev[e], e, pm_html_event_is_time(&d->events[e]));
+        pm_html_region_flags(out, rep, s);
+        fputs("</tr>\n", out);
+    }
+    if (d->R == 0)
+        fputs("<tr><td colspan=\"8\">no region was recorded</td></tr>\n", out);
+    fputs("</table></div>\n", out);
+    if (rep->view.filtered)
+        fprintf(out, "<p class=\"note\">%zu of %zu regions, as chosen by --region/--top; the "
+                "charts below show every region.</p>\n", rep->view.nrows, d->R);
+    fputs("</section>\n", out);
+}
+
+/* ------------------------------------------------------- threads table */
+
+static void pm_html_threads(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    size_t shown = d->T < PM_HTML_THREADS ? d->T : PM_HTML_THREADS;
+    char buf[48];
+
+    fprintf(out, "<section id=\"threads\">\n<h2>Threads</h2>\n<p class=\"note\">%zu threads; "
+            "totals from first sight until exit or write.%s</p>\n<div class=\"wrap\">"
+            "<table id=\"thread-table\">\n<tr><th>rank</th><th>thread</th><th>tid</th>"
+            "<th>host</th><th>cpu first&#8594;last</th><th>exited</th><th>time</th>", d->T,
+            d->T > shown ? " The first rows only." : "");
+    for (size_t e = 0; e < d->E; e++) {
+        fputs("<th>", out);
+        pm_html_esc(out, d->events[e].name, 60, 1);
+        fputs("</th>", out);
+    }
+    fputs("</tr>\n", out);
+    for (size_t t = 0; t < shown; t++) {
+        const struct pm_file_thread *th = &d->threads[t];
+
+        fprintf(out, "<tr data-t=\"%zu\"><td class=\"n\">%d</td><td class=\"n\">%d</td>"
+                "<td class=\"n\">%" PRId64 "</td><td>", t, (int)th->rank, (int)th->thread,
+                th->tid);
+        pm_html_esc(out, th->host, 200, 0);
+        pm_html_time(buf, sizeof buf, (double)d->thread_wall_ns[t]);
+        fprintf(out, "</td><td class=\"n\">%d&#8594;%d</td><td>%s</td>", (int)th->cpu_first,
+                (int)th->cpu_last, th->exited ? "yes" : "no");
+        pm_html_num_u(out, "wall", d->thread_wall_ns[t], buf);
+        for (size_t e = 0; e < d->E; e++)
+            pm_html_event_cell(out, &rep->thr[t * d->E + e], e,
+                               pm_html_event_is_time(&d->events[e]));
+        fputs("</tr>\n", out);
+    }
+    fputs("</table></div>\n</section>\n", out);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static void pm_html_messages(FILE *out, const struct pm_file *d)
+{
+    if (d->M == 0)
+        return;
+    fprintf(out, "<section id=\"messages\">\n<h2>Messages</h2>\n<details%s><summary>%zu "
+            "message%s from the run</summary>\n", d->M <= 5 ? " open" : "", d->M,
+            d->M == 1 ? "" : "s");
+    for (size_t i = 0; i < d->M; i++) {
+        fputs("<pre class=\"msg\">", out);
+        pm_html_esc(out, d->messages[i], PM_HTML_MAX_CHARS, 0);
+        fputs("</pre>\n", out);
+    }
+    fputs("</details>\n</section>\n", out);
+}
+
+static void pm_html_nav(FILE *out, const struct pm_report *rep)
+{
+    fputs("<nav><a href=\"#flags\">data quality</a><a href=\"#regions\">regions</a>", out);
+    if (rep->td.on)
+        fputs("<a href=\"#topdown\">TopDown</a>", out);
+    if (rep->d->R > 0)
+        fputs("<a href=\"#heatmap\">time heat map</a>", out);
+    if (rep->nmpif > 0)
+        fputs("<a href=\"#mpi\">MPI</a>", out);
+    if (rep->d->R > 0)
+        fputs("<a href=\"#thread-bars\">threads per region</a>", out);
+    fputs("<a href=\"#threads\">threads</a>", out);
+    if (rep->d->M > 0)
+        fputs("<a href=\"#messages\">messages</a>", out);
+    fputs("</nav>\n", out);
+}
+
+void pm_render_html(FILE *out, const struct pm_report *rep)
+{
+    pm_html_head(out, rep);
+    pm_html_flags(out, rep);
+    pm_html_nav(out, rep);
+    pm_html_regions(out, rep);
+    pm_svg_topdown(out, rep);
+    pm_svg_heatmap(out, rep);
+    pm_svg_mpi(out, rep);
+    pm_svg_thread_bars(out, rep);
+    pm_html_threads(out, rep);
+    pm_html_messages(out, rep->d);
+    fputs("</body>\n</html>\n", out);
+}
