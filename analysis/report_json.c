@@ -126,7 +126,12 @@ static void pm_json_tdstat(FILE *out, const struct pm_tdreport *td, const struct
     for (int k = 0; k < PM_TD_NOUT; k++)
         fprintf(out, "%s\"%s\":%zu", k ? "," : "", pm_td_out_name((enum pm_td_out)k),
                 s->left_out[k]);
-    fprintf(out, "},\"estimate\":%s}", s->estimate ? "true" : "false");
+    fprintf(out, "},\"estimate\":%s", s->estimate ? "true" : "false");
+    if (td->hybrid) { /* appended for hybrid CPUs only */
+        fputs(",\"pcore_share\":", out);
+        pm_json_num(out, s->has_pcore, s->pcore_share);
+    }
+    putc('}', out);
 }
 
 /* A thread row (index into "threads"), or null. */

@@ -170,6 +170,8 @@ struct pm_tdstat {
     struct pm_td_slots slots;     /* the method's slot counts from the summed events */
     int has_ratios;               /* used > 0 and Σ level-1 slots > 0 */
     struct pm_td_breakdown br;
+    int has_pcore;                /* hybrid CPU and some enabled time was summed */
+    double pcore_share;           /* hybrid: Σrunning / Σenabled of the TopDown group */
 };
 
 struct pm_tdreport {
@@ -178,6 +180,7 @@ struct pm_tdreport {
     char note[200];      /* what the breakdown lacks that the file announced ("" if none) */
     enum pm_td_method method;
     const char *method_name; /* "perf_metrics", "skylake" or "zen4" */
+    int hybrid;          /* the cpu_model counts TopDown on P-cores only */
     int levels;          /* 1 or 2 */
     size_t nev;
     size_t ev[PM_MODEL_MAX_EVENTS]; /* /events rows in the method's order */
@@ -191,6 +194,7 @@ struct pm_tdreport {
 struct pm_td_sum {
     uint64_t exact[PM_MODEL_MAX_EVENTS];
     double scaled[PM_MODEL_MAX_EVENTS];
+    uint64_t enabled, running;    /* the TopDown group's, over the summed cells */
 };
 
 /* One cell into a TopDown stat and its sums (report_topdown.c), and the

@@ -397,6 +397,8 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
             x->tds.exact[k] = pm_add_sat(x->tds.exact[k], y->tds.exact[k]);
             x->tds.scaled[k] += y->tds.scaled[k];
         }
+        x->tds.enabled = pm_add_sat(x->tds.enabled, y->tds.enabled);
+        x->tds.running = pm_add_sat(x->tds.running, y->tds.running);
     }
     for (size_t i = 0; i < d->R * d->E; i++)
         pm_acc_merge(&all->ev[i].s, &all->ev[i].a, &b->ev[i].s, &b->ev[i].a);

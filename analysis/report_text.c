@@ -948,6 +948,38 @@ static void pm_text_td_notes(FILE *out, const struct pm_report *rep)
     }
 }
 
+/* Hybrid CPUs: the breakdown describes P-core time only; say how much. */
+static void pm_text_td_pcores(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[32];
+
+    fputs("\nTopDown on a hybrid CPU: counted only while a thread ran on a P-core\n", out);
+    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    fprintf(out, " %12s %14s\n", "P-core time", "other cores");
+    for (size_t i = 0; i <= d->R; i++) {
+        const struct pm_tdstat *s = i < d->R ? &rep->td.reg[rep->order[i]] : &rep->td.run;
+
+        if (i < d->R)
+            pm_text_region_name(out, &d->regions[rep->order[i]]);
+        else
+            pm_text_field(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
+        if (s->has_pcore) {
+            snprintf(buf, sizeof buf, "%.1f%%", 100.0 * s->pcore_share);
+            fprintf(out, " %12s", buf);
+            snprintf(buf, sizeof buf, "%.1f%%", 100.0 * (1.0 - s->pcore_share));
+            fprintf(out, " %14s\n", buf);
+        } else {
+            fprintf(out, " %12s %14s\n", "-", "-");
+        }
+    }
+    pm_text_wrap(out, "P-core time = running / enabled time of the TopDown group, summed over "
+                      "the cells the ratios use; the rest ran on other cores (E-cores count "
+                      "none of these events) or, rarely, lost the counters to multiplexing. "
+                      "The ratios describe the P-core time only: pin measured threads to "
+                      "P-cores for a complete breakdown.", 0);
+}
+
 static void pm_text_topdown(FILE *out, const struct pm_report *rep)
 {
     static const char *const l2_head[] = {"retiring", "bad spec", "frontend", "backend"};
@@ -988,6 +1020,8 @@ static void pm_text_topdown(FILE *out, const struct pm_report *rep)
         pm_text_td_table(out, rep, 0);
     }
     pm_text_td_notes(out, rep);
+    if (td->hybrid)
+        pm_text_td_pcores(out, rep);
 }
 
 /* --------------------------------------------------------- footnotes */

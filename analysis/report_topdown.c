@@ -190,6 +190,8 @@ static int pm_td_setup(struct pm_tdreport *td, const struct pm_file *d)
     }
     td->method = pm_td_methods[i].method;
     td->method_name = pm_td_methods[i].name;
+    const struct pm_cpu_model *model = pm_cpu_model_find(d->cpu_model);
+    td->hybrid = model && model->hybrid;
     /* level 2 exists only as the four extra PERF_METRICS bytes */
     td->levels = td->method == PM_TD_METHOD_PERF_METRICS && d->topdown_levels >= 2 ? 2 : 1;
     if (td->method == PM_TD_METHOD_PERF_METRICS)
@@ -242,6 +244,11 @@ void pm_td_add_cell(const struct pm_tdreport *td, const struct pm_file *d, int v
             sum->exact[k] = pm_add_sat(sum->exact[k], counts[td->ev[k]]);
         }
     }
+    /* On a hybrid CPU the group runs only while the thread is on a P-core:
+     * running/enabled is the share of time the breakdown describes. */
+    size_t g0 = (size_t)d->events[td->ev[0]].group;
+    sum->enabled = pm_add_sat(sum->enabled, en[g0]);
+    sum->running = pm_add_sat(sum->running, run[g0]);
     s->used++;
 }
 
@@ -268,6 +275,8 @@ void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum
         pm_td_from_group_values(v, td->nev, td->levels, &s->slots);
     }
     s->has_ratios = s->used > 0 && pm_td_breakdown(&s->slots, &s->br) == PM_TD_OK;
+    s->has_pcore = td->hybrid && sum->enabled > 0;
+    s->pcore_share = s->has_pcore ? (double)sum->running / (double)sum->enabled : 0.0;
 }
 
 int pm_report_topdown(struct pm_report *rep)

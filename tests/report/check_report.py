@@ -70,7 +70,7 @@ FLAG_WHERE = 3  # cells named per flag
 
 GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile", "omp",
                  "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
-                 "topdown_nol2"]
+                 "topdown_nol2", "topdown_adl"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
     "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
     "foreign": ["not a perfmark file (no schema_version attribute)"],
@@ -629,6 +629,7 @@ def td_stat(m, td, cells):
     exact = [0] * len(td["rows"])
     scaled = [0.0] * len(td["rows"])
     used, estimate = 0, False
+    en_sum = run_sum = 0
     groups = [m["events"][e]["group"] for e in td["rows"]]
     for visited, flags, counts, en, run in cells:
         if not (visited or any(counts[e] > 0 for e in td["rows"]) or
@@ -648,6 +649,8 @@ def td_stat(m, td, cells):
             else:
                 exact[k] += counts[e]
         used += 1
+        en_sum += int(en[groups[0]])
+        run_sum += int(run[groups[0]])
     v = [a + int(math.floor(b + 0.5)) for a, b in zip(exact, scaled)]
     clamps = []
     slots = td_slots(td["method"], td["levels"], v, clamps)
@@ -655,8 +658,14 @@ def td_stat(m, td, cells):
     slots = {k: slots.get(k, 0) for k in shown}
     total = sum(slots[k] for k in TD_LEVEL1 + ["smt_contention"] if k in slots)
     ratios = {k: slots[k] / total for k in td["nodes"]} if used and total else None
-    return {"method": td["method"], "levels": td["levels"], "cells_used": used, "slots": slots,
-            "ratios": ratios, "cells_left_out": out, "estimate": estimate, "clamps": clamps}
+    st = {"method": td["method"], "levels": td["levels"], "cells_used": used, "slots": slots,
+          "ratios": ratios, "cells_left_out": out, "estimate": estimate, "clamps": clamps}
+    if m["cpu_model"] in HYBRID_MODELS:  # TopDown counted on P-cores only
+        st["pcore_share"] = run_sum / en_sum if en_sum else None
+    return st
+
+
+HYBRID_MODELS = {"adl_glc"}  # runtime/pm_cpu_models.c rows with hybrid = 1
 
 
 def expected_topdown(m, x):
@@ -686,6 +695,12 @@ def check_td_stat(ck, where, got, want):
         return
     for k in ("method", "levels", "cells_used", "cells_left_out", "estimate"):
         ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
+    if "pcore_share" in want:
+        ck.ok(close(got.get("pcore_share"), want["pcore_share"]) if want["pcore_share"] is not None
+              else got.get("pcore_share") is None, "%s: pcore_share %r, expected %r"
+              % (where, got.get("pcore_share"), want["pcore_share"]))
+    else:
+        ck.ok("pcore_share" not in got, "%s: pcore_share on a non-hybrid CPU" % where)
     ck.ok(got.get("slots") == want["slots"] and list(got["slots"]) == list(want["slots"]),
           "%s: slots %r, expected %r" % (where, got.get("slots"), want["slots"]))
     if want["ratios"] is None or got.get("ratios") is None:
@@ -816,6 +831,17 @@ def check_text_topdown(ck, m, x, data):
     out = sum(td["run"]["cells_left_out"].values())
     ck.ok(("(whole run: thread totals): %d thread" % out in flat) == (out > 0),
           "text: threads left out of the whole run not said")
+    hybrid = "pcore_share" in td["run"]
+    at = [i for i, line in enumerate(lines) if line.startswith("TopDown on a hybrid CPU")]
+    ck.ok(bool(at) == hybrid, "text: the hybrid P-core table is %s" % ("missing" if hybrid
+                                                                      else "shown"))
+    if at and hybrid:
+        for line, st, name in zip(lines[at[0] + 2:], stats, names):
+            got = fields(line, 0, [36, 13, 15])
+            share = st["pcore_share"]
+            want = [name] + (["%.1f%%" % (100 * share), "%.1f%%" % (100 * (1 - share))]
+                             if share is not None else ["-", "-"])
+            ck.ok(got == want, "text: P-core row %r, expected %r" % (got, want))
 
 
 def check_topdown_formulas(ck, m, x):

@@ -59,6 +59,9 @@ Variants:
              were dispatched than retired (bad speculation clamps at 0).
   topdown_missing  perf_metrics without topdown-fe-bound: no breakdown.
   topdown_nol2  spr without topdown-mem-bound: level 1 only, said why.
+  topdown_adl   level 2 on a hybrid CPU (cpu_model adl_glc): thread t's TopDown
+             group ran on P-cores 1, 3/4, 1/2 of its time (running < enabled,
+             MULTIPLEXED); the report gives the P-core share.
 
 Values are chosen here; tests/report/check_report.py never relies on them: it
 recomputes everything it expects from the file with h5py.
@@ -684,7 +687,8 @@ def write_topdown(path, variant):
                              "topdown_skl": ("skylake", 1, "skx"),
                              "topdown_zen4": ("zen4", 1, "amd64_fam19h_zen4"),
                              "topdown_missing": ("perf_metrics", 1, "icl"),
-                             "topdown_nol2": ("perf_metrics", 2, "spr")}[variant]
+                             "topdown_nol2": ("perf_metrics", 2, "spr"),
+                             "topdown_adl": ("perf_metrics", 2, "adl_glc")}[variant]
     if method == "perf_metrics":
         events = perf_metrics_events(model, levels)
         td_rows = list(range(1 + 4 * levels))
@@ -730,6 +734,14 @@ def write_topdown(path, variant):
             fill(counts[t, r], slots, shares, name == "skew", v)
             if method == "perf_metrics" and counts[t, r, td_rows[0]] < 1024 * windows[t, r]:
                 flags[t, r] |= FLAGS["SHORT"]
+    if variant == "topdown_adl":  # hybrid: each thread's share of time on P-cores
+        for t in range(1, T):
+            for r in range(R):
+                if visits[t, r]:
+                    running[t, r, td_group] = enabled[t, r, td_group] * (4 - t) // 4
+                    for e in td_rows:
+                        counts[t, r, e] = counts[t, r, e] * (4 - t) // 4
+                    flags[t, r] |= FLAGS["MULTIPLEXED"]
     t, r = 1, 4  # mux: the topdown group ran half the time (Skylake's second group a quarter)
     part = {td_group: 2, 1: 4} if method == "skylake" else {td_group: 2}
     for grp, k in part.items():
@@ -850,6 +862,7 @@ VARIANTS = {
     "topdown_zen4": lambda p: write_topdown(p, "topdown_zen4"),
     "topdown_missing": lambda p: write_topdown(p, "topdown_missing"),
     "topdown_nol2": lambda p: write_topdown(p, "topdown_nol2"),
+    "topdown_adl": lambda p: write_topdown(p, "topdown_adl"),
 }
 
 
