@@ -233,6 +233,25 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
         pm_json_tdstat(out, &rep->td, rep->td.reg ? &rep->td.reg[r] : NULL);
     }
     pm_json_more(out, rep, s);
+    if (rep->ndgroups) { /* appended: only files with CPU-model groups */
+        fputs(",\"derived\":{", out);
+        for (size_t i = 0, n = 0; i < rep->ndgroups; i++) {
+            const struct pm_dgroup *dg = &rep->dgroups[i];
+
+            for (int k = 0; k < dg->nmetrics; k++, n++) {
+                const struct pm_dval *v = &dg->val[r * (size_t)dg->nmetrics + (size_t)k];
+
+                if (n)
+                    putc(',', out);
+                pm_json_key(out, dg->group->derived[k].name);
+                fputs("{\"value\":", out);
+                pm_json_num(out, v->has, v->value);
+                fprintf(out, ",\"estimate\":%s,\"untrusted\":%s}", v->estimate ? "true" : "false",
+                        v->untrusted ? "true" : "false");
+            }
+        }
+        putc('}', out);
+    }
     fputs("}", out);
 }
 

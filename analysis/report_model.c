@@ -295,6 +295,8 @@ void pm_report_derived(struct pm_report *rep)
             s->omp_wait_share = (double)s->omp_wait_ns / (double)s->wall_total;
         }
     }
+    if (pm_report_derived_metrics(rep) != 0)
+        pm_report_derived_free(rep); /* out of memory: the report goes on without them */
 }
 
 static void pm_thread_stats(struct pm_report *rep)
@@ -438,6 +440,7 @@ static int pm_event_keys(struct pm_report *rep)
 
 void pm_report_free(struct pm_report *rep)
 {
+    pm_report_derived_free(rep);
     if (rep->evkey)
         for (size_t e = 0; e < rep->d->E; e++)
             free(rep->evkey[e]);

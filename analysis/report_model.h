@@ -243,6 +243,22 @@ struct pm_view {
     struct pm_report_opts opts;
 };
 
+/* A derived metric of one region (report_derived.c). */
+struct pm_dval {
+    int has;
+    double value;
+    int estimate, untrusted;
+};
+
+/* A CPU-model group (branch, cache, mem) whose events the file holds. */
+struct pm_dgroup {
+    const struct pm_cpu_model *model;
+    const struct pm_model_group *group;
+    size_t rows[PM_MODEL_MAX_EVENTS]; /* /events row of each group event */
+    int nmetrics;
+    struct pm_dval *val;              /* [R][nmetrics] by row */
+};
+
 struct pm_report {
     const struct pm_file *d;
     const char *path;
@@ -290,6 +306,10 @@ struct pm_report {
     size_t nwait;               /* OpenMP wait pairs (pm_omp_wait_pairs) */
     size_t *wait_above, *wait_row;
     size_t block_rows;          /* thread rows aggregated per block */
+
+    /* derived metrics of the CPU-model tables (report_derived.c) */
+    struct pm_dgroup dgroups[PM_NGROUPS];
+    size_t ndgroups;
 };
 
 /* One rank's running sum of one quantity of one region: what pm_acc keeps
@@ -321,6 +341,13 @@ int pm_report_ranks_finish(struct pm_report *rep, const struct pm_rankcells *rc)
 int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path);
 void pm_flag_defs(struct pm_report *rep, uint32_t seen);
 void pm_report_derived(struct pm_report *rep);
+/* The branch/cache/mem metrics of runtime/pm_cpu_models.c per region, for
+ * every group whose events the file holds (report_derived.c). */
+int pm_report_derived_metrics(struct pm_report *rep);
+void pm_report_derived_free(struct pm_report *rep);
+/* Does /events row `ev` count the table event whose qualified name is `q`
+ * (pm_cpu_model_event_name), under any spelling with neutral modifiers? */
+int pm_event_matches(const char *q, const struct pm_file_event *ev);
 
 /* Build the report of a file opened with pm_file_open, reading its cells a
  * block of thread rows at a time (report_stream.c); under mpirun the blocks

@@ -539,6 +539,45 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
     }
 }
 
+/* The CPU-model groups' derived metrics (report_derived.c), one table per
+ * group: ~ marks a value from an estimate, ! one whose inputs miss counts. */
+static void pm_text_derived(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[48];
+
+    for (size_t i = 0; i < rep->ndgroups; i++) {
+        const struct pm_dgroup *dg = &rep->dgroups[i];
+
+        snprintf(buf, sizeof buf, "%s", dg->model->name);
+        fprintf(out, "\nDerived metrics, group %s (%s tables): ratios of sums over threads\n",
+                dg->group->name, buf);
+        for (int k = 0; k < dg->nmetrics; k++)
+            fprintf(out, "  %s = %s\n", dg->group->derived[k].name,
+                    dg->group->derived[k].formula);
+        pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+        for (int k = 0; k < dg->nmetrics; k++)
+            fprintf(out, " %20.20s", dg->group->derived[k].name);
+        putc('\n', out);
+        for (size_t j = 0; j < rep->view.nrows; j++) {
+            size_t r = rep->view.rows[j];
+
+            pm_text_region_name(out, &d->regions[r]);
+            for (int k = 0; k < dg->nmetrics; k++) {
+                const struct pm_dval *v = &dg->val[r * (size_t)dg->nmetrics + (size_t)k];
+
+                if (v->has)
+                    snprintf(buf, sizeof buf, "%.4g%s%s", v->value, v->estimate ? "~" : "",
+                             v->untrusted ? "!" : "");
+                else
+                    snprintf(buf, sizeof buf, "-");
+                fprintf(out, " %20s", buf);
+            }
+            putc('\n', out);
+        }
+    }
+}
+
 static void pm_text_threads(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -1099,6 +1138,7 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
     for (size_t e = 0; e < rep->d->E && rep->d->R > 0; e++)
         pm_text_event(out, rep, e);
     pm_text_topdown(out, rep);
+    pm_text_derived(out, rep);
     pm_text_ranks(out, rep);
     pm_text_threads(out, rep);
     if (rep->d->E)

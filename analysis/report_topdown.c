@@ -96,7 +96,7 @@ static int pm_td_neutral_modifier(const char *m, size_t len)
  * still matches when libpfm4's fully qualified pfm_name is `q` followed only
  * by neutral modifiers (libpfm4 writes every "name=value" after the unit
  * masks); a longer unit-mask list or a counting modifier is another event. */
-static int pm_td_same_event(const char *q, const struct pm_file_event *ev)
+int pm_event_matches(const char *q, const struct pm_file_event *ev)
 {
     size_t n = strlen(q);
     const char *p;
@@ -137,7 +137,7 @@ static int pm_td_find_model(struct pm_tdreport *td, const struct pm_file *d)
 
         int named = pm_cpu_model_event_name(m, g->events[i].pfm, q, sizeof q) == 0;
 
-        while (named && e < d->E && !pm_td_same_event(q, &d->events[e]))
+        while (named && e < d->E && !pm_event_matches(q, &d->events[e]))
             e++;
         if (!named || e == d->E) {
             snprintf(td->problem, sizeof td->problem, "event %.150s is not in /events", q);

@@ -303,6 +303,8 @@ static int pm_model_group_names(struct pm_eventset *set, const char *group,
         set->td_method = (int)m->td_method;
         set->td_levels = m->td_levels;
         snprintf(set->model, sizeof set->model, "%s", m->name);
+    /* the report finds the group's derived metrics through the model */
+    snprintf(set->model, sizeof set->model, "%s", m->name);
     }
     return 0;
 }

@@ -70,7 +70,7 @@ FLAG_WHERE = 3  # cells named per flag
 
 GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile", "omp",
                  "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
-                 "topdown_nol2", "topdown_adl"]
+                 "topdown_nol2", "topdown_adl", "branch_icl"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
     "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
     "foreign": ["not a perfmark file (no schema_version attribute)"],
@@ -243,6 +243,33 @@ def event_keys(m):
     return keys
 
 
+# The branch group's derived metrics (runtime/pm_cpu_models.c PM_DERIVED_BRANCH):
+# name -> (numerator label, denominator label, scale), over the event totals.
+BRANCH_EVENTS = {"instructions": "INST_RETIRED:ANY_P", "branches": "BR_INST_RETIRED:ALL_BRANCHES",
+                 "mispredicted": "BR_MISP_RETIRED:ALL_BRANCHES"}
+BRANCH_DERIVED = [("branch_miss_ratio", "mispredicted", "branches", 1.0),
+                  ("branch_mpki", "mispredicted", "instructions", 1000.0),
+                  ("branches_per_kinst", "branches", "instructions", 1000.0)]
+
+
+def derived_of(m, reg):
+    """name -> (value, estimate, untrusted) when the file holds the branch group."""
+    names = [txt(e["name"]) for e in m["events"]]
+    rows = {k: next((i for i, n in enumerate(names) if n.endswith("::" + v)), None)
+            for k, v in BRANCH_EVENTS.items()}
+    if None in rows.values():
+        return None
+    out = {}
+    for name, num, den, scale in BRANCH_DERIVED:
+        a, b = reg["events"][rows[num]], reg["events"][rows[den]]
+        if a["total"] is None or b["total"] is None or b["total"] <= 0:
+            out[name] = (None, False, False)
+        else:
+            out[name] = (scale * a["total"] / b["total"], a["estimate"] or b["estimate"],
+                         a["untrusted"] or b["untrusted"])
+    return out
+
+
 def expected(m, path):
     T, R, E = m["T"], m["R"], m["E"]
     V, W, F = m["region/visits"], m["region/wall_ns"], m["region/flags"]
@@ -396,6 +423,7 @@ def expected_more(m, x):
             more["events"].append({"sd": st["sd"], "imbalance": st["imbalance"],
                                    "max_thread": st["max_thread"]})
         reg["by_thread"] = more
+        reg["derived"] = derived_of(m, reg)
         reg["ipc"] = None
         if ins is not None and cyc is not None:
             i, c = reg["events"][ins]["total"], reg["events"][cyc]["total"]
@@ -931,7 +959,14 @@ def check_json(ck, m, x, path, data):
     for got, want in zip(j["regions"], x["regions"]):
         where = "json region %d (%s)" % (want["index"], want["path"])
         ck.ok(list(got) == REGION_JSON_KEYS + (["topdown"] if x["td"] is not None else []) +
-              MORE_REGION_KEYS, "%s: keys %r" % (where, list(got)))
+              MORE_REGION_KEYS + (["derived"] if want.get("derived") is not None else []),
+              "%s: keys %r" % (where, list(got)))
+        if want.get("derived") is not None:
+            for name, (v, est, bad) in want["derived"].items():
+                g = got["derived"].get(name, {})
+                ck.ok(close(g.get("value"), v) and g.get("estimate") == est and
+                      g.get("untrusted") == bad, "%s: derived %s = %r, expected %r"
+                      % (where, name, g, (v, est, bad)))
         check_json_more(ck, x, where, got, want)
         for k in ("index", "row", "path", "name", "parent", "depth", "kind", "visits",
                   "threads_visited", "flags"):

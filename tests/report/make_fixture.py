@@ -59,6 +59,8 @@ Variants:
              were dispatched than retired (bad speculation clamps at 0).
   topdown_missing  perf_metrics without topdown-fe-bound: no breakdown.
   topdown_nol2  spr without topdown-mem-bound: level 1 only, said why.
+  branch_icl    full's cells with /events the icl branch group (instructions,
+             branches, mispredicted): the report's derived branch metrics.
   topdown_adl   level 2 on a hybrid CPU (cpu_model adl_glc): thread t's TopDown
              group ran on P-cores 1, 3/4, 1/2 of its time (running < enabled,
              MULTIPLEXED); the report gives the P-core share.
@@ -205,12 +207,30 @@ def write_root_attrs(f, variant, schema):
     a.create("partial", 0, dtype="u1")
 
 
+# variant "branch_icl": the same cells, but /events is the icl table's branch
+# group (runtime/pm_cpu_models.c), so the report derives its metrics
+BRANCH_ICL_EVENTS = [
+    ("icl::INST_RETIRED:ANY_P", "icl::INST_RETIRED:ANY_P:k=0:u=1:e=0:i=0:c=0:intx=0:intxcp=0",
+     0, 4, 0x1c0),
+    ("icl::BR_INST_RETIRED:ALL_BRANCHES",
+     "icl::BR_INST_RETIRED:ALL_BRANCHES:k=0:u=1:e=0:i=0:c=0:intx=0:intxcp=0", 1, 4, 0xc4),
+    ("icl::BR_MISP_RETIRED:ALL_BRANCHES",
+     "icl::BR_MISP_RETIRED:ALL_BRANCHES:k=0:u=1:e=0:i=0:c=0:intx=0:intxcp=0", 1, 4, 0xc5),
+]
+
+
 def write_full(path, variant="full", schema=1):
     E, G = len(EVENTS), 2
+    events = BRANCH_ICL_EVENTS if variant == "branch_icl" else EVENTS
     with h5py.File(path, "w") as f:
         write_root_attrs(f, variant, schema)
+        if variant == "branch_icl":
+            f.attrs["events_requested"] = "branch"
+            f.attrs["event_group"] = "branch"
+            f.attrs["events_measured"] = ",".join(e[0] for e in events)
+            f.attrs["cpu_model"] = "icl"
         ev = np.zeros(E, EVENT_DT)
-        for i, (name, pfm, group, typ, config) in enumerate(EVENTS):
+        for i, (name, pfm, group, typ, config) in enumerate(events):
             ev[i] = (name, pfm, group, typ, config, 0, 0, 0, 1)
         f.create_dataset("events", data=ev)
 
@@ -863,6 +883,7 @@ VARIANTS = {
     "topdown_missing": lambda p: write_topdown(p, "topdown_missing"),
     "topdown_nol2": lambda p: write_topdown(p, "topdown_nol2"),
     "topdown_adl": lambda p: write_topdown(p, "topdown_adl"),
+    "branch_icl": lambda p: write_full(p, "branch_icl"),
 }
 
 
