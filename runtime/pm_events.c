@@ -299,12 +299,11 @@ static int pm_model_group_names(struct pm_eventset *set, const char *group,
         if (pm_cpu_model_event_name(m, mg->events[i].pfm, names[n], PM_EVENT_NAME_LEN) == 0)
             list[n] = names[n], n++;
     list[n] = NULL;
+    /* the report finds the group's derived metrics through the model */
+    snprintf(set->model, sizeof set->model, "%s", m->name);
     if (strcmp(group, "topdown") == 0) {
         set->td_method = (int)m->td_method;
         set->td_levels = m->td_levels;
-        snprintf(set->model, sizeof set->model, "%s", m->name);
-    /* the report finds the group's derived metrics through the model */
-    snprintf(set->model, sizeof set->model, "%s", m->name);
     }
     return 0;
 }
