@@ -1,6 +1,8 @@
 /* pm_emergency — keep the data when the program is told to stop (SIGTERM
  * from a batch system at its time limit, from mpirun when another rank
- * aborted or died; SIGINT; SIGHUP; SIGXCPU).
+ * aborted or died; SIGINT; SIGHUP; SIGXCPU) or crashes (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGABRT). `sigaction` and `signal` are interposed so that
+ * handlers the program installs later are chained to, not lost.
  *
  * The handler does only async-signal-safe things: it writes one byte to a
  * pipe, waits (poll, bounded) for a dump thread started beforehand to write

@@ -269,6 +269,10 @@ const char *pm_event_open_failure(int err)
                                 : "this machine has no hardware PMU (ENOENT)";
     case EACCES:
     case EPERM:
+        if (pm_user_only())  /* already user space only: :u cannot help */
+            return "not permitted for a normal user at this perf_event_paranoid level (Debian "
+                   "kernels at level 3 refuse perf_event_open to normal users; an administrator "
+                   "can lower /proc/sys/kernel/perf_event_paranoid)";
         return "not permitted at this perf_event_paranoid level (append :u to count user "
                "space only)";
     case EOPNOTSUPP:
@@ -511,6 +515,10 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
     }
 
     int n = pm_request_names(request, names, PM_MAX_EVENTS, set);
+    if (n > 0 && pm_user_only())  /* else kernel time vanishes from counts unexplained */
+        pm_note(set, "not root and perf_event_paranoid=%d: counting user space only "
+                "(exclude_kernel; the kernel's share of each event is not counted)",
+                pm_paranoid_level());
     int ncand = pm_encode_names(set, names, n, cand);
     pm_probe_and_group(set, cand, ncand, &drops);
     if (set->n > 0 || n == 0) {

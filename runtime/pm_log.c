@@ -46,9 +46,20 @@ void pm_msg(enum pm_msg_kind kind, const char *fmt, ...)
     pthread_mutex_lock(&pm_log_lock);
     unsigned long seen = ++pm_kind_seen[kind];
     if (kind == PM_MSG_ONCE || kind == PM_MSG_FILE_ONLY || seen <= PM_MSG_PRINT_PER_KIND) {
-        pm_keep(text);
-        if (!pm_quiet && kind != PM_MSG_FILE_ONLY)
+        pm_keep(text);  /* as is: the report escapes what it shows */
+        if (!pm_quiet && kind != PM_MSG_FILE_ONLY) {
+            /* Region names and paths are user data: no control characters
+             * (C0, DEL, UTF-8 C1) reach the terminal raw. */
+            for (size_t i = 0; text[i]; i++) {
+                unsigned char c = (unsigned char)text[i];
+                if (c < 0x20 || c == 0x7f)
+                    text[i] = '?';
+                else if (c == 0xc2 && (unsigned char)text[i + 1] >= 0x80 &&
+                         (unsigned char)text[i + 1] <= 0x9f)
+                    memmove(text + i, text + i + 1, strlen(text + i + 1) + 1), text[i] = '?';
+            }
             fprintf(stderr, "perfmark: %s\n", text);
+        }
     }
     pthread_mutex_unlock(&pm_log_lock);
     errno = saved;

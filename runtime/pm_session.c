@@ -36,6 +36,8 @@ static char pm_start_time[32];
 static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
+static pid_t pm_own_pid;  /* the measured process (a vfork child is not) */
+static int pm_output_dir;  /* PERFMARK_OUTPUT named a directory at start */
 static char pm_command[2048];
 static struct pm_rank_info pm_rank;
 static pm_job_writer_fn pm_job_writer;
@@ -88,8 +90,15 @@ static void pm_mark_start(void)
     localtime_r(&now, &tm);
     strftime(pm_stamp, sizeof pm_stamp, "%Y%m%d-%H%M%S", &tm);
     pm_start_mono = pm_mono_ns();
+    pm_own_pid = getpid();
     if (!getcwd(pm_start_cwd, sizeof pm_start_cwd))
         pm_start_cwd[0] = '\0';
+    /* Decided now: if the directory is removed during the run, the file
+     * must not take the directory's name (it goes to the fallback). */
+    struct stat st;
+    size_t olen = strlen(pm_cfg.output);
+    pm_output_dir = olen && (pm_cfg.output[olen - 1] == '/' ||
+                             (stat(pm_cfg.output, &st) == 0 && S_ISDIR(st.st_mode)));
 }
 
 /* Every rank resolves the same request the same way: rank 0 says it on
@@ -126,10 +135,10 @@ static void pm_session_start(void)
     pm_clock_init();
     pm_mark_start();
     pm_read_command();
-    pm_eventset_build(pm_cfg.events, &pm_set);
-    pm_report_events();
     pm_names_set_limit(pm_cfg.max_regions);
     pm_name_overflow();  /* interned now: it must never be refused */
+    pm_eventset_build(pm_cfg.events, &pm_set);
+    pm_report_events();
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
     pm_emergency_install(pm_session_emergency);
@@ -319,6 +328,7 @@ static void pm_atfork_child(void)
     if (pm_state != PM_ON)
         return;
     pm_fork_child = 1;
+    pm_own_pid = getpid();
     pm_msg_reset();
     pm_counterset_close(&pm_process_set);
     pm_nthreads = 0;
@@ -358,7 +368,7 @@ static void pm_wanted_path(char *out, size_t len, int per_rank)
     struct stat st;
     if (!pm_cfg.output[0])
         snprintf(out, len, "%s", name);
-    else if (stat(pm_cfg.output, &st) == 0 && S_ISDIR(st.st_mode))
+    else if (pm_output_dir || (stat(pm_cfg.output, &st) == 0 && S_ISDIR(st.st_mode)))
         snprintf(out, len, "%s/%s", pm_cfg.output, name);
     else
         snprintf(out, len, "%s", pm_cfg.output);
@@ -640,6 +650,30 @@ static void pm_session_emergency(int sig)
         pthread_mutex_unlock(&t->settle_lock);
     }
     pm_write_outputs(0);
+}
+
+/* A visit completed in this process (regions open across a fork hold
+ * nothing the fork child measured). */
+static int pm_any_visit(void)
+{
+    for (int32_t i = 0; i < pm_nthreads; i++)
+        for (int32_t n = 0; n < pm_threads[i]->nnodes; n++)
+            if (pm_threads[i]->nodes[n].visits)
+                return 1;
+    return 0;
+}
+
+/* A vfork child shares our memory and must change nothing; a fork child
+ * that completed no region writes nothing (fork+exec stays free). */
+int pm_session_before_exec(const char *what)
+{
+    if (pm_state != PM_ON || getpid() != pm_own_pid || (pm_fork_child && !pm_any_visit()))
+        return 0;
+    pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+           "exec of %.200s: this program image's data is written now (regions still open are "
+           "closed at the exec, flagged UNBALANCED); the new image is a new run", what);
+    pm_session_finalize(0);
+    return 1;
 }
 
 void pm_session_finalize_partial(void)

@@ -52,6 +52,9 @@ void pm_session_finalize(int collective);
 /* The job is dying (MPI_Abort): write this process's own file now, every
  * cell flagged PARTIAL. */
 void pm_session_finalize_partial(void);
+/* exec() is about to replace this program image (pm_exec.c): write its file
+ * now. Returns 1 if written (the measurement has stopped). */
+int pm_session_before_exec(const char *what);
 
 struct pm_output;
 /* A job writer writes the whole job's file collectively at `tmp` (which it
