@@ -2,15 +2,20 @@
 # bench/run_omp.sh BUILD_DIR [--regions N] [--rounds R] [--threads T]
 #
 # What perfmark costs an OpenMP program (issue "OpenMP"), as ratios against
-# floors measured in the same run:
-#  - N empty parallel regions of T threads, same binary (bench_omp, clang +
-#    libomp), all under `perfmark run`: counters off (-e none) with the OMPT
-#    tool disabled (OMP_TOOL=disabled) is the floor; the same with the tool
-#    on is the target (<= 1.05x); with the sw group it is reported. Rounds
-#    alternate the variants so that drift hits them alike; medians are shown.
-#  - thread start: the extra cost of a thread's first marker call (it opens
-#    the thread's counter sets, sw group) against creating and joining an
-#    empty pthread; target < 1 ms per thread.
+# floors measured in the same run. N empty parallel regions of T threads,
+# same binary (bench_omp, clang + libomp), five ways, rounds alternating them
+# so that drift hits all alike (medians shown):
+#   plain   no perfmark, OMP_TOOL=disabled: libomp with no tool
+#   null    no perfmark, a do-nothing OMPT tool (libpm_null_tool.so) with
+#           the callbacks perfmark registers: libomp's own OMPT machinery
+#   off     perfmark run -e none, OMP_TOOL=disabled (perfmark's tool off)
+#   tool    perfmark run -e none, the tool on: counters off
+#   sw      perfmark run -e sw, the tool on
+# The issue's target is tool/off <= 1.05. null/plain is what libomp charges
+# any tool, before the tool does anything; tool/null is perfmark's own part.
+# Thread start: the extra cost of a thread's first marker call (it opens the
+# thread's counter sets, sw group) against creating and joining an empty
+# pthread; target < 1 ms per thread.
 # Exit 0 when everything ran, 77 when bench_omp was not built (no clang).
 set -u
 usage() { echo "usage: $0 BUILD_DIR [--regions N] [--rounds R] [--threads T]" >&2; exit 1; }
@@ -33,23 +38,39 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench-omp.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-one() {  # one(label, events, omp_tool) -> ns per region, appended to $tmp/label
+one() {  # one(label, events|"", omp_tool) -> ns per region, appended to $tmp/label
   local out=$tmp/$1.$RANDOM$RANDOM.h5
+  if [ -z "$2" ]; then  # without perfmark
+    OMP_NUM_THREADS=$threads OMP_TOOL=$3 OMP_TOOL_LIBRARIES=${4:-} \
+      "$bench" regions "$regions" | awk '{print $3}' >>"$tmp/$1" || return 1
+    return 0
+  fi
   OMP_NUM_THREADS=$threads OMP_TOOL=$3 "$perfmark" run -q -e "$2" -o "$out" -- \
     "$bench" regions "$regions" | awk '{print $3}' >>"$tmp/$1" || return 1
   [ -s "$out" ] || { echo "$0: no perfmark file from the $1 run" >&2; return 1; }
   rm -f "$out"
 }
+null=$build/lib/libpm_null_tool.so
 for ((r = 0; r < rounds; r++)); do
-  one floor none disabled && one tool none enabled && one sw sw enabled || exit 1
+  one plain "" disabled || exit 1
+  if [ -f "$null" ]; then one null "" enabled "$null" || exit 1; fi
+  one off none disabled && one tool none enabled && one sw sw enabled || exit 1
 done
 div() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-f=$(median "$tmp/floor"); t=$(median "$tmp/tool"); s=$(median "$tmp/sw")
+p=$(median "$tmp/plain"); f=$(median "$tmp/off"); t=$(median "$tmp/tool"); s=$(median "$tmp/sw")
 printf '%-58s %10s %8s %s\n' "empty parallel region ($threads threads, $regions x $rounds)" "ns" "ratio" "target"
-printf '%-58s %10.1f %8s\n' "floor: -e none, OMP_TOOL=disabled" "$f" "1.00"
-printf '%-58s %10.1f %8.3f %s\n' "OMPT tool on, -e none (counters off)" "$t" "$(div "$t" "$f")" "<= 1.05"
-printf '%-58s %10.1f %8.3f %s\n' "OMPT tool on, -e sw" "$s" "$(div "$s" "$f")" "(reported)"
+printf '%-58s %10.1f %8s\n' "plain: no perfmark, OMP_TOOL=disabled" "$p" "1.00"
+if [ -s "$tmp/null" ]; then
+  n=$(median "$tmp/null")
+  printf '%-58s %10.1f %8.3f %s\n' "null: no perfmark, a do-nothing OMPT tool" "$n" "$(div "$n" "$p")" "(libomp's OMPT cost)"
+fi
+printf '%-58s %10.1f %8.3f %s\n' "off: -e none, OMP_TOOL=disabled" "$f" "$(div "$f" "$p")" "vs plain"
+printf '%-58s %10.1f %8.3f %s\n' "tool: -e none, OMPT tool on (counters off)" "$t" "$(div "$t" "$f")" "vs off: <= 1.05"
+if [ -s "$tmp/null" ]; then
+  printf '%-58s %10s %8.3f %s\n' "tool vs null (perfmark's own part)" "" "$(div "$t" "$n")" ""
+fi
+printf '%-58s %10.1f %8.3f %s\n' "sw: -e sw, OMPT tool on" "$s" "$(div "$s" "$f")" "vs off (reported)"
 
 out=$tmp/threads.h5
 line=$("$perfmark" run -q -e sw -o "$out" -- "$bench" threads 200) || exit 1
