@@ -38,6 +38,9 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench-omp.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
+# Threads pinned one per core: an unpinned empty fork/join swings by 2x with
+# where the scheduler puts the two threads, which drowns a 5% difference.
+export OMP_PROC_BIND=close OMP_PLACES=cores
 one() {  # one(label, events|"", omp_tool) -> ns per region, appended to $tmp/label
   local out=$tmp/$1.$RANDOM$RANDOM.h5
   if [ -z "$2" ]; then  # without perfmark

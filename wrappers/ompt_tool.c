@@ -41,6 +41,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The LLVM header. The build passes its path (it lives in clang's resource
@@ -92,7 +93,25 @@ struct pm_ompt_thread {
     struct pm_ompt_parallel par[PM_OMPT_DEPTH];
 };
 
-static __thread struct pm_ompt_thread pm_ompt_self;
+/* Per thread, allocated on the thread's first callback: an initial-exec TLS
+ * pointer is one load per callback (a TLS struct this size in a shared
+ * library would go through __tls_get_addr on every callback instead). */
+static __thread struct pm_ompt_thread *pm_ompt_tls __attribute__((tls_model("initial-exec")));
+
+/* Out of memory: callbacks of this thread share one scratch state that
+ * ends every region it is asked to (drops are counted, nothing breaks). */
+static __attribute__((noinline)) struct pm_ompt_thread *pm_ompt_me_slow(void)
+{
+    static struct pm_ompt_thread scratch;
+    pm_ompt_tls = calloc(1, sizeof *pm_ompt_tls);
+    return pm_ompt_tls ? pm_ompt_tls : &scratch;
+}
+
+static inline struct pm_ompt_thread *pm_ompt_me(void)
+{
+    struct pm_ompt_thread *t = pm_ompt_tls;
+    return __builtin_expect(t != NULL, 1) ? t : pm_ompt_me_slow();
+}
 
 /* Ends dropped because they did not match (or regions left open at thread
  * end). Not exposed: for a debugger, and for whoever wires a message. */
@@ -287,19 +306,24 @@ static void pm_ompt_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
     /* Nothing to enter yet: the runtime picks the thread up on its first
      * region (its first implicit task). A pooled thread starts clean. */
-    pm_ompt_self.depth = 0;
-    pm_ompt_self.overflow = 0;
-    pm_ompt_self.joined = 0;
+    struct pm_ompt_thread *t = pm_ompt_me();
+    t->depth = 0;
+    t->overflow = 0;
+    t->joined = 0;
 }
 
 static void pm_ompt_thread_end(ompt_data_t *thread_data)
 {
     /* Regions still open here are closed and flagged by the runtime when
      * the thread goes; forget them. */
-    struct pm_ompt_thread *t = &pm_ompt_self;
+    struct pm_ompt_thread *t = pm_ompt_me();
     for (int32_t i = 0; i < t->depth + t->overflow; i++)
         pm_ompt_drop();
     t->depth = t->overflow = t->joined = 0;
+    if (t == pm_ompt_tls) {  /* not the shared scratch state */
+        pm_ompt_tls = NULL;
+        free(t);
+    }
 }
 
 static void pm_ompt_parallel_begin(ompt_data_t *encountering_task_data,
@@ -307,7 +331,7 @@ static void pm_ompt_parallel_begin(ompt_data_t *encountering_task_data,
                                    ompt_data_t *parallel_data, unsigned int requested_parallelism,
                                    int flags, const void *codeptr_ra)
 {
-    struct pm_ompt_thread *t = &pm_ompt_self;
+    struct pm_ompt_thread *t = pm_ompt_me();
     if (pm_unlikely(t->depth == PM_OMPT_DEPTH)) {
         parallel_data->ptr = NULL;  /* too deep: its members enter nothing */
         return;
@@ -323,7 +347,7 @@ static void pm_ompt_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encoun
     /* The encountering thread's implicit task ends before this. If its end
      * never came, close it now rather than leave it open around whatever
      * the thread does next. */
-    struct pm_ompt_thread *t = &pm_ompt_self;
+    struct pm_ompt_thread *t = pm_ompt_me();
     if (t->overflow == 0 && t->depth > 0 && t->stack[t->depth - 1].type == PM_OMPT_TASK &&
         t->stack[t->depth - 1].par == parallel_data->ptr) {
         pm_ompt_drop();
@@ -344,7 +368,7 @@ static void pm_ompt_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *p
     /* The initial task spans the whole program: not a construct. */
     if (flags & ompt_task_initial)
         return;
-    struct pm_ompt_thread *t = &pm_ompt_self;
+    struct pm_ompt_thread *t = pm_ompt_me();
     if (endpoint == ompt_scope_end) {
         /* libomp passes no parallel_data at the end: go by task. */
         if (pm_ompt_end(t, PM_OMPT_TASK, task_data))
@@ -405,7 +429,7 @@ static void pm_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t e
                                 ompt_data_t *parallel_data, ompt_data_t *task_data,
                                 const void *codeptr_ra)
 {
-    struct pm_ompt_thread *t = &pm_ompt_self;
+    struct pm_ompt_thread *t = pm_ompt_me();
     if (endpoint == ompt_scope_end) {
         /* The kind may differ between begin and end (libomp reports a
          * worker's end-of-parallel barrier as barrier_implicit), so match
