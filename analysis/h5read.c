@@ -546,6 +546,13 @@ static const struct pm_field pm_thread_fields[] = {
     {"cpu_last", PM_TH(cpu_last), PM_I32, 0},
     {"exited", PM_TH(exited), PM_U8, 0},
     {"open_at_end", PM_TH(open_at_end), PM_I32, 0},
+    {"core_first", PM_TH(core_first), PM_I32, 0},
+    {"core_last", PM_TH(core_last), PM_I32, 0},
+    {"package_first", PM_TH(package_first), PM_I32, 0},
+    {"package_last", PM_TH(package_last), PM_I32, 0},
+    {"numa_first", PM_TH(numa_first), PM_I32, 0},
+    {"numa_last", PM_TH(numa_last), PM_I32, 0},
+    {"binding", PM_TH(binding), PM_STR, 0},
 };
 
 #define PM_NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
@@ -939,6 +946,17 @@ static int pm_load_tables(struct pm_rd *rd, struct pm_file *d)
         return -1;
     if (pm_check_events(rd, d) < 0 || pm_check_regions(rd, d) < 0)
         return -1;
+    /* Placement came with PERFMARK_PIN: older files lack it (their zeros
+     * would read as core 0). */
+    hid_t dset = H5Dopen2(rd->file, "/threads", H5P_DEFAULT);
+    if (dset >= 0) {
+        hid_t type = H5Dget_type(dset);
+        d->has_placement = type >= 0 && H5Tget_member_index(type, "binding") >= 0 &&
+                           H5Tget_member_index(type, "numa_last") >= 0;
+        if (type >= 0)
+            H5Tclose(type);
+        H5Dclose(dset);
+    }
     return 0;
 }
 

@@ -55,6 +55,9 @@ struct pm_file_thread {
     int32_t cpu_first, cpu_last;
     uint8_t exited;
     int32_t open_at_end;
+    /* placement (files that have it: pm_file.has_placement) */
+    int32_t core_first, core_last, package_first, package_last, numa_first, numa_last;
+    char *binding;
 };
 
 /* One named flag bit; the built-in schema-1 names plus any unknown single-bit
@@ -93,6 +96,7 @@ struct pm_file {
     struct pm_file_event *events;   /* [E] */
     struct pm_file_region *regions; /* [R], parent < own row */
     struct pm_file_thread *threads; /* [T] */
+    int has_placement;              /* /threads has binding and core/package/NUMA fields */
 
     uint64_t *visits;     /* [T,R] */
     uint64_t *wall_ns;    /* [T,R] */

@@ -274,7 +274,16 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, size_t t)
         pm_json_key(out, rep->evkey[e]);
         pm_json_evstat(out, &rep->thr[t * d->E + e], 0);
     }
-    fputs("}}", out);
+    putc('}', out);
+    if (d->has_placement) { /* appended: files with placement only */
+        fprintf(out, ",\"placement\":{\"core_first\":%d,\"core_last\":%d,\"package_first\":%d,"
+                     "\"package_last\":%d,\"numa_first\":%d,\"numa_last\":%d,\"binding\":",
+                (int)th->core_first, (int)th->core_last, (int)th->package_first,
+                (int)th->package_last, (int)th->numa_first, (int)th->numa_last);
+        pm_json_str(out, th->binding ? th->binding : "");
+        putc('}', out);
+    }
+    putc('}', out);
 }
 
 static void pm_json_rank_event(FILE *out, const struct pm_rankstat *rs)

@@ -584,8 +584,8 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
     char cpu[40], wall[32];
 
     fprintf(out, "\nThreads: %zu (totals from first sight until exit or write)\n", d->T);
-    fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s\n", "rank", "thread", "tid", "host",
-            "cpu", "exited", "open", "wall");
+    fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s%s\n", "rank", "thread", "tid", "host",
+            "cpu", "exited", "open", "wall", d->has_placement ? "  bound to" : "");
     for (size_t t = 0; t < d->T; t++) {
         const struct pm_file_thread *th = &d->threads[t];
 
@@ -597,6 +597,12 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
         pm_text_field(out, cpu, 11, PM_RIGHT);
         fprintf(out, " %6s %5d ", th->exited ? "yes" : "no", (int)th->open_at_end);
         pm_text_field(out, wall, 11, PM_RIGHT);
+        if (d->has_placement) {
+            const char *b = th->binding ? th->binding : "";
+            size_t n = strlen(b);
+            fputs("  ", out);
+            pm_text_field(out, b, n < 14 ? (int)n : 14, PM_LEFT);
+        }
         putc('\n', out);
     }
 }

@@ -369,6 +369,23 @@ def check_thread_pins(m, seen, share):
                           % (k, p))
 
 
+def check_report_placement(m):
+    """perfmark report shows each thread's placement as the file has it."""
+    import json
+    j = json.loads(e2e.run([e2e.PERFMARK, "report", m.path, "--format", "json"]).stdout)
+    for t, got in enumerate(j["threads"]):
+        row = m.threads[t]
+        want = {k: int(row[k]) for k in ("core_first", "core_last", "package_first",
+                                         "package_last", "numa_first", "numa_last")}
+        want["binding"] = text(row["binding"])
+        check(got.get("placement") == want, "report thread %d placement %r, file %r"
+              % (t, got.get("placement"), want))
+    txt = e2e.run([e2e.PERFMARK, "report", m.path]).stdout
+    lines = txt[txt.index("\nThreads:") + 1:].splitlines()[2:2 + len(m.tids)]
+    for t, line in enumerate(lines):
+        check(line.split()[-1] == text(m.threads[t]["binding"]), "text threads row %r" % line)
+
+
 def case_pin_threads():
     need(CLANG_MPI, "no clang")
     share = pus()
@@ -379,6 +396,7 @@ def case_pin_threads():
         check_thread_pins(m, seen, share)
         check_mpi_pages(m, seen, 1, n, m.construct("pm_team", n) + "/")
         print("pinning:", m.attr("pinning"))
+        check_report_placement(m)
 
 
 def case_pin_threads_oversubscribed():
