@@ -519,28 +519,6 @@ static void pm_text_name(FILE *out, const char *s, size_t max)
     }
 }
 
-static void pm_json_str(FILE *out, const char *s)
-{
-    size_t i = 0, n = strlen(s);
-
-    putc('"', out);
-    while (i < n) {
-        uint32_t cp;
-        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-
-        if (cp == PM_BAD)
-            fputs("\\ufffd", out);
-        else if (cp == '"' || cp == '\\')
-            fprintf(out, "\\%c", (char)cp);
-        else if (cp < 0x20 || cp == 0x7f)
-            fprintf(out, "\\u%04x", (unsigned)cp);
-        else
-            fwrite(s + i, 1, len, out);
-        i += len;
-    }
-    putc('"', out);
-}
-
 /* RFC 4180 quoting, a leading ' before formula characters (as the report's
  * CSV), undecodable bytes as U+FFFD. */
 static void pm_csv_str(FILE *out, const char *s)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void pm_json_str(FILE *out, const char *s)
+void pm_json_str(FILE *out, const char *s)
 {
     size_t i = 0, n = strlen(s);
 

@@ -415,6 +415,9 @@ size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* ---------------------------------------------------------- renderers */
 
+/* A JSON string: UTF-8 kept, invalid bytes as U+FFFD, controls escaped
+ * (report_json.c; perfmark diff's JSON uses it too). */
+void pm_json_str(FILE *out, const char *s);
 void pm_render_text(FILE *out, const struct pm_report *rep);
 void pm_render_json(FILE *out, const struct pm_report *rep);
 void pm_render_csv(FILE *out, const struct pm_report *rep);
