@@ -519,30 +519,6 @@ static void pm_text_name(FILE *out, const char *s, size_t max)
     }
 }
 
-/* RFC 4180 quoting, a leading ' before formula characters (as the report's
- * CSV), undecodable bytes as U+FFFD. */
-static void pm_csv_str(FILE *out, const char *s)
-{
-    size_t i = 0, n = strlen(s);
-
-    putc('"', out);
-    if (n > 0 && strchr("=+-@\t\r", s[0]))
-        putc('\'', out);
-    while (i < n) {
-        uint32_t cp;
-        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-
-        if (cp == PM_BAD)
-            fputs("\xef\xbf\xbd", out);
-        else if (cp == '"')
-            fputs("\"\"", out);
-        else
-            fwrite(s + i, 1, len, out);
-        i += len;
-    }
-    putc('"', out);
-}
-
 /* ------------------------------------------------------------ text */
 
 /* Integers with thousands separators; other values with 4 digits. */

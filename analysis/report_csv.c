@@ -13,7 +13,7 @@
 
 /* RFC 4180 quoting; invalid UTF-8 becomes U+FFFD. A field starting with a
  * formula character gets a leading ' so spreadsheets show it as text. */
-static void pm_csv_str(FILE *out, const char *s)
+void pm_csv_str(FILE *out, const char *s)
 {
     size_t i = 0, n = strlen(s);
     int guard = n > 0 && strchr("=+-@\t\r", s[0]) != NULL;

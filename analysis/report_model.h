@@ -418,6 +418,9 @@ size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* A JSON string: UTF-8 kept, invalid bytes as U+FFFD, controls escaped
  * (report_json.c; perfmark diff's JSON uses it too). */
 void pm_json_str(FILE *out, const char *s);
+/* A CSV cell: RFC 4180 quoting where needed, a leading ' before formula
+ * characters, invalid bytes as U+FFFD (report_csv.c; diff uses it too). */
+void pm_csv_str(FILE *out, const char *s);
 void pm_render_text(FILE *out, const struct pm_report *rep);
 void pm_render_json(FILE *out, const struct pm_report *rep);
 void pm_render_csv(FILE *out, const struct pm_report *rep);
