@@ -168,6 +168,24 @@ static int pm_find_library(char *out, size_t len)
     return -1;
 }
 
+/* Does an LD_PRELOAD list already hold a libperfmark.so (any path or
+ * version suffix)? Then `run` keeps the list as it is. */
+static int pm_preloads_runtime(const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ": ");
+        const char *base = p;
+        for (const char *q = p; q < p + n; q++)
+            if (*q == '/')
+                base = q + 1;
+        if ((size_t)(p + n - base) >= 14 && strncmp(base, "libperfmark.so", 14) == 0)
+            return 1;
+        p += n;
+        p += strspn(p, ": ");
+    }
+    return 0;
+}
+
 static int pm_cmd_run(int argc, char **argv)
 {
     int i = 1;
@@ -204,9 +222,13 @@ static int pm_cmd_run(int argc, char **argv)
         fprintf(stderr, "perfmark run: cannot find libperfmark.so next to this program "
                 "(set PERFMARK_LIBRARY); running %s unmeasured\n", argv[i]);
     } else {
+        /* Ours first; the user's own entries kept (an entry that already
+         * is our library is not repeated). */
         const char *old = getenv("LD_PRELOAD");
-        char *preload;
-        if (old && *old && !strstr(old, lib)) {
+        char *preload = NULL;
+        if (old && *old && pm_preloads_runtime(old))
+            preload = strdup(old);
+        else if (old && *old) {
             if (asprintf(&preload, "%s:%s", lib, old) < 0)
                 preload = NULL;
         } else {

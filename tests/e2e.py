@@ -501,6 +501,28 @@ def case_cli_check():
         check("absent" in out and "falls back" in out, "no-PMU consequence not said")
 
 
+def case_cli_preload_kept():
+    """`perfmark run` keeps the user's LD_PRELOAD entries (ours first) and
+    adds no second libperfmark when the list already holds one."""
+    libm = "/usr/lib/x86_64-linux-gnu/libm.so.6"
+    if not os.path.exists(libm):
+        print("SKIP: no %s to preload" % libm)
+        return SKIP
+    lib = os.path.join(BUILD, "lib", "libperfmark.so")
+    for given, want_ours in ((libm, 1), (libm + ":" + lib, 1)):
+        with tempfile.TemporaryDirectory() as tmp:
+            p, out = perfmark_run(tmp, ["/bin/sh", "-c", 'echo "PRELOAD=$LD_PRELOAD"'],
+                                  env={"LD_PRELOAD": given}, events="none")
+            seen = [l[8:] for l in p.stdout.splitlines() if l.startswith("PRELOAD=")]
+            check(len(seen) == 1, "no PRELOAD line: %r" % p.stdout)
+            entries = seen[0].split(":")
+            ours = [e for e in entries if os.path.basename(e).startswith("libperfmark.so")]
+            check(libm in entries, "the user's entry was dropped: %r" % entries)
+            check(len(ours) == want_ours, "libperfmark entries %r" % entries)
+            if given == libm:
+                check(entries[0] == ours[0], "libperfmark not first: %r" % entries)
+
+
 # ---- the file without perfmark ------------------------------------------------------
 
 def case_h5dump_readable():
