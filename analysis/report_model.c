@@ -566,6 +566,25 @@ double pm_cell_metric(const struct pm_report *rep, size_t t, size_t r, int *has)
     return v;
 }
 
+int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r)
+{
+    const struct pm_file *d = rep->d;
+    size_t c = pm_tr(d, t, r);
+    int mark = d->flags[c] & PM_FILE_FLAG_LOST_GENERATION ? PM_MARK_UNTRUSTED : 0;
+    double v;
+
+    if (rep->view.metric == PM_VM_TIME || rep->view.metric == PM_VM_EXCL ||
+        rep->view.metric == PM_VM_VISITS)
+        return 0; /* time and visits are exact in every cell */
+    size_t e = rep->view.metric_event, g = (size_t)d->events[e].group;
+    switch (pm_cell_value(d->counts[pm_tre(d, t, r, e)], d->enabled_ns[pm_trg(d, t, r, g)],
+                          d->running_ns[pm_trg(d, t, r, g)], &v)) {
+    case PM_V_ESTIMATE: return mark | PM_MARK_ESTIMATE;
+    case PM_V_NONE: return mark | PM_MARK_UNTRUSTED;
+    default: return mark;
+    }
+}
+
 double pm_view_metric(const struct pm_report *rep, size_t r)
 {
     const struct pm_regstat *s = &rep->reg[r];

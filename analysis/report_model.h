@@ -377,6 +377,10 @@ double pm_view_metric(const struct pm_report *rep, size_t r);
 
 /* The metric value of one cell (thread t, region r); *has = 0 when none. */
 double pm_cell_metric(const struct pm_report *rep, size_t t, size_t r, int *has);
+/* How far to trust a cell's value of the view's metric: ~ scaled estimate,
+ * ! counts missing (no estimate, or counters reopened inside a visit). */
+enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2 };
+int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r);
 
 /* An OpenMP wait region: kind "omp", named "omp barrier", "omp taskwait" or
  * "omp taskgroup" (wrappers/ompt_tool.c). */

@@ -1169,6 +1169,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
                         v->metric == PM_VM_VISITS ? "visits" : rep->evkey[v->metric_event];
     double *val = calloc(rep->nranks ? rep->nranks : 1, sizeof *val);
     unsigned char *has = calloc(rep->nranks ? rep->nranks : 1, 1);
+    unsigned char *mark = calloc(rep->nranks ? rep->nranks : 1, 1);
     char buf[64];
 
     if (v->metric == PM_VM_EVENT)
@@ -1179,10 +1180,11 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
     pm_text_selection(out, rep);
     pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %6s %6s %13s %7s\n", "rank", by_rank ? "" : "thread", "value", "share");
-    if (!val || !has) {
+    if (!val || !has || !mark) {
         fputs("(out of memory)\n", out);
         free(val);
         free(has);
+        free(mark);
         return;
     }
     for (size_t i = 0; i < v->nrows; i++) {
@@ -1191,6 +1193,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
 
         memset(val, 0, (rep->nranks ? rep->nranks : 1) * sizeof *val);
         memset(has, 0, rep->nranks ? rep->nranks : 1);
+        memset(mark, 0, rep->nranks ? rep->nranks : 1);
         for (size_t t = 0; t < d->T; t++) {
             int h;
             double x = pm_cell_metric(rep, t, r, &h);
@@ -1202,20 +1205,23 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
             if (by_rank) {
                 val[rep->thread_rank[t]] += h ? x : 0;
                 has[rep->thread_rank[t]] |= (unsigned char)h;
+                mark[rep->thread_rank[t]] |= (unsigned char)pm_cell_mark(rep, t, r);
             }
         }
         for (size_t k = 0, n = by_rank ? rep->nranks : d->T; k < n; k++) {
             double x;
-            int h = 1;
+            int h = 1, m;
 
             if (by_rank) {
                 if (!has[k])
                     continue;
                 x = val[k];
+                m = mark[k];
             } else {
                 x = pm_cell_metric(rep, k, r, &h);
                 if (!h || (d->visits[pm_tr(d, k, r)] == 0 && x == 0))
                     continue;
+                m = pm_cell_mark(rep, k, r);
             }
             pm_text_region_name(out, &d->regions[r]);
             if (by_rank)
@@ -1226,13 +1232,19 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
                 pm_fmt_time(buf, sizeof buf, x);
             else
                 pm_fmt_count(buf, sizeof buf, x);
+            size_t used = strlen(buf);
+            snprintf(buf + used, sizeof buf - used, "%s%s", m & PM_MARK_ESTIMATE ? "~" : "",
+                     m & PM_MARK_UNTRUSTED ? "!" : "");
             putc(' ', out);
             pm_text_field(out, buf, 13, PM_RIGHT);
             pm_fmt_pct(buf, sizeof buf, total > 0, total > 0 ? x / total : 0);
             fprintf(out, " %7s\n", buf);
         }
     }
-    fputs("share = of the region's total over every thread\n", out);
+    pm_text_wrap(out, "share = of the region's total over every thread; ~ = an estimate "
+                      "(multiplexed counts scaled), ! = counts missing (no estimate, or "
+                      "counters reopened)", 0);
     free(val);
     free(has);
+    free(mark);
 }

@@ -1479,8 +1479,16 @@ def check_options(ck, prefix, tmp):
                             want.append((k, None, sum(m["region/wall_ns"][t][rr] for t in ts)))
             got = [fields(line, 36, [7, 7, 14]) for line in rows[:len(want)]]
             exp = [[str(k), "" if th is None else str(th), fmt_time(v)] for k, th, v in want]
-            ck.ok(len(rows) == len(want) + 1 and got == exp,
+            foot = next((i for i, line in enumerate(rows) if line.startswith("share = ")), -1)
+            ck.ok(foot == len(want) and got == exp,
                   "--by %s: rows %r, expected %r" % (by, got[:5], exp[:5]))
+        if variant == "full":  # markers: thread 1's "solve" ran its hw group half the time
+            r = run_opts(prefix, path, "text", ["--by", "thread", "--metric", "instructions"])
+            if ck.ok(r is not None and r.returncode == 0, "--by thread --metric: %s" % describe(r)):
+                rows = [l for l in r.stdout.decode("utf-8").split("\n")
+                        if l.startswith("  solve ") and l.split()[1:3] == ["0", "1"]]
+                ck.ok(len(rows) == 1 and rows[0].split()[3].endswith("~"),
+                      "--by thread: the multiplexed cell is not marked ~: %r" % rows)
         for opts, needle in ((["--metric", "no-such-event"], "no metric 'no-such-event'"),
                              (["--region", "no such region"], "no region named")):
             r = run_opts(prefix, path, "text", opts)
