@@ -69,46 +69,9 @@ void pm_html_esc(FILE *out, const char *s, size_t maxchars, int empty_quoted)
 
 /* --------------------------------------------------------- human units */
 
-static int pm_html_prec(double a)
-{
-    return a < 9.995 ? 2 : a < 99.95 ? 1 : 0;
-}
+void pm_html_count(char *buf, size_t len, double v) { pm_unit_count(buf, len, v, " "); }
 
-void pm_html_count(char *buf, size_t len, double v)
-{
-    static const char *const suffix[] = {"", " k", " M", " G", " T", " P", " E"};
-    double a = fabs(v);
-    int i = 0;
-
-    if (a < 999.5) {
-        snprintf(buf, len, "%.0f", v);
-        return;
-    }
-    while (a >= 999.5 && i < 6) {
-        a /= 1000;
-        v /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%.*f%s", pm_html_prec(a), v, suffix[i]);
-}
-
-void pm_html_time(char *buf, size_t len, double ns)
-{
-    static const char *const unit[] = {"ns", "\xC2\xB5s", "ms", "s"};
-    double a = fabs(ns);
-    int i = 0;
-
-    if (a < 999.5) {
-        snprintf(buf, len, "%.0f ns", ns);
-        return;
-    }
-    while (a >= 999.5 && i < 3) {
-        a /= 1000;
-        ns /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%.*f %s", a >= 1000 ? 0 : pm_html_prec(a), ns, unit[i]);
-}
+void pm_html_time(char *buf, size_t len, double ns) { pm_unit_time(buf, len, ns); }
 
 void pm_html_pct(char *buf, size_t len, double fraction)
 {

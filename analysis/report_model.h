@@ -421,6 +421,11 @@ size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* A JSON string: UTF-8 kept, invalid bytes as U+FFFD, controls escaped
  * (report_json.c; perfmark diff's JSON uses it too). */
+/* Human units (report_units.c): 3 significant digits; counts with a
+ * k/M/G/... suffix after `sep`, durations in ns/µs/ms/s. */
+int pm_unit_prec(double a);
+void pm_unit_count(char *buf, size_t len, double v, const char *sep);
+void pm_unit_time(char *buf, size_t len, double ns);
 void pm_json_str(FILE *out, const char *s);
 /* A CSV cell: RFC 4180 quoting where needed, a leading ' before formula
  * characters, invalid bytes as U+FFFD (report_csv.c; diff uses it too). */

@@ -132,47 +132,7 @@ static void pm_text_label(FILE *out, const char *label, const char *value)
 
 /* ------------------------------------------------------- human units */
 
-/* Mantissa precision so that a number takes at most 4 characters. */
-static int pm_prec(double a)
-{
-    return a < 9.995 ? 2 : a < 99.95 ? 1 : 0;
-}
-
-static void pm_fmt_count(char *buf, size_t len, double v)
-{
-    static const char *const suffix[] = {"", "k", "M", "G", "T", "P", "E"};
-    double a = fabs(v);
-    int i = 0;
-
-    if (a < 999.5) {
-        snprintf(buf, len, "%.0f", v);
-        return;
-    }
-    while (a >= 999.5 && i < 6) {
-        a /= 1000;
-        v /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%.*f%s", pm_prec(a), v, suffix[i]);
-}
-
-static void pm_fmt_time(char *buf, size_t len, double ns)
-{
-    static const char *const unit[] = {"ns", "\xC2\xB5s", "ms", "s"};
-    double a = fabs(ns);
-    int i = 0;
-
-    if (a < 999.5) {
-        snprintf(buf, len, "%.0f ns", ns);
-        return;
-    }
-    while (a >= 999.5 && i < 3) {
-        a /= 1000;
-        ns /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%.*f %s", a >= 1000 ? 0 : pm_prec(a), ns, unit[i]);
-}
+static void pm_fmt_count(char *buf, size_t len, double v) { pm_unit_count(buf, len, v, ""); }
 
 /* Software clock events (task-clock, cpu-clock) count nanoseconds. */
 static int pm_event_is_time(const struct pm_file_event *ev)
@@ -193,7 +153,7 @@ static void pm_fmt_value(char *buf, size_t len, int has, double v, const struct 
         return;
     }
     if (is_time)
-        pm_fmt_time(num, sizeof num, v);
+        pm_unit_time(num, sizeof num, v);
     else
         pm_fmt_count(num, sizeof num, v);
     snprintf(buf, len, "%s%s%s", num, s->estimate ? "~" : "", s->untrusted ? "!" : "");
@@ -290,7 +250,7 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
     snprintf(buf, sizeof buf, "%s   pid %" PRId64 "   perfmark %s", d->host, d->pid,
              d->perfmark_version[0] ? d->perfmark_version : "?");
     pm_text_label(out, "host", buf);
-    pm_fmt_time(dur, sizeof dur, (double)d->duration_ns);
+    pm_unit_time(dur, sizeof dur, (double)d->duration_ns);
     snprintf(buf, sizeof buf, "%s   duration %s   clock %s",
              d->start_time[0] ? d->start_time : "?", dur, d->clock[0] ? d->clock : "?");
     pm_text_label(out, "started", buf);
@@ -361,9 +321,9 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
 
         pm_text_region_name(out, &d->regions[r]);
         pm_fmt_count(a, sizeof a, (double)s->visits);
-        pm_fmt_time(b, sizeof b, (double)s->wall_total);
+        pm_unit_time(b, sizeof b, (double)s->wall_total);
         if (s->nvisited)
-            pm_fmt_time(c, sizeof c, (double)s->wall_max);
+            pm_unit_time(c, sizeof c, (double)s->wall_max);
         else
             snprintf(c, sizeof c, "-");
         fprintf(out, " %9s ", a);
@@ -426,7 +386,7 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
             pm_text_field(out, buf, 11, PM_RIGHT);
         }
         if (s->has_imbalance)
-            snprintf(buf, sizeof buf, "%.*f", pm_prec(s->imbalance), s->imbalance);
+            snprintf(buf, sizeof buf, "%.*f", pm_unit_prec(s->imbalance), s->imbalance);
         else
             snprintf(buf, sizeof buf, "-");
         putc(' ', out);
@@ -465,11 +425,11 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
         const struct pm_tstat *w = &s->wall_thr;
 
         pm_text_region_name_w(out, &d->regions[r], PM_EV_NAME_W);
-        pm_fmt_time(buf[0], sizeof buf[0], (double)s->wall_total);
-        pm_fmt_time(buf[1], sizeof buf[1], (double)s->excl_total);
+        pm_unit_time(buf[0], sizeof buf[0], (double)s->wall_total);
+        pm_unit_time(buf[1], sizeof buf[1], (double)s->excl_total);
         if (w->n) {
-            pm_fmt_time(buf[2], sizeof buf[2], w->mean);
-            pm_fmt_time(buf[3], sizeof buf[3], w->sd);
+            pm_unit_time(buf[2], sizeof buf[2], w->mean);
+            pm_unit_time(buf[3], sizeof buf[3], w->sd);
         } else {
             snprintf(buf[2], sizeof buf[2], "-");
             snprintf(buf[3], sizeof buf[3], "-");
@@ -479,7 +439,7 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
             pm_text_field(out, buf[k], 11, PM_RIGHT);
         }
         if (w->has_imbalance)
-            snprintf(buf[4], sizeof buf[4], "%.*f", pm_prec(w->imbalance), w->imbalance);
+            snprintf(buf[4], sizeof buf[4], "%.*f", pm_unit_prec(w->imbalance), w->imbalance);
         else
             snprintf(buf[4], sizeof buf[4], "-");
         putc(' ', out);
@@ -521,7 +481,7 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
         if (s->omp_wait_ns == 0)
             continue;
         pm_text_region_name(out, &d->regions[r]);
-        pm_fmt_time(buf, sizeof buf, (double)s->omp_wait_ns);
+        pm_unit_time(buf, sizeof buf, (double)s->omp_wait_ns);
         putc(' ', out);
         pm_text_field(out, buf, 11, PM_RIGHT);
         pm_fmt_pct(buf, sizeof buf, s->has_omp_wait_share, s->omp_wait_share);
@@ -590,7 +550,7 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
         const struct pm_file_thread *th = &d->threads[t];
 
         snprintf(cpu, sizeof cpu, "%d\xE2\x86\x92%d", (int)th->cpu_first, (int)th->cpu_last);
-        pm_fmt_time(wall, sizeof wall, (double)d->thread_wall_ns[t]);
+        pm_unit_time(wall, sizeof wall, (double)d->thread_wall_ns[t]);
         fprintf(out, "%5d %6d %10" PRId64 "  ", (int)th->rank, (int)th->thread, th->tid);
         pm_text_field(out, th->host, 16, PM_LEFT);
         putc(' ', out);
@@ -657,7 +617,7 @@ static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
         pm_fmt_value(s, sizeof s, rs->sum.has_total, rs->sum.total, &rs->sum, is_time);
         if (rs->proc.has_total && rs->sum.has_total) {
             if (is_time)
-                pm_fmt_time(diff, sizeof diff, rs->proc.total - rs->sum.total);
+                pm_unit_time(diff, sizeof diff, rs->proc.total - rs->sum.total);
             else
                 pm_fmt_count(diff, sizeof diff, rs->proc.total - rs->sum.total);
             if (rs->proc.estimate || rs->sum.estimate)
@@ -696,7 +656,7 @@ static void pm_text_rank(FILE *out, const struct pm_report *rep)
 static void pm_fmt_ratio(char *buf, size_t len, const struct pm_xstat *x)
 {
     if (x->has_imbalance)
-        snprintf(buf, len, "%.*f", pm_prec(x->imbalance), x->imbalance);
+        snprintf(buf, len, "%.*f", pm_unit_prec(x->imbalance), x->imbalance);
     else
         snprintf(buf, len, "-");
 }
@@ -735,7 +695,7 @@ static void pm_text_spread(FILE *out, const struct pm_xstat *x, size_t width)
 
     for (int k = 0; k < 3; k++) {
         if (x->nspread)
-            pm_fmt_time(buf, sizeof buf, v[k]);
+            pm_unit_time(buf, sizeof buf, v[k]);
         else
             snprintf(buf, sizeof buf, "-");
         putc(' ', out);
@@ -768,7 +728,7 @@ static void pm_text_mpi_functions(FILE *out, const struct pm_report *rep)
         pm_fmt_count(b, sizeof b, x->q[PM_Q_BYTES].total);
         pm_fmt_count(c, sizeof c, x->q[PM_Q_BYTES_UNKNOWN].total);
         fprintf(out, " %7s %7s %7s ", a, b, c);
-        pm_fmt_time(a, sizeof a, x->q[PM_Q_WALL].total);
+        pm_unit_time(a, sizeof a, x->q[PM_Q_WALL].total);
         pm_text_field(out, a, 8, PM_RIGHT);
         pm_text_spread(out, &x->q[PM_Q_WALL], 8);
     }
@@ -780,8 +740,8 @@ static void pm_text_share_line(FILE *out, const struct pm_mpishare *s)
 {
     char a[32], b[32], c[32];
 
-    pm_fmt_time(a, sizeof a, (double)s->mpi_ns);
-    pm_fmt_time(b, sizeof b, (double)s->total_ns);
+    pm_unit_time(a, sizeof a, (double)s->mpi_ns);
+    pm_unit_time(b, sizeof b, (double)s->total_ns);
     pm_fmt_pct(c, sizeof c, s->has_share, s->share);
     fprintf(out, "%8d ", (int)s->rank);
     pm_text_field(out, a, 11, PM_RIGHT);
@@ -1229,7 +1189,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
             else
                 fprintf(out, " %6d %6d", (int)d->threads[k].rank, (int)d->threads[k].thread);
             if (is_time)
-                pm_fmt_time(buf, sizeof buf, x);
+                pm_unit_time(buf, sizeof buf, x);
             else
                 pm_fmt_count(buf, sizeof buf, x);
             size_t used = strlen(buf);
