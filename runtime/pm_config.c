@@ -81,6 +81,17 @@ void pm_config_read(struct pm_config *cfg)
     cfg->pinned = pm_env_bool("PERFMARK_PINNED", 0);
     long max_regions = pm_env_long("PERFMARK_MAX_REGIONS", 100000000L);
     cfg->max_regions = max_regions > 0 ? (int)max_regions : PM_DEFAULT_MAX_REGIONS;
+    /* auto: the TopDown group through rdpmc where the kernel grants it;
+     * read: always read() (docs/topdown.md, "Long regions and precision") */
+    const char *td_read = getenv("PERFMARK_TOPDOWN_READ");
+    cfg->topdown_rdpmc = 1;
+    if (td_read && *td_read) {
+        if (strcmp(td_read, "read") == 0)
+            cfg->topdown_rdpmc = 0;
+        else if (strcmp(td_read, "auto") != 0)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_TOPDOWN_READ='%.64s' is not auto or read; using auto",
+                   td_read);
+    }
     const char *pin = getenv("PERFMARK_PIN");
     cfg->pin = PM_PIN_KEEP;
     if (pin && *pin) {

@@ -16,6 +16,7 @@ struct pm_config {
     int quiet;                /* PERFMARK_QUIET: no stderr messages */
     int max_regions;          /* PERFMARK_MAX_REGIONS: names per process, paths per thread */
     int pin;                  /* PERFMARK_PIN: enum pm_pin_mode, keep if unset */
+    int topdown_rdpmc;        /* PERFMARK_TOPDOWN_READ: 1 auto (rdpmc where granted), 0 read */
 };
 
 void pm_config_read(struct pm_config *cfg);

@@ -2,6 +2,7 @@
 #include "pm_log.h"
 #include "pm_cpu_models.h"
 #include "pm_rdpmc.h"
+#include "pm_topdown.h"
 
 #include <errno.h>
 #include <string.h>
@@ -35,6 +36,28 @@ static inline long pm_sys_read(int fd, void *buf, size_t n)
 /* nr, time_enabled, time_running, then {value, id} for the leader and each member */
 #define PM_GROUP_BUF_WORDS (3 + 2 * (1 + PM_MAX_EVENTS))
 
+/* PERFMARK_TOPDOWN_READ, and whether the TopDown rdpmc mode was ever used. */
+static int pm_td_rdpmc_allowed = 1;
+static int pm_td_rdpmc_was_used;
+
+void pm_counterset_td_allow_rdpmc(int allow) { pm_td_rdpmc_allowed = allow; }
+
+int pm_counterset_td_rdpmc_used(void)
+{
+    return __atomic_load_n(&pm_td_rdpmc_was_used, __ATOMIC_RELAXED);
+}
+
+/* The instructions of the TopDown rdpmc mode. In production a constant
+ * struct of inline functions, which the inlined sampler below resolves at
+ * compile time (no indirect call); test builds let a fake PMU replace it. */
+#ifdef PM_SYSCALL_SEAM
+const struct pm_rdpmc_hooks *pm_td_hooks = &pm_rdpmc_hw;
+#define PM_TD_HOOKS pm_td_hooks
+#else
+static const struct pm_rdpmc_hooks pm_td_hooks_insn = {pm_rdpmc_insn, pm_rdtsc_insn};
+#define PM_TD_HOOKS (&pm_td_hooks_insn)
+#endif
+
 static void pm_close_fds(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
@@ -52,6 +75,58 @@ static void pm_close_fds(struct pm_counterset *cs)
         cs->leader[g] = -1;
     }
     cs->use_rdpmc = 0;
+    cs->td_group = -1;
+    cs->td.page = NULL;
+}
+
+/* PERF_METRICS byte of a topdown-* pseudo event (config 0x8000 + i × 0x100),
+ * or -1 for any other event. */
+static int pm_td_metric_byte(const struct pm_event *ev)
+{
+    uint64_t config = ev->attr.config;
+    if (ev->attr.type != PERF_TYPE_RAW || (config & ~0x7f00ull) != 0x8000)
+        return -1;
+    int byte = (int)((config >> 8) & 0x7f);
+    return byte < PM_TD_NBYTES ? byte : -1;
+}
+
+/* The TopDown rdpmc mode for a group of the slots leader and metric events
+ * only (a group with other members keeps read(): their counts would need
+ * their own pages), when the slots page grants rdpmc at fixed counter 3.
+ * The first reading is a read(), which gives the base and resets. */
+static void pm_try_td_rdpmc(struct pm_counterset *cs)
+{
+    const struct pm_eventset *set = cs->set;
+    if (!pm_td_rdpmc_allowed || cs->inherit)
+        return;
+    size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
+    for (int g = 0; g < set->ngroups; g++) {
+        int first = cs->gfirst[g], count = cs->gcount[g], ok = 1;
+        if (!set->led_by_event[g] || !pm_event_must_lead(&set->ev[first]))
+            continue;
+        cs->td.byte[0] = 0xff;
+        for (int k = 1; k < count && ok; k++) {
+            int byte = pm_td_metric_byte(&set->ev[first + k]);
+            ok = byte >= 0;
+            cs->td.byte[k] = (uint8_t)byte;
+        }
+        if (!ok)
+            continue;
+        void *p = mmap(NULL, pagesize, PROT_READ, MAP_SHARED, cs->leader[g], 0);
+        if (p == MAP_FAILED)
+            continue;
+        const struct perf_event_mmap_page *pc = p;
+        if (!pc->cap_user_rdpmc || pc->index != PM_TD_RDPMC_SLOTS + 1 || pc->pmc_width == 0) {
+            munmap(p, pagesize);
+            continue;
+        }
+        cs->page[first] = p;
+        cs->td.page = pc;
+        cs->td.resync = 1;
+        cs->td_group = g;
+        __atomic_store_n(&pm_td_rdpmc_was_used, 1, __ATOMIC_RELAXED);
+        return;
+    }
 }
 
 /* Map every event's page; keep them only if the kernel grants rdpmc (it does
@@ -64,8 +139,12 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
         hardware |= set->ev[i].attr.type != PERF_TYPE_SOFTWARE;
     /* TopDown metric events have no counter of their own: their pages
      * point rdpmc at SLOTS, so the generic read below would return slots
-     * for every metric. read() converts PERF_METRICS in the kernel. */
-    if (!hardware || cs->inherit || set->td_method == PM_TD_METHOD_PERF_METRICS)
+     * for every metric. Their group has its own mode. */
+    if (set->td_method == PM_TD_METHOD_PERF_METRICS) {
+        pm_try_td_rdpmc(cs);
+        return;
+    }
+    if (!hardware || cs->inherit)
         return;
     size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
     int ok = 1;
@@ -127,8 +206,18 @@ static int pm_open_groups(struct pm_counterset *cs)
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
                        int inherit, int pinned)
 {
+    /* Kept across reopening: generations must differ, and the window
+     * accounting of regions open across it must stay consistent. */
     uint64_t generation = cs->generation;
+    uint64_t enter_lag = cs->td_enter_lag, exit_lag = cs->td_exit_lag;
+    uint64_t samples = cs->td.samples, foreign = cs->td.foreign, resets = cs->td.resets;
     memset(cs, 0, sizeof *cs);
+    cs->td_enter_lag = enter_lag;
+    cs->td_exit_lag = exit_lag;
+    cs->td.samples = samples;
+    cs->td.foreign = foreign;
+    cs->td.resets = resets;
+    cs->td_group = -1;
     cs->set = set;
     cs->cpu = cpu;
     cs->inherit = inherit;
@@ -171,19 +260,12 @@ static void pm_lose_counters(struct pm_counterset *cs, const char *why)
     cs->generation++;
 }
 
-static inline __attribute__((always_inline)) int pm_read_group(struct pm_counterset *cs, int g, uint64_t *out)
+/* One group through read(). */
+static inline __attribute__((always_inline)) int pm_read_group_sys(struct pm_counterset *cs,
+                                                                   int g, uint64_t *out)
 {
     int first = cs->gfirst[g], count = cs->gcount[g];
     uint64_t *ena = out + cs->nevents + g, *run = out + cs->nevents + cs->ngroups + g;
-
-    if (cs->use_rdpmc) {
-        int ok = 1;
-        for (int k = 0; k < count && ok; k++)
-            ok = pm_rdpmc_read(cs->page[first + k], &pm_rdpmc_hw, &out[first + k], ena,
-                               run) == 0;
-        if (ok)
-            return 0;
-    }
     uint64_t buf[PM_GROUP_BUF_WORDS];
     int skip = cs->gskip[g];  /* the dummy leader's value comes first */
     size_t need = (size_t)(3 + 2 * (skip + count)) * sizeof(uint64_t);
@@ -199,6 +281,134 @@ static inline __attribute__((always_inline)) int pm_read_group(struct pm_counter
     for (int k = 0; k < count; k++)
         out[first + k] = buf[3 + 2 * (skip + k)];
     return 0;
+}
+
+#define pm_barrier() __asm__ volatile("" ::: "memory")
+
+/* The slots page's seqlock (as pm_rdpmc_read): raw SLOTS (masked to the
+ * counter width) and PERF_METRICS, and enabled/running advanced to now.
+ * -1 when the event is not on fixed counter 3 now or rdpmc is not granted.
+ * The page's `offset` is not used: the TopDown group's base is what read()
+ * returned. */
+static inline __attribute__((always_inline)) int
+pm_td_sample(const volatile struct perf_event_mmap_page *pc, const struct pm_rdpmc_hooks *hooks,
+             struct pm_td_window *raw, uint64_t *ena, uint64_t *run, uint32_t *lock)
+{
+    uint32_t seq, idx, width;
+    int granted;
+    uint64_t e, r, delta, slots = 0, metrics = 0;
+    do {
+        seq = pc->lock;
+        pm_barrier();
+        e = pc->time_enabled;
+        r = pc->time_running;
+        delta = 0;
+        if (pc->cap_user_time)
+            delta = pm_rdpmc_time_delta(hooks->rdtsc(), pc->time_offset, pc->time_mult,
+                                        pc->time_shift);
+        idx = pc->index;
+        granted = pc->cap_user_rdpmc;
+        width = pc->pmc_width;
+        if (granted && idx == PM_TD_RDPMC_SLOTS + 1 && width) {
+            slots = hooks->rdpmc(PM_TD_RDPMC_SLOTS);
+            metrics = hooks->rdpmc(PM_TD_RDPMC_METRICS);
+        }
+        pm_barrier();
+    } while (pc->lock != seq);
+    *lock = seq;
+    if (!granted || idx != PM_TD_RDPMC_SLOTS + 1 || !width)
+        return -1;
+    raw->slots = width >= 64 ? slots : slots & ((1ull << width) - 1);
+    raw->metrics = metrics;
+    *ena = e + delta;
+    *run = r + delta;
+    return 0;
+}
+
+static inline uint64_t pm_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* The TopDown group in rdpmc mode (pm_td_rdpmc in the header). A reading is
+ * an rdpmc sample unless a reset is due: the open window exceeds
+ * PM_TD_RDPMC_RESET_SLOTS, the event is not on the PMU now (or the last
+ * read() was not known to reset), or someone else reset the registers (a
+ * peek, or raw SLOTS went backwards). A reset is a read(): exact, and the
+ * new base.
+ *
+ * Window accounting (the lags, pm_counterset.h): a sample leaves the
+ * window open with raw SLOTS in it; a read() made on the PMU (the page's
+ * lock unchanged across it: no schedule-out in between) closes it. A read()
+ * made off the PMU converts the saved registers without resetting them, so
+ * it is counted both ways, as a reset and as a sample whose open window is
+ * every slot since the last certain reset (the slots count is exact). */
+static __attribute__((noinline)) int pm_read_td(struct pm_counterset *cs, int g, uint64_t *out)
+{
+    struct pm_td_rdpmc *td = &cs->td;
+    int first = cs->gfirst[g], count = cs->gcount[g];
+    uint64_t *ena = out + cs->nevents + g, *run = out + cs->nevents + cs->ngroups + g;
+    unsigned peeks = __atomic_load_n(&cs->td_peeks, __ATOMIC_ACQUIRE);
+    int foreign = peeks != td->peek_seen || (peeks & 1);
+    struct pm_td_window raw;
+    uint64_t e, r;
+    uint32_t lock;
+    int on_pmu = pm_td_sample(td->page, PM_TD_HOOKS, &raw, &e, &r, &lock) == 0;
+
+    if (on_pmu && !foreign && !td->resync) {
+        if (raw.slots < td->last_slots)
+            foreign = 1;  /* reset behind our back */
+        else if (__atomic_load_n(&cs->td_peeks, __ATOMIC_ACQUIRE) != peeks)
+            foreign = 1;  /* a peek's read() may have landed inside the sample */
+        else if (raw.slots <= PM_TD_RDPMC_RESET_SLOTS) {
+            out[first] = td->base[0] + raw.slots;
+            for (int k = 1; k < count; k++)
+                out[first + k] = td->base[k] + pm_td_metric_slots(raw.slots, raw.metrics,
+                                                                  td->byte[k]);
+            *ena = td->last_ena = pm_max_u64(e, td->last_ena);
+            *run = td->last_run = pm_max_u64(r, td->last_run);
+            td->last_slots = raw.slots;
+            td->samples++;
+            cs->td_exit_lag = td->samples - 1 - td->foreign;
+            cs->td_enter_lag = td->samples - td->foreign + pm_td_enter_windows(raw.slots);
+            return 0;
+        }
+    }
+    td->foreign += (uint64_t)foreign;
+    if (pm_read_group_sys(cs, g, out) != 0)
+        return -1;
+    td->resets++;
+    td->peek_seen = peeks;
+    td->last_slots = 0;
+    *ena = td->last_ena = pm_max_u64(*ena, td->last_ena);
+    *run = td->last_run = pm_max_u64(*run, td->last_run);
+    cs->td_exit_lag = cs->td_enter_lag = td->samples - td->foreign;
+    pm_barrier();
+    if (on_pmu && td->page->lock == lock) {
+        td->resync = 0;
+        for (int k = 0; k < count; k++)
+            td->base[k] = out[first + k];
+    } else {
+        /* Not known to have reset: the base stays that of the last certain
+         * reset, and the next reading is a read() again. */
+        td->resync = 1;
+        cs->td_enter_lag += pm_td_enter_windows(out[first] - td->base[0]);
+    }
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int pm_read_group(struct pm_counterset *cs, int g,
+                                                               uint64_t *out)
+{
+    if (g == cs->td_group)
+        return pm_read_td(cs, g, out);
+    if (cs->use_rdpmc) {
+        int first = cs->gfirst[g], count = cs->gcount[g], ok = 1;
+        uint64_t *ena = out + cs->nevents + g, *run = out + cs->nevents + cs->ngroups + g;
+        for (int k = 0; k < count && ok; k++)
+            ok = pm_rdpmc_read(cs->page[first + k], &pm_rdpmc_hw, &out[first + k], ena,
+                               run) == 0;
+        if (ok)
+            return 0;
+    }
+    return pm_read_group_sys(cs, g, out);
 }
 
 static inline uint64_t pm_read_groups(struct pm_counterset *cs, uint64_t *out)
@@ -237,23 +447,30 @@ uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out)
     return pm_counterset_read_slow(cs, out);
 }
 
-int pm_counterset_peek(const struct pm_counterset *cs, uint64_t *out)
+int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out)
 {
     if (cs->state != PM_CS_OPEN)
         return -1;
+    /* Odd while our read()s run: each resets the TopDown registers (see
+     * pm_read_td), which the owner must see whether or not it overlapped. */
+    __atomic_add_fetch(&cs->td_peeks, 1, __ATOMIC_ACQ_REL);
+    int rc = 0;
     uint64_t buf[PM_GROUP_BUF_WORDS];
     for (int g = 0; g < cs->ngroups; g++) {
         int first = cs->gfirst[g], count = cs->gcount[g], skip = cs->gskip[g];
         size_t need = (size_t)(3 + 2 * (skip + count)) * sizeof(uint64_t);
         long got = pm_sys_read(cs->leader[g], buf, need);
-        if (got < (long)need || buf[0] != (uint64_t)(skip + count))
-            return -1;
+        if (got < (long)need || buf[0] != (uint64_t)(skip + count)) {
+            rc = -1;
+            break;
+        }
         out[cs->nevents + g] = buf[1];
         out[cs->nevents + cs->ngroups + g] = buf[2];
         for (int k = 0; k < count; k++)
             out[first + k] = buf[3 + 2 * (skip + k)];
     }
-    return 0;
+    __atomic_add_fetch(&cs->td_peeks, 1, __ATOMIC_ACQ_REL);
+    return rc;
 }
 
 void pm_counterset_close(struct pm_counterset *cs)

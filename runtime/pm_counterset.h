@@ -21,6 +21,24 @@ enum pm_cs_state {
     PM_CS_BROKEN,       /* reopening failed: readings are zeros */
 };
 
+/* The TopDown group read through rdpmc (docs/topdown.md, "Long regions and
+ * precision"): a reading is `base` (what the last read() of the group
+ * returned) plus the conversion of the open window's raw SLOTS and
+ * PERF_METRICS; a read() converts exactly, resets the registers and gives
+ * the next base. */
+struct pm_td_rdpmc {
+    const struct perf_event_mmap_page *page;  /* the slots leader's */
+    uint64_t base[PM_MAX_EVENTS];  /* group values at the last read(), member order */
+    uint8_t byte[PM_MAX_EVENTS];   /* PERF_METRICS byte of each member; 0xff: slots */
+    uint64_t last_slots;     /* raw SLOTS at the last reading (0 after a read()) */
+    uint64_t last_ena, last_run;  /* times never go back across read() and page */
+    uint64_t samples;        /* readings that were rdpmc samples (no reset) */
+    uint64_t foreign;        /* resets made by someone else, detected */
+    uint64_t resets;         /* read()s of the group by this mode */
+    int resync;              /* the next reading must be a read() */
+    unsigned peek_seen;      /* pm_counterset_peek's count at our last reading */
+};
+
 struct pm_counterset {
     /* Read path first, in as few cache lines as possible: every read()
      * evicts much of L1, and each line the path touches must come back. */
@@ -28,6 +46,17 @@ struct pm_counterset {
     int ngroups, nevents;   /* cached at open: a read never touches the eventset */
     int use_rdpmc;
     uint64_t generation;
+    /* Counting windows (TopDown SHORT): pm_thread counts readings; in the
+     * TopDown rdpmc mode not every reading closes a window, and a visit
+     * entered late in a window carries the window's quantisation. A region
+     * entered at reading e and left at reading x has
+     *     windows = (reads_x − td_exit_lag_x) − (reads_e − td_enter_lag_e)
+     * equivalent windows (pm_td_visit_windows). Both are 0 in read() mode. */
+    uint64_t td_enter_lag, td_exit_lag;
+    int td_group;           /* group read in the TopDown rdpmc mode, -1: none */
+    /* pm_counterset_peek's read()s (odd while one runs): they reset the
+     * TopDown registers behind the owner's back. */
+    unsigned td_peeks;
     int leader[PM_MAX_GROUPS];
     int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
     int gskip[PM_MAX_GROUPS];   /* 1: a dummy leads the group (its value is skipped) */
@@ -39,7 +68,23 @@ struct pm_counterset {
     int pinned;
     int fd[PM_MAX_EVENTS];
     struct perf_event_mmap_page *page[PM_MAX_EVENTS]; /* rdpmc path, or NULL */
+    struct pm_td_rdpmc td;
 };
+
+/* PERFMARK_TOPDOWN_READ: 1 (auto) lets a TopDown group be read through
+ * rdpmc where the kernel grants it, 0 (read) never. Set before threads
+ * open their sets. */
+void pm_counterset_td_allow_rdpmc(int allow);
+/* 1 once any set has read its TopDown group through rdpmc (the file's
+ * `topdown_read`). */
+int pm_counterset_td_rdpmc_used(void);
+
+#ifdef PM_SYSCALL_SEAM
+/* Test builds: the instructions of the TopDown rdpmc mode, replaceable by a
+ * fake PMU. Production builds use the inline instructions. */
+struct pm_rdpmc_hooks;
+extern const struct pm_rdpmc_hooks *pm_td_hooks;
+#endif
 
 static inline unsigned pm_stride(const struct pm_eventset *set)
 {
@@ -54,8 +99,9 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
 uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out);
 /* Read another thread's set (settling it at exit): 0, or -1 if it cannot be
  * read now (e.g. the thread is exiting), without touching the set's state:
- * only its owner may close or reopen it. */
-int pm_counterset_peek(const struct pm_counterset *cs, uint64_t *out);
+ * only its owner may close or reopen it. It only counts its read()s in
+ * td_peeks, so that the owner's TopDown rdpmc mode sees the reset. */
+int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out);
 void pm_counterset_close(struct pm_counterset *cs);
 /* In a fork child: the fds are the parent's events. Close them and reopen
  * lazily (the child may exec at once). */

@@ -376,6 +376,12 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     int32_t td_levels = td ? set->td_levels : 0;
     rc |= pm_attr_string(file, "topdown_method", td_names[td]);
     rc |= pm_attr_scalar(file, "topdown_levels", H5T_NATIVE_INT32, &td_levels);
+    /* How the PERF_METRICS group was read (docs/topdown.md): rdpmc once any
+     * thread of this process used the rdpmc mode. */
+    const char *td_read = set->td_method != PM_TD_METHOD_PERF_METRICS ? "none"
+                          : pm_counterset_td_rdpmc_used()            ? "rdpmc"
+                                                                     : "read";
+    rc |= pm_attr_string(file, "topdown_read", td_read);
     rc |= pm_attr_string(file, "cpu_model", set->model);
     rc |= pm_attr_string(file, "openmp", o->openmp ? o->openmp : "");
     rc |= pm_attr_string(file, "pinning", o->pinning ? o->pinning : "");

@@ -1,15 +1,8 @@
 #include "pm_rdpmc.h"
 
-#include <x86intrin.h>
+static uint64_t pm_hw_rdpmc(uint32_t counter) { return pm_rdpmc_insn(counter); }
 
-static uint64_t pm_hw_rdpmc(uint32_t counter)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
-    return (uint64_t)hi << 32 | lo;
-}
-
-static uint64_t pm_hw_rdtsc(void) { return __rdtsc(); }
+static uint64_t pm_hw_rdtsc(void) { return pm_rdtsc_insn(); }
 
 const struct pm_rdpmc_hooks pm_rdpmc_hw = {pm_hw_rdpmc, pm_hw_rdtsc};
 
@@ -51,9 +44,7 @@ int pm_rdpmc_read(const volatile struct perf_event_mmap_page *pc,
     if (!idx || !width)
         return -1;
     if (user_time) {
-        uint64_t quot = cyc >> time_shift;
-        uint64_t rem = cyc & (((uint64_t)1 << time_shift) - 1);
-        uint64_t delta = time_offset + quot * time_mult + ((rem * time_mult) >> time_shift);
+        uint64_t delta = pm_rdpmc_time_delta(cyc, time_offset, time_mult, time_shift);
         ena += delta;
         run += delta;  /* idx != 0: the event is on a counter now */
     }

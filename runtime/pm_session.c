@@ -174,6 +174,7 @@ static int pm_preloaded(void)
 __attribute__((constructor)) static void pm_session_ctor(void)
 {
     pm_config_read(&pm_cfg);
+    pm_counterset_td_allow_rdpmc(pm_cfg.topdown_rdpmc);
     int enabled = pm_cfg.enable_set ? pm_cfg.enable : pm_preloaded();
     if (!enabled || !pm_markers_are_primary())
         return;

@@ -253,7 +253,7 @@ static inline int pm_enter_node(struct pm_thread *t, int32_t node)
     t->cur = node;
     f[0] = (uint32_t)node | (uint64_t)(uint32_t)sched_getcpu() << 32;
     f[2] = pm_thread_read(t, f + PM_FRAME_HEADER);
-    f[3] = t->reads;
+    f[3] = t->reads - t->cs.td_enter_lag;  /* lags: TopDown rdpmc windows (pm_counterset.h) */
     f[1] = pm_ticks();  /* last: the region's time excludes our read */
     return 0;
 }
@@ -296,14 +296,18 @@ static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
     n->visits++;
     n->ticks += ticks - f[1];
     /* Each read ends a counting window: TopDown's 8-bit metrics are
-     * quantised per window (pm_td_is_short). */
-    n->windows += t->reads - f[3];
+     * quantised per window (pm_td_is_short); in the TopDown rdpmc mode the
+     * lags turn readings into equivalent windows (pm_counterset.h). */
+    n->windows += t->reads - t->cs.td_exit_lag - f[3];
     if (gen == f[2]) {
         const uint64_t *then = f + PM_FRAME_HEADER;
         uint64_t *acc = t->acc + (size_t)node * t->stride;
         unsigned e = (unsigned)t->cs.nevents, g = (unsigned)t->cs.ngroups;
+        /* Saturating: in the TopDown rdpmc mode a metric's reading can dip
+         * within a window (its 8-bit fraction fell); 0 is then closer to
+         * the truth than a wrapped difference. Other counts never dip. */
         for (unsigned i = 0; i < e + 2 * g; i++)
-            acc[i] += now[i] - then[i];
+            acc[i] += now[i] > then[i] ? now[i] - then[i] : 0;
         for (unsigned k = 0; k < g; k++) {
             uint64_t enabled = now[e + k] - then[e + k];
             uint64_t running = now[e + g + k] - then[e + g + k];

@@ -96,6 +96,20 @@ void pm_td_rdpmc_fold(struct pm_td_kcounts *acc, const struct pm_td_window *raw,
         acc->count[ev] += pm_td_event_value(ev, raw->slots, raw->metrics);
 }
 
+uint64_t pm_td_enter_windows(uint64_t open_slots)
+{
+    if (open_slots == 0)
+        return 0;
+    /* ceil(2W/255) without overflow: W = 255q + r, 2W/255 = 2q + 2r/255 */
+    uint64_t q = open_slots / 255, r = open_slots % 255;
+    return 1 + 2 * q + (2 * r + 254) / 255;
+}
+
+uint64_t pm_td_visit_windows(uint64_t open_slots_at_enter, uint64_t resets_inside)
+{
+    return resets_inside + 1 + pm_td_enter_windows(open_slots_at_enter);
+}
+
 static uint64_t pm_td_sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 void pm_td_from_skylake(const struct pm_td_skl_counts *c, struct pm_td_slots *out)

@@ -120,17 +120,42 @@ int pm_td_from_group_values(const uint64_t *v, size_t n, int levels, struct pm_t
 void pm_td_rdpmc_sample(const struct pm_rdpmc_hooks *hooks, unsigned width,
                         struct pm_td_window *raw);
 
-/* The group's values as read() would return them at this instant, from
- * what user space sees: the kernel counts published as the mmap pages'
- * offsets (count[] of the closed windows) plus the conversion of the raw
- * registers of the open window. No reset happens, so the runtime must fold
- * (pm_td_rdpmc_fold) before each PERF_EVENT_IOC_RESET. */
+/* The group's values as read() would return them at this instant: the
+ * counts of the closed windows (`offset`; in the runtime, what the last
+ * read() returned) plus the conversion of the raw registers of the open
+ * window. A sample resets nothing; pm_td_rdpmc_fold closes a window the way
+ * the kernel's read() does. */
 void pm_td_rdpmc_value(const struct pm_td_kcounts *offset, const struct pm_td_window *raw,
                        int levels, struct pm_td_kcounts *out);
 
 /* Close the open window: add its conversion to `acc`, as the kernel does to
  * event->count on a read. The caller then resets the registers. */
 void pm_td_rdpmc_fold(struct pm_td_kcounts *acc, const struct pm_td_window *raw, int levels);
+
+/* The runtime's rdpmc mode (pm_counterset.c, docs/topdown.md "Long regions
+ * and precision"): a reading is base + conversion of the open window, where
+ * base is what the last read() of the group returned; a read() (which makes
+ * the kernel convert and reset) happens when the open window exceeds this
+ * many slots. 2^22 slots is 0.2 to 0.3 ms of one core at 4 to 6 slots per
+ * cycle and 3 to 4 GHz: the reset's syscall (about 1 µs with the kernel's
+ * conversion) costs at most ~0.5 % of a thread that crosses boundaries
+ * continuously, and a visit is never SHORT for where it entered its window
+ * once it is longer than 1024 × (2 + ceil(2 × 2^22 / 255)) ≈ 3.4·10^7 slots
+ * (about 2 ms). */
+#define PM_TD_RDPMC_RESET_SLOTS (1ull << 22)
+
+/* Error accounting of the rdpmc mode, in "equivalent windows" so that the
+ * read() rules (pm_td_error_bound, pm_td_is_short) hold unchanged. A visit
+ * of S slots entered when the open window already held W_a slots and
+ * spanning k resets strictly inside it (reads by perfmark, or by anyone
+ * else) is off by at most, per metric,
+ *     S/255 + 2·W_a/255 + (k + 1) + [W_a > 0]
+ * (derivation in docs/topdown.md), which is S/255 + n_eq with
+ *     n_eq = k + 1 + pm_td_enter_windows(W_a).
+ * With a reset at every boundary (W_a = 0) n_eq is the read() count of
+ * windows. pm_td_enter_windows(W) = 0 for W = 0, else 1 + ceil(2W/255). */
+uint64_t pm_td_enter_windows(uint64_t open_slots);
+uint64_t pm_td_visit_windows(uint64_t open_slots_at_enter, uint64_t resets_inside);
 
 /* ---- other methods ------------------------------------------------------- */
 
@@ -199,7 +224,8 @@ const char *pm_td_node_name(enum pm_td_node node);
  * 1024 slots (170 to 256 cycles at 6 to 4 slots per cycle) is the round
  * value above it: there the bound is 0.98 % for level 2, 0.49 % for level 1.
  * The bound is for the read() path, where every read resets the registers
- * and so closes a window; docs/topdown.md has the rdpmc case. */
+ * and so closes a window; the rdpmc mode counts equivalent windows
+ * (pm_td_visit_windows) so that the same bound and rule hold. */
 #define PM_TD_SHORT_SLOTS_PER_WINDOW 1024u
 
 /* Worst-case absolute error, in slots, of one node over S slots and n

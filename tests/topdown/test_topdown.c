@@ -376,6 +376,53 @@ static void test_rdpmc_equals_read(void)
     CHECK(!pm_bad_index, "rdpmc read an index other than SLOTS and PERF_METRICS");
 }
 
+/* Equivalent windows of the rdpmc mode (docs/topdown.md): a visit entered
+ * W_a slots into an open window, with k resets inside, counts
+ * k + 1 + [W_a > 0](1 + ceil(2 W_a / 255)). */
+static void test_rdpmc_windows(void)
+{
+    static const struct {
+        uint64_t w, want;
+    } v[] = {
+        {0, 0},           /* entered at a reset: nothing extra */
+        {1, 2},           /* 1 + ceil(2/255) = 1 + 1 */
+        {127, 2},         /* 254/255 → 1 */
+        {128, 3},         /* 256/255 → 2 */
+        {255, 3},         /* 510/255 = 2 exactly */
+        {500, 5},         /* 1000/255 = 3.92 → 4 */
+        {1u << 22, 32898}, /* 8388608/255 = 32896.5 → 32897, + 1 */
+        /* 2^64 − 1 = 255 × 0x0101010101010101: 2W/255 = 2 × that, exact */
+        {UINT64_MAX, 0x0202020202020203ull},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        CHECK(pm_td_enter_windows(v[i].w) == v[i].want, "enter windows(%llu) = %llu, want %llu",
+              (unsigned long long)v[i].w, (unsigned long long)pm_td_enter_windows(v[i].w),
+              (unsigned long long)v[i].want);
+    /* W_a = 0 (a reset at the enter): k + 1, the read() count of windows */
+    CHECK(pm_td_visit_windows(0, 0) == 1 && pm_td_visit_windows(0, 4) == 5, "read() equivalence");
+    /* 500 slots into the window, 2 resets inside: 2 + 1 + 5 = 8 */
+    CHECK(pm_td_visit_windows(500, 2) == 8, "visit (500, 2): %llu",
+          (unsigned long long)pm_td_visit_windows(500, 2));
+
+    /* The bound on a worked trace. Window A: 500 slots before the enter
+     * (retiring byte 128: floor(500 × 128 / 255) = 250), then the visit's
+     * 1000 slots, all retiring; the exit samples the same window: 1500
+     * slots at byte round(255 × 1250 / 1500) = 213 → floor(319500/255) =
+     * 1252. Delta 1252 − 250 = 1002, true 1000: off by 2, within
+     * S/255 + n_eq = 1000/255 + (0 + 1 + 5) = 9.92. */
+    uint64_t enter = pm_td_metric_slots(500, METRICS4(128, 0, 0, 127), 0);
+    uint64_t exit = pm_td_metric_slots(1500, METRICS4(213, 0, 0, 42), 0);
+    CHECK(enter == 250 && exit == 1252, "trace: %llu %llu", (unsigned long long)enter,
+          (unsigned long long)exit);
+    double err = (double)(exit - enter) - 1000.0;
+    CHECK(err <= pm_td_error_bound(1000, pm_td_visit_windows(500, 0), 0),
+          "trace off by %.0f", err);
+    /* SHORT: 1000 slots over 6 equivalent windows (< 6144); by read() the
+     * same visit would be one window and not SHORT. */
+    CHECK(pm_td_is_short(1000, pm_td_visit_windows(500, 0)) && !pm_td_is_short(1024, 1),
+          "SHORT with equivalent windows");
+}
+
 int main(void)
 {
     test_rounding();
@@ -389,5 +436,6 @@ int main(void)
     test_aggregation();
     test_kernel_context_switch();
     test_rdpmc_equals_read();
+    test_rdpmc_windows();
     return TEST_DONE("test_topdown");
 }
