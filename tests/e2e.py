@@ -299,6 +299,16 @@ def case_topdown_fallback():
         check(m.attr("event_group") == "sw" and m.attr("topdown_method") == "",
               "measured %r, method %r" % (m.attr("event_group"), m.attr("topdown_method")))
         check("windows" in m.f["region"], "no /region/windows")
+        check(m.attr("topdown_read") == "none", "topdown_read %r" % m.attr("topdown_read"))
+        t = m.rows_visiting("touch")[0]
+        check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "data not measured")
+    with tempfile.TemporaryDirectory() as tmp:  # a bad PERFMARK_TOPDOWN_READ: said once, auto
+        p, out = perfmark_run(tmp, [prog("pagefaults"), "1000", "1"], events="topdown",
+                              env={"PERFMARK_TOPDOWN_READ": "sometimes"})
+        bad = [l for l in perfmark_lines(p.stderr) if "PERFMARK_TOPDOWN_READ" in l]
+        check(len(bad) == 1 and "'sometimes'" in bad[0] and "auto" in bad[0],
+              "want one message on PERFMARK_TOPDOWN_READ, got %r" % perfmark_lines(p.stderr))
+        m = Measured(out)
         t = m.rows_visiting("touch")[0]
         check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "data not measured")
 
