@@ -97,6 +97,8 @@ struct pm_dfile {
     int loaded;
     size_t *unit; /* [T] */
     size_t nunits;
+    struct pm_side *side; /* [(R + 1) * nm] streamed: every region's sides, then the
+                             whole run's; NULL: cells in memory, pm_side */
 };
 
 struct pm_pair {
@@ -223,15 +225,19 @@ static int pm_metrics(struct pm_diff *df)
     return 0;
 }
 
-/* One cell's (or /thread row's) input for quantity k of metric m. */
-static void pm_cell_input(const struct pm_file *d, const struct pm_metric *m, int fi, size_t k,
-                          size_t t, size_t r, uint64_t *raw, uint64_t *en, uint64_t *run)
+/* One cell's (or /thread row's) input for quantity k of metric m; `c` holds
+ * thread row t. */
+static void pm_cell_input(const struct pm_file *d, const struct pm_cells *c,
+                          const struct pm_metric *m, int fi, size_t k, size_t t, size_t r,
+                          uint64_t *raw, uint64_t *en, uint64_t *run)
 {
+    size_t i = r == PM_WHOLE ? 0 : pm_cell_tr(d, c, t, r);
+
     *en = *run = 0;
     if (m->kind == PM_DM_TIME) {
-        *raw = r == PM_WHOLE ? d->thread_wall_ns[t] : d->wall_ns[pm_tr(d, t, r)];
+        *raw = r == PM_WHOLE ? d->thread_wall_ns[t] : c->wall_ns[i];
     } else if (m->kind == PM_DM_VISITS) {
-        *raw = d->visits[pm_tr(d, t, r)];
+        *raw = c->visits[i];
     } else {
         size_t e = m->ev[fi][k], g = (size_t)d->events[e].group;
 
@@ -240,77 +246,164 @@ static void pm_cell_input(const struct pm_file *d, const struct pm_metric *m, in
             *en = d->thread_enabled_ns[t * d->G + g];
             *run = d->thread_running_ns[t * d->G + g];
         } else {
-            *raw = d->counts[pm_tre(d, t, r, e)];
-            *en = d->enabled_ns[pm_trg(d, t, r, g)];
-            *run = d->running_ns[pm_trg(d, t, r, g)];
+            *raw = c->counts[i * d->E + e];
+            *en = c->enabled_ns[i * d->G + g];
+            *run = c->running_ns[i * d->G + g];
         }
     }
 }
 
+/* A side while its units are folded in, in ascending unit order. */
+struct pm_sacc {
+    struct pm_side s;
+    size_t vals[2], na[2];
+    double total[2], sum;
+    int lost;
+};
+
+/* Cell (t, r) of block `c` into its unit's accumulator. */
+static void pm_side_cell(const struct pm_file *d, const struct pm_cells *c,
+                         const struct pm_metric *m, int fi, size_t t, size_t r,
+                         struct pm_uacc *u, struct pm_sacc *x)
+{
+    size_t nq = m->kind == PM_DM_IPC ? 2 : 1;
+    int visited = r == PM_WHOLE || c->visits[pm_cell_tr(d, c, t, r)] > 0;
+    uint32_t flags = r == PM_WHOLE ? d->thread_flags[t] : c->flags[pm_cell_tr(d, c, t, r)];
+
+    if (m->kind >= PM_DM_EVENT && (flags & PM_FILE_FLAG_LOST_GENERATION))
+        x->lost = 1;
+    u->entered |= visited;
+    for (size_t k = 0; k < nq; k++) {
+        uint64_t raw, en, run;
+
+        pm_cell_input(d, c, m, fi, k, t, r, &raw, &en, &run);
+        pm_acc_add(&u->s[k], &u->a[k], raw, en, run, visited);
+    }
+}
+
+/* A unit whose every cell is in, into the side. */
+static void pm_side_unit(struct pm_sacc *x, struct pm_uacc *u, size_t nq)
+{
+    struct pm_side *out = &x->s;
+    int has = 1;
+    double v;
+
+    for (size_t k = 0; k < nq; k++) {
+        pm_acc_finish(&u->s[k], &u->a[k]);
+        x->total[k] += u->s[k].total;
+        x->vals[k] += u->a[k].nvals;
+        x->na[k] += u->s[k].n_na;
+        out->estimate |= u->s[k].estimate;
+        out->untrusted |= u->s[k].untrusted;
+        has &= u->s[k].has_total;
+    }
+    if (nq == 2 && !(u->s[1].total > 0))
+        has = 0;
+    if (!u->entered || !has)
+        return;
+    v = nq == 2 ? u->s[0].total / u->s[1].total : u->s[0].total;
+    if (out->units == 0 || v < out->min)
+        out->min = v;
+    if (out->units == 0 || v > out->max)
+        out->max = v;
+    x->sum += v;
+    out->units++;
+}
+
+static void pm_side_finish(struct pm_sacc *x, size_t nq, struct pm_side *out)
+{
+    *out = x->s;
+    out->untrusted |= x->lost;
+    out->has = 1;
+    for (size_t k = 0; k < nq; k++)
+        if (x->na[k] > 0 && x->vals[k] == 0)
+            out->has = 0;
+    if (nq == 2 && !(x->total[1] > 0))
+        out->has = 0;
+    out->total = nq == 2 && out->has ? x->total[0] / x->total[1] : x->total[0];
+    if (out->units)
+        out->mean = x->sum / (double)out->units;
+}
+
+/* One side from cells in memory (a file whose threads are not in unit
+ * order): every thread's cell of row r, then the units in order. */
 static void pm_side(struct pm_diff *df, int fi, size_t r, const struct pm_metric *m,
                     struct pm_side *out)
 {
     const struct pm_dfile *f = &df->f[fi];
     const struct pm_file *d = &f->d;
-    size_t nq = m->kind == PM_DM_IPC ? 2 : 1, vals[2] = {0, 0}, na[2] = {0, 0};
-    double total[2] = {0, 0}, sum = 0;
-    int lost = 0;
+    size_t nq = m->kind == PM_DM_IPC ? 2 : 1;
+    struct pm_sacc x;
+    struct pm_cells c;
+    char err[8];
 
     memset(out, 0, sizeof *out);
     if (r == PM_WHOLE && m->kind == PM_DM_VISITS)
         return; /* the whole run has no visit count */
+    memset(&x, 0, sizeof x);
+    memset(&c, 0, sizeof c);
+    if (pm_file_rows(d, 0, d->T, &c, err, sizeof err) < 0) /* pointers: no read */
+        return;
     memset(df->uacc, 0, f->nunits * sizeof *df->uacc);
-    for (size_t t = 0; t < d->T; t++) {
-        struct pm_uacc *u = &df->uacc[f->unit[t]];
-        int visited = r == PM_WHOLE || d->visits[pm_tr(d, t, r)] > 0;
-        uint32_t flags = r == PM_WHOLE ? d->thread_flags[t] : d->flags[pm_tr(d, t, r)];
+    for (size_t t = 0; t < d->T; t++)
+        pm_side_cell(d, &c, m, fi, t, r, &df->uacc[f->unit[t]], &x);
+    for (size_t n = 0; n < f->nunits; n++)
+        pm_side_unit(&x, &df->uacc[n], nq);
+    pm_side_finish(&x, nq, out);
+}
 
-        if (m->kind >= PM_DM_EVENT && (flags & PM_FILE_FLAG_LOST_GENERATION))
-            lost = 1;
-        u->entered |= visited;
-        for (size_t k = 0; k < nq; k++) {
-            uint64_t raw, en, run;
+/* Every side of file fi in one pass over its cells, a block of thread rows
+ * at a time: threads come in unit order (ranks ascending, or threads
+ * themselves), so a unit is folded in as soon as its last thread is, and
+ * memory is bounded by a block plus one unit per (region, metric), not by
+ * the file. */
+static int pm_side_stream(struct pm_diff *df, int fi)
+{
+    struct pm_dfile *f = &df->f[fi];
+    const struct pm_file *d = &f->d;
+    size_t R1 = d->R + 1, nm = df->nm, B = pm_block_rows(d);
+    struct pm_sacc *x = calloc(R1 * nm, sizeof *x);
+    struct pm_uacc *u = calloc(R1 * nm, sizeof *u);
+    struct pm_cells c;
+    char err[1024] = "";
+    int rc = -1;
 
-            pm_cell_input(d, m, fi, k, t, r, &raw, &en, &run);
-            pm_acc_add(&u->s[k], &u->a[k], raw, en, run, visited);
+    memset(&c, 0, sizeof c);
+    f->side = calloc(R1 * nm, sizeof *f->side);
+    if (!x || !u || !f->side || pm_cells_alloc(d, B ? B : 1, &c) < 0)
+        goto done;
+    for (size_t t0 = 0; t0 < d->T; t0 += B) {
+        size_t nt = t0 + B < d->T ? B : d->T - t0;
+
+        if (pm_file_rows(d, t0, nt, &c, err, sizeof err) < 0) {
+            fprintf(stderr, "perfmark diff: %s\n", err);
+            rc = -2;
+            goto done;
+        }
+        for (size_t t = t0; t < t0 + nt; t++) {
+            for (size_t r = 0; r < R1; r++)
+                for (size_t m = 0; m < nm; m++)
+                    if (!(r == d->R && df->m[m].kind == PM_DM_VISITS))
+                        pm_side_cell(d, &c, &df->m[m], fi, t, r == d->R ? PM_WHOLE : r,
+                                     &u[r * nm + m], &x[r * nm + m]);
+            if (t + 1 < d->T && f->unit[t + 1] == f->unit[t])
+                continue;
+            for (size_t i = 0; i < R1 * nm; i++)
+                pm_side_unit(&x[i], &u[i], df->m[i % nm].kind == PM_DM_IPC ? 2 : 1);
+            memset(u, 0, R1 * nm * sizeof *u);
         }
     }
-    for (size_t n = 0; n < f->nunits; n++) {
-        struct pm_uacc *u = &df->uacc[n];
-        int has = 1;
-        double v;
-
-        for (size_t k = 0; k < nq; k++) {
-            pm_acc_finish(&u->s[k], &u->a[k]);
-            total[k] += u->s[k].total;
-            vals[k] += u->a[k].nvals;
-            na[k] += u->s[k].n_na;
-            out->estimate |= u->s[k].estimate;
-            out->untrusted |= u->s[k].untrusted;
-            has &= u->s[k].has_total;
-        }
-        if (nq == 2 && !(u->s[1].total > 0))
-            has = 0;
-        if (!u->entered || !has)
-            continue;
-        v = nq == 2 ? u->s[0].total / u->s[1].total : u->s[0].total;
-        if (out->units == 0 || v < out->min)
-            out->min = v;
-        if (out->units == 0 || v > out->max)
-            out->max = v;
-        sum += v;
-        out->units++;
-    }
-    out->untrusted |= lost;
-    out->has = 1;
-    for (size_t k = 0; k < nq; k++)
-        if (na[k] > 0 && vals[k] == 0)
-            out->has = 0;
-    if (nq == 2 && !(total[1] > 0))
-        out->has = 0;
-    out->total = nq == 2 && out->has ? total[0] / total[1] : total[0];
-    if (out->units)
-        out->mean = sum / (double)out->units;
+    for (size_t r = 0; r < R1; r++)
+        for (size_t m = 0; m < nm; m++)
+            if (!(r == d->R && df->m[m].kind == PM_DM_VISITS)) /* else stays all zero */
+                pm_side_finish(&x[r * nm + m], df->m[m].kind == PM_DM_IPC ? 2 : 1,
+                               &f->side[r * nm + m]);
+    rc = 0;
+done:
+    pm_cells_free(&c);
+    free(x);
+    free(u);
+    return rc;
 }
 
 /* The whole run has no visit count: that row is left out. */
@@ -455,8 +548,15 @@ static int pm_diff_build(struct pm_diff *df)
         for (size_t m = 0; m < df->nm; m++) {
             struct pm_cell *c = &df->cells[p * df->nm + m];
 
-            for (int fi = 0; fi < 2; fi++)
-                pm_side(df, fi, pr->row[fi], &df->m[m], &c->s[fi]);
+            for (int fi = 0; fi < 2; fi++) {
+                const struct pm_dfile *f = &df->f[fi];
+                size_t r = pr->row[fi] == PM_WHOLE ? f->d.R : pr->row[fi];
+
+                if (f->side)
+                    c->s[fi] = f->side[r * df->nm + m];
+                else
+                    pm_side(df, fi, pr->row[fi], &df->m[m], &c->s[fi]);
+            }
             pm_compare(df, c, &df->m[m]);
             if (m == df->mshow && c->regressed)
                 df->nregress++;
@@ -471,6 +571,7 @@ static void pm_diff_free(struct pm_diff *df)
         if (df->f[i].loaded)
             pm_file_free(&df->f[i].d);
         free(df->f[i].unit);
+        free(df->f[i].side);
     }
     free(df->m);
     free(df->pairs);
@@ -874,7 +975,9 @@ static int pm_diff_load(struct pm_dfile *f)
     }
     rc = pm_report_file(f->path, "csv", sink, err, sizeof err);
     fclose(sink);
-    if (rc == 0 && pm_file_load(f->path, &f->d, err, sizeof err) == 0) {
+    /* open: the cells stay in the file (pm_side_stream), unless the
+     * threads are out of unit order (pm_diff_units_in_order) */
+    if (rc == 0 && pm_file_open(f->path, &f->d, 0, err, sizeof err) == 0) {
         f->loaded = 1;
         return 0;
     }
@@ -971,6 +1074,28 @@ int pm_diff_main(int argc, char **argv)
     }
     if (pm_units(&df) < 0 || pm_metrics(&df) < 0)
         goto oom;
+    for (int i = 0; i < 2; i++) {
+        struct pm_dfile *f = &df.f[i];
+        size_t t = 1;
+        int s;
+
+        while (t < f->d.T && f->unit[t] >= f->unit[t - 1])
+            t++;
+        if (t < f->d.T) { /* threads out of rank order: the cells into memory */
+            char err[1024] = "";
+
+            pm_file_free(&f->d);
+            if (pm_file_load(f->path, &f->d, err, sizeof err) < 0) {
+                f->loaded = 0;
+                fprintf(stderr, "perfmark diff: %s\n", err);
+                goto out;
+            }
+        } else if ((s = pm_side_stream(&df, i)) < 0) {
+            if (s == -2)
+                goto out;
+            goto oom;
+        }
+    }
     if (metric) {
         for (size_t m = 0; m < df.nm; m++)
             if (strcmp(df.m[m].name, metric) == 0)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #define PM_ANY ((hsize_t)-1) /* shape entry taken from the file */
+#define PM_TABLE_BLOCK 4096 /* rows of a compound table read at once */
 
 struct pm_rd {
     const char *path;
@@ -667,15 +668,12 @@ static void pm_free_table(void *tab, size_t n, const struct pm_field *f, size_t 
     free(tab);
 }
 
-/* Copy `raw` (as read, strings owned by HDF5) into a new table whose strings
- * are our own copies, so the HDF5 memory can be reclaimed at once. */
-static void *pm_own_table(const void *raw, size_t n, const struct pm_field *f, size_t nf,
-                          size_t elsize)
+/* Copy `raw` (as read, strings owned by HDF5) into `tab` (n rows), with
+ * strings of our own, so the HDF5 memory can be reclaimed at once. Returns
+ * 0, or -1 (the rows' strings are then NULL or ours: pm_free_table). */
+static int pm_own_rows(char *tab, const void *raw, size_t n, const struct pm_field *f, size_t nf,
+                       size_t elsize)
 {
-    char *tab = calloc(n ? n : 1, elsize);
-
-    if (!tab)
-        return NULL;
     memcpy(tab, raw, n * elsize);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < nf; k++)
@@ -690,13 +688,11 @@ static void *pm_own_table(const void *raw, size_t n, const struct pm_field *f, s
                 continue;
             s = *(char *const *)((const char *)raw + i * elsize + f[k].off);
             copy = strdup(s ? s : "");
-            if (!copy) {
-                pm_free_table(tab, n, f, nf, elsize);
-                return NULL;
-            }
+            if (!copy)
+                return -1;
             *(char **)(tab + i * elsize + f[k].off) = copy;
         }
-    return tab;
+    return 0;
 }
 
 /* Replace the (empty) string field `fld` of every row of `tab` with the
@@ -738,10 +734,11 @@ static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_fie
                          size_t elsize, void **out, size_t *count)
 {
     struct pm_reason why;
-    hid_t dset, ftype = -1, space = -1, mtype = -1;
+    hid_t dset, ftype = -1, space = -1, mtype = -1, mspace = -1;
     hsize_t dims[1] = {PM_ANY};
     void *raw = NULL;
-    size_t n = 0;
+    char *tab = NULL;
+    size_t n = 0, block = PM_TABLE_BLOCK;
     int rc = -1;
 
     *out = NULL;
@@ -761,21 +758,41 @@ static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_fie
     if (mtype < 0)
         goto done;
     n = (size_t)dims[0];
-    if (n > SIZE_MAX / elsize || !(raw = calloc(n ? n : 1, elsize))) {
+    block = n < block ? n : block;
+    if (n > SIZE_MAX / elsize || !(raw = calloc(block ? block : 1, elsize)) ||
+        !(tab = calloc(n ? n : 1, elsize))) {
         pm_oom(rd);
         goto done;
     }
-    if (n > 0 && H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
-        pm_fail(rd, "cannot read %s (%s)", name, pm_hdf5_reason(&why));
-        goto done;
+    /* a block of rows at a time: HDF5's copies of the strings (one
+     * allocation each) are reclaimed before the next block, so a table of
+     * many threads does not hold them all at once */
+    for (size_t i0 = 0; i0 < n; i0 += block) {
+        hsize_t start[1] = {i0}, count[1] = {n - i0 < block ? n - i0 : block};
+        int ok;
+
+        mspace = H5Screate_simple(1, count, NULL);
+        if (mspace < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dread(dset, mtype, mspace, space, H5P_DEFAULT, raw) < 0) {
+            pm_fail(rd, "cannot read %s (%s)", name, pm_hdf5_reason(&why));
+            pm_free_table(tab, n, f, nf, elsize);
+            tab = NULL;
+            goto done;
+        }
+        ok = pm_own_rows(tab + i0 * elsize, raw, (size_t)count[0], f, nf, elsize) == 0;
+        H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, raw);
+        H5Sclose(mspace);
+        mspace = -1;
+        if (!ok) {
+            pm_free_table(tab, n, f, nf, elsize);
+            tab = NULL;
+            pm_oom(rd);
+            goto done;
+        }
     }
-    *out = pm_own_table(raw, n, f, nf, elsize);
-    if (n > 0)
-        H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, raw);
-    if (!*out) {
-        pm_oom(rd);
-        goto done;
-    }
+    H5Sselect_all(space);
+    *out = tab;
+    tab = NULL;
     for (size_t k = 0; k < nf; k++) {
         int idx = f[k].type == PM_STR ? H5Tget_member_index(ftype, f[k].name) : -1;
         size_t fixed = idx >= 0 ? pm_member_fixed_size(ftype, idx) : 0;
@@ -791,6 +808,8 @@ static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_fie
     rc = 0;
 done:
     free(raw);
+    if (mspace >= 0)
+        H5Sclose(mspace);
     if (mtype >= 0)
         H5Tclose(mtype);
     if (space >= 0)

@@ -99,12 +99,14 @@ static const char pm_usage_report[] =
     "region with one rank), MPI time per function and per rank, and per-thread\n"
     "bars of the heaviest regions. Open it in any browser.\n"
     "\n"
-    "Large files: the cells are read a block of thread rows at a time, so memory\n"
-    "follows regions x events x ranks, not the file. `mpirun -np N perfmark report\n"
-    "FILE.h5` shares the blocks among N ranks (parallel HDF5 reads, sums joined on\n"
-    "rank 0 in a fixed order) and prints the same bytes as -np 1; rank 0 writes.\n"
-    "MPI starts only under a launcher. html and --by rank|thread load the cells\n"
-    "whole on rank 0. PERFMARK_REPORT_BLOCK=N: thread rows per block.\n";
+    "Large files: the cells are read a block of thread rows at a time and a rank's\n"
+    "sums are dropped once its threads are in, so memory follows a block and the\n"
+    "regions x events, not the file; the report waits in a temporary file\n"
+    "($TMPDIR or /tmp) until complete. `mpirun -np N perfmark report FILE.h5`\n"
+    "shares the blocks among N ranks (parallel HDF5 reads, sums joined on rank 0\n"
+    "in a fixed order) and prints the same bytes as -np 1; rank 0 writes. MPI\n"
+    "starts only under a launcher. html and --by rank|thread are made by rank 0\n"
+    "alone. PERFMARK_REPORT_BLOCK=N: thread rows per block.\n";
 
 static const char pm_usage_list[] =
     "usage: perfmark list\n"
@@ -329,28 +331,33 @@ static int pm_cmd_report(int argc, char **argv)
 static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
                            const char *out_path)
 {
-    /* Render into memory first: a failed report leaves no half output file. */
+    /* Render into a temporary file first (into memory if there is none): a
+     * failed report leaves no half output file, and a large report costs
+     * disk, not memory. */
     char *text = NULL, err[1024] = "";
     size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    FILE *spool = pm_report_spool();
+    FILE *mem = spool ? spool : open_memstream(&text, &len);
     if (!mem) {
         fprintf(stderr, "perfmark report: out of memory\n");
         return 1;
     }
     int rc = pm_report_file_opts(file, format, opts, mem, err, sizeof err);
-    fclose(mem);
-    if (pm_report_mpi_rank() != 0) { /* its share went to rank 0 */
+    if (!spool)
+        fclose(mem);
+    if (pm_report_mpi_rank() != 0 || rc != 0) { /* another rank's share went to rank 0 */
+        if (pm_report_mpi_rank() == 0)
+            fprintf(stderr, "perfmark report: %s\n", err);
+        if (spool)
+            fclose(spool);
         free(text);
         return rc != 0;
     }
-    if (rc != 0) {
-        fprintf(stderr, "perfmark report: %s\n", err);
-        free(text);
-        return 1;
-    }
     FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    int ok = out && fwrite(text, 1, len, out) == len;
+    int ok = out && (spool ? pm_report_copy(spool, out) == 0 : fwrite(text, 1, len, out) == len);
     ok = (out && out != stdout ? fclose(out) == 0 : fflush(stdout) == 0) && ok;
+    if (spool)
+        fclose(spool);
     free(text);
     if (!ok) {
         fprintf(stderr, "perfmark report: cannot write %s: %s\n",

@@ -45,16 +45,19 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
     char msg[200];
     int rc = 0, sel = 0;
 
-    /* The region report streams the cells a block of threads at a time
-     * (report_stream.c), shared among the ranks under mpirun; HTML and --by
-     * rank|thread show single cells and load them whole (rank 0 alone). */
-    int stream = fmt != PM_FMT_HTML && !(pm_opts && pm_opts->by != PM_BY_REGION);
+    /* The report streams the cells a block of threads at a time
+     * (report_stream.c), shared among the ranks under mpirun; HTML and the
+     * text of --by rank|thread follow single cells and are made by rank 0
+     * alone, streaming too (the charts' state, report_by.c's second pass). */
+    int by = fmt == PM_FMT_TEXT && pm_opts && pm_opts->by != PM_BY_REGION;
+    int html = fmt == PM_FMT_HTML;
+    int shared = !html && !by && pm_report_mpi_size() > 1;
+    struct pm_bycells bycells;
 
-    if (!stream && pm_report_mpi_rank() != 0)
+    if (!shared && pm_report_mpi_rank() != 0)
         return 0;
-    rc = stream ? pm_file_open(path, &d, pm_report_mpi_size() > 1, err, errlen)
-                : pm_file_load(path, &d, err, errlen);
-    if (stream && !pm_report_mpi_all(rc == 0)) { /* every rank opened it, or none goes on */
+    rc = pm_file_open(path, &d, shared, err, errlen);
+    if (shared && !pm_report_mpi_all(rc == 0)) { /* every rank opened it, or none goes on */
         if (rc == 0) {
             pm_set_err(err, errlen, path, "another MPI rank could not open the file");
             pm_file_free(&d);
@@ -63,19 +66,20 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
     }
     if (rc < 0)
         return -1;
-    if (stream && (rc = pm_report_build_stream(&rep, &d, path, err, errlen)) != 0) {
+    if ((rc = pm_report_build_stream(&rep, &d, path, html, err, errlen)) != 0) {
         /* 1: another MPI rank, whose blocks went to rank 0 */
         rc = rc > 0 ? 0 : -1;
         if (rc < 0 && err && errlen > 0 && err[0] == '\0')
             pm_set_err(err, errlen, path, "out of memory");
-    } else if (!stream && pm_report_build(&rep, &d, path) < 0) {
-        pm_set_err(err, errlen, path, "out of memory");
-        rc = -1;
     } else if (pm_opts && (sel = pm_report_select(&rep, pm_opts, msg, sizeof msg)) < 0) {
         pm_set_err(err, errlen, path, sel == -2 ? msg : "out of memory");
         rc = -1;
-    } else if (fmt == PM_FMT_TEXT && rep.view.by != PM_BY_REGION) {
-        pm_render_text_by(out, &rep);
+    } else if (by) {
+        if (pm_report_by_collect(&rep, &bycells, err, errlen) < 0)
+            rc = -1;
+        else
+            pm_render_text_by(out, &rep, &bycells);
+        pm_report_by_free(&bycells);
     } else if (fmt == PM_FMT_TEXT) {
         pm_render_text(out, &rep);
     } else if (fmt == PM_FMT_CSV) {
@@ -180,6 +184,40 @@ static int pm_read_all(int fd, char **buf, size_t *len)
     return 0;
 }
 
+FILE *pm_report_spool(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    FILE *f;
+    int fd;
+
+    if (!dir || !*dir)
+        dir = "/tmp";
+    if (snprintf(path, sizeof path, "%s/perfmark-report.XXXXXX", dir) >= (int)sizeof path)
+        return NULL;
+    fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    unlink(path); /* gone with the last descriptor, whatever happens to us */
+    f = fdopen(fd, "w+");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+int pm_report_copy(FILE *spool, FILE *out)
+{
+    char buf[65536];
+    size_t n;
+
+    if (fflush(spool) != 0 || fseek(spool, 0, SEEK_SET) != 0)
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, spool)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            return -1;
+    return ferror(spool) ? -1 : 0;
+}
+
 static void pm_child_died(const char *path, int status, char *err, size_t errlen)
 {
     char msg[256];
@@ -215,6 +253,7 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
     char *buf = NULL;
     size_t len = 0;
     pid_t pid;
+    FILE *spool;
 
     /* Under mpirun there is no child: a forked MPI process must not touch
      * MPI, and the ranks' blocks meet in MPI calls. A crash of HDF5 there
@@ -225,6 +264,37 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
     if (sh == MAP_FAILED)
         return pm_report_direct(path, fmt, out, err, errlen);
     memset(sh, 0, sizeof *sh);
+    /* The child writes the report into a temporary file, copied to `out`
+     * once the child has finished well: the caller's stream only receives
+     * complete reports, and neither process holds the report in memory.
+     * Without a temporary file: through a pipe into memory. */
+    if ((spool = pm_report_spool()) != NULL) {
+        fflush(spool);
+        pid = fork();
+        if (pid == 0)
+            pm_child(fileno(spool), path, fmt, sh); /* shares the file offset */
+        if (pid < 0) {
+            fclose(spool);
+            munmap(sh, sizeof *sh);
+            return pm_report_direct(path, fmt, out, err, errlen);
+        }
+        waited = pm_wait(pid, &status);
+        if (__atomic_load_n(&sh->done, __ATOMIC_SEQ_CST)) {
+            rc = sh->rc;
+            if (rc != 0 && err && errlen > 0)
+                snprintf(err, errlen, "%s", sh->err);
+        } else {
+            rc = -1;
+            pm_child_died(path, waited == 0 ? status : 0, err, errlen);
+        }
+        if (rc == 0 && pm_report_copy(spool, out) < 0 && !ferror(out)) {
+            pm_set_err(err, errlen, path, "cannot read back the report");
+            rc = -1;
+        }
+        fclose(spool);
+        munmap(sh, sizeof *sh);
+        return rc;
+    }
     if (pipe(fds) != 0) {
         munmap(sh, sizeof *sh);
         return pm_report_direct(path, fmt, out, err, errlen);

@@ -41,6 +41,13 @@ int pm_report_file_opts(const char *path, const char *format, const struct pm_re
  * crashes in perfmark's own code rather than have them turned into messages. */
 extern int pm_report_in_process;
 
+/* An empty temporary file opened "w+" and already unlinked (in $TMPDIR, else
+ * /tmp), or NULL: where a report waits until it is known complete, so that
+ * memory does not grow with the size of the report. pm_report_copy writes
+ * its whole content to `out` in fixed-size pieces (0, or -1). */
+FILE *pm_report_spool(void);
+int pm_report_copy(FILE *spool, FILE *out);
+
 /* perfmark report under mpirun (report_stream.c). pm_report_mpi_init starts
  * MPI only when a launcher's variables are set (OMPI_COMM_WORLD_SIZE,
  * PMIX_RANK, PMI_SIZE) and returns 1 then; a plain `perfmark report` never

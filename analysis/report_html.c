@@ -426,9 +426,12 @@ static void pm_html_threads(FILE *out, const struct pm_report *rep)
         fprintf(out, "</td><td class=\"n\">%d&#8594;%d</td><td>%s</td>", (int)th->cpu_first,
                 (int)th->cpu_last, th->exited ? "yes" : "no");
         pm_html_num_u(out, "wall", d->thread_wall_ns[t], buf);
-        for (size_t e = 0; e < d->E; e++)
-            pm_html_event_cell(out, &rep->thr[t * d->E + e], e,
-                               pm_html_event_is_time(&d->events[e]));
+        for (size_t e = 0; e < d->E; e++) {
+            struct pm_evstat s;
+
+            pm_thread_evstat(rep, t, e, &s);
+            pm_html_event_cell(out, &s, e, pm_html_event_is_time(&d->events[e]));
+        }
         fputs("</tr>\n", out);
     }
     fputs("</table></div>\n</section>\n", out);

@@ -269,10 +269,13 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, size_t t)
             (int)th->open_at_end);
     fprintf(out, ",\"wall_ns\":%" PRIu64 ",\"events\":{", d->thread_wall_ns[t]);
     for (size_t e = 0; e < d->E; e++) {
+        struct pm_evstat s;
+
         if (e)
             putc(',', out);
         pm_json_key(out, rep->evkey[e]);
-        pm_json_evstat(out, &rep->thr[t * d->E + e], 0);
+        pm_thread_evstat(rep, t, e, &s);
+        pm_json_evstat(out, &s, 0);
     }
     putc('}', out);
     if (d->has_placement) { /* appended: files with placement only */

@@ -230,31 +230,6 @@ size_t pm_omp_wait_pairs(const struct pm_file *d, size_t *above, size_t *wait)
     return n;
 }
 
-/* exclusive = own inclusive time - the children's inclusive time, per cell.
- * Rows are parent-first, so a reverse pass has every child's time added to
- * its parent before the parent is reached. Clamped at 0: a child timed
- * across the parent's end (closed by perfmark at exit) may outlast it. */
-static int pm_exclusive(struct pm_report *rep)
-{
-    const struct pm_file *d = rep->d;
-    uint64_t *child = malloc((d->R ? d->R : 1) * sizeof *child);
-
-    if (!child)
-        return -1;
-    for (size_t t = 0; t < d->T; t++) {
-        memset(child, 0, (d->R ? d->R : 1) * sizeof *child);
-        for (size_t r = d->R; r-- > 0;) {
-            uint64_t w = d->wall_ns[pm_tr(d, t, r)];
-
-            rep->excl[pm_tr(d, t, r)] = w > child[r] ? w - child[r] : 0;
-            if (d->regions[r].parent >= 0)
-                child[d->regions[r].parent] = pm_add_sat(child[d->regions[r].parent], w);
-        }
-    }
-    free(child);
-    return 0;
-}
-
 /* The first /events row named NAME or NAME:modifiers ("instructions:u"). */
 static size_t pm_find_event(const struct pm_file *d, const char *name)
 {
@@ -299,20 +274,16 @@ void pm_report_derived(struct pm_report *rep)
         pm_report_derived_free(rep); /* out of memory: the report goes on without them */
 }
 
-static void pm_thread_stats(struct pm_report *rep)
+void pm_thread_evstat(const struct pm_report *rep, size_t t, size_t e, struct pm_evstat *s)
 {
     const struct pm_file *d = rep->d;
+    size_t g = (size_t)d->events[e].group;
+    struct pm_acc a = {0};
 
-    for (size_t t = 0; t < d->T; t++)
-        for (size_t e = 0; e < d->E; e++) {
-            size_t g = (size_t)d->events[e].group;
-            struct pm_evstat *s = &rep->thr[t * d->E + e];
-            struct pm_acc a = {0};
-
-            pm_acc_add(s, &a, d->thread_counts[t * d->E + e], d->thread_enabled_ns[t * d->G + g],
-                       d->thread_running_ns[t * d->G + g], 1);
-            pm_acc_finish(s, &a);
-        }
+    memset(s, 0, sizeof *s);
+    pm_acc_add(s, &a, d->thread_counts[t * d->E + e], d->thread_enabled_ns[t * d->G + g],
+               d->thread_running_ns[t * d->G + g], 1);
+    pm_acc_finish(s, &a);
 }
 
 static void pm_rank_stats(struct pm_report *rep)
@@ -333,10 +304,12 @@ static void pm_rank_stats(struct pm_report *rep)
             pm_acc_finish(&s->proc, &a);
             /* per-thread values are already scaled: sum them as they are */
             for (size_t t = 0; t < d->T; t++) {
-                const struct pm_evstat *th = &rep->thr[t * d->E + e];
+                struct pm_evstat thv;
+                const struct pm_evstat *th = &thv;
 
                 if (!pm_rank_has_thread(d, n, t))
                     continue;
+                pm_thread_evstat(rep, t, e, &thv);
                 if (!th->has_total) {
                     s->sum.n_na++;
                     continue;
@@ -449,7 +422,6 @@ void pm_report_free(struct pm_report *rep)
     free(rep->pos);
     free(rep->reg);
     free(rep->regev);
-    free(rep->thr);
     free(rep->rank);
     free(rep->rank_threads);
     free(rep->ranks);
@@ -459,7 +431,6 @@ void pm_report_free(struct pm_report *rep)
     free(rep->xq);
     free(rep->share);
     free(rep->td.reg);
-    free(rep->excl);
     free(rep->xexcl);
     free(rep->xomp);
     free(rep->where);
@@ -469,6 +440,14 @@ void pm_report_free(struct pm_report *rep)
     free(rep->mpi_outer);
     free(rep->wait_above);
     free(rep->wait_row);
+    free(rep->mpi_rows);
+    free(rep->mpi_start);
+    free(rep->xacc);
+    free(rep->xtmp);
+    free(rep->heat);
+    free(rep->heat_in);
+    free(rep->top);
+    free(rep->ntop);
 }
 
 static void *pm_calloc2(size_t a, size_t b, size_t size)
@@ -480,8 +459,7 @@ static void *pm_calloc2(size_t a, size_t b, size_t size)
 
 /* Everything that needs no cell: allocations, the tree order, event keys,
  * per-thread and per-rank statistics from the /thread and /rank totals,
- * TopDown and across-ranks setup. Exclusive time per cell (rep->excl, for
- * --by and --metric excl) only when the cells are in memory. */
+ * TopDown and across-ranks setup. */
 int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path)
 {
     memset(rep, 0, sizeof *rep);
@@ -491,20 +469,16 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
     rep->pos = pm_calloc2(d->R, 1, sizeof *rep->pos);
     rep->reg = pm_calloc2(d->R, 1, sizeof *rep->reg);
     rep->regev = pm_calloc2(d->R, d->E, sizeof *rep->regev);
-    rep->thr = pm_calloc2(d->T, d->E, sizeof *rep->thr);
     rep->rank = pm_calloc2(d->N, d->E, sizeof *rep->rank);
     rep->rank_threads = pm_calloc2(d->N, 1, sizeof *rep->rank_threads);
     rep->evkey = pm_calloc2(d->E, 1, sizeof *rep->evkey);
-    if (d->visits)
-        rep->excl = pm_calloc2(d->T, d->R, sizeof *rep->excl);
     rep->where = pm_calloc2(PM_MAX_FLAGS, PM_FLAG_WHERE, sizeof *rep->where);
     rep->nwhere = pm_calloc2(PM_MAX_FLAGS, 1, sizeof *rep->nwhere);
     rep->view.rows = pm_calloc2(d->R, 1, sizeof *rep->view.rows);
     rep->ev_instructions = rep->ev_cycles = PM_NONE;
-    if (!rep->order || !rep->pos || !rep->reg || !rep->regev || !rep->thr || !rep->rank ||
-        !rep->rank_threads || !rep->evkey || (d->visits && !rep->excl) || !rep->where ||
-        !rep->nwhere || !rep->view.rows || pm_tree_order(rep) < 0 || pm_event_keys(rep) < 0 ||
-        (d->visits && pm_exclusive(rep) < 0))
+    if (!rep->order || !rep->pos || !rep->reg || !rep->regev || !rep->rank ||
+        !rep->rank_threads || !rep->evkey || !rep->where ||
+        !rep->nwhere || !rep->view.rows || pm_tree_order(rep) < 0 || pm_event_keys(rep) < 0)
         return -1;
     memcpy(rep->view.rows, rep->order, d->R * sizeof *rep->view.rows);
     rep->view.nrows = d->R;
@@ -512,16 +486,10 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
         rep->reg[r].ev = rep->regev + r * d->E;
     rep->ev_instructions = pm_find_event(d, "instructions");
     rep->ev_cycles = pm_find_event(d, "cycles");
-    pm_thread_stats(rep);
     pm_rank_stats(rep);
     if (pm_report_topdown(rep) < 0 || pm_report_ranks_setup(rep) < 0)
         return -1;
     return 0;
-}
-
-int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path)
-{
-    return pm_report_build_stream(rep, d, path, NULL, 0) < 0 ? -1 : 0;
 }
 
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
@@ -542,48 +510,6 @@ void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s
 }
 
 /* ------------------------------------------------------------ options */
-
-double pm_cell_metric(const struct pm_report *rep, size_t t, size_t r, int *has)
-{
-    const struct pm_file *d = rep->d;
-    size_t c = pm_tr(d, t, r), e, g;
-    double v = 0;
-
-    *has = 1;
-    switch (rep->view.metric) {
-    case PM_VM_TIME: return (double)d->wall_ns[c];
-    case PM_VM_EXCL: return (double)rep->excl[c];
-    case PM_VM_VISITS: return (double)d->visits[c];
-    default: break;
-    }
-    e = rep->view.metric_event;
-    g = (size_t)d->events[e].group;
-    if (pm_cell_value(d->counts[pm_tre(d, t, r, e)], d->enabled_ns[pm_trg(d, t, r, g)],
-                      d->running_ns[pm_trg(d, t, r, g)], &v) == PM_V_NONE) {
-        *has = 0;
-        return 0;
-    }
-    return v;
-}
-
-int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r)
-{
-    const struct pm_file *d = rep->d;
-    size_t c = pm_tr(d, t, r);
-    int mark = d->flags[c] & PM_FILE_FLAG_LOST_GENERATION ? PM_MARK_UNTRUSTED : 0;
-    double v;
-
-    if (rep->view.metric == PM_VM_TIME || rep->view.metric == PM_VM_EXCL ||
-        rep->view.metric == PM_VM_VISITS)
-        return 0; /* time and visits are exact in every cell */
-    size_t e = rep->view.metric_event, g = (size_t)d->events[e].group;
-    switch (pm_cell_value(d->counts[pm_tre(d, t, r, e)], d->enabled_ns[pm_trg(d, t, r, g)],
-                          d->running_ns[pm_trg(d, t, r, g)], &v)) {
-    case PM_V_ESTIMATE: return mark | PM_MARK_ESTIMATE;
-    case PM_V_NONE: return mark | PM_MARK_UNTRUSTED;
-    default: return mark;
-    }
-}
 
 double pm_view_metric(const struct pm_report *rep, size_t r)
 {

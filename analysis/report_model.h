@@ -1,6 +1,6 @@
 /*
  * report_model.h — the report stage's internal interface: the aggregated
- * model of a loaded perfmark file (pm_report_build) and the renderers that
+ * model of a perfmark file (pm_report_build_stream) and the renderers that
  * print it. Not installed; the public entry point is report.h.
  */
 #ifndef PM_REPORT_MODEL_H
@@ -98,6 +98,11 @@ void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en
 void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
                    uint64_t run, int visited, size_t index);
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
+/* Thread row t's total of event e (/thread/counts), made when asked rather
+ * than kept for every thread: the report's memory must not grow with the
+ * threads of the file. */
+struct pm_report;
+void pm_thread_evstat(const struct pm_report *rep, size_t t, size_t e, struct pm_evstat *s);
 /* Add the state (sa, aa) of later cells (higher thread rows) to (s, a), as if
  * they had been added one by one; used to join blocks of thread rows in
  * block order (report_stream.c). Sums may differ from one-by-one in the last
@@ -259,6 +264,16 @@ struct pm_dgroup {
     struct pm_dval *val;              /* [R][nmetrics] by row */
 };
 
+#define PM_TOP_THREADS 48 /* threads per region in the HTML per-thread bars */
+#define PM_HEAT_COLS 1024 /* heat map columns at most */
+
+/* A thread among the slowest of a region (HTML per-thread bars). */
+struct pm_topthr {
+    double wall;
+    size_t t;
+    uint32_t flags;
+};
+
 struct pm_report {
     const struct pm_file *d;
     const char *path;
@@ -266,7 +281,6 @@ struct pm_report {
     size_t *pos;   /* [R] position of a row in `order` */
     struct pm_regstat *reg; /* [R] by row */
     struct pm_evstat *regev; /* [R*E] storage behind reg[].ev */
-    struct pm_evstat *thr;   /* [T*E] */
     struct pm_rankstat *rank; /* [N*E] */
     size_t *rank_threads;    /* [N] threads compared with each rank row */
     char **evkey;            /* [E] unique JSON key per event */
@@ -290,8 +304,6 @@ struct pm_report {
     struct pm_tdreport td; /* report_topdown.c */
 
     /* added with issue 6 */
-    uint64_t *excl;           /* [T*R] exclusive time of each cell: own wall_ns minus its
-                                 children's, clamped at 0 */
     size_t ev_instructions, ev_cycles; /* /events rows, SIZE_MAX when absent */
     int has_omp_wait;         /* the file has omp wait regions */
     struct pm_xstat *xexcl;   /* [R] exclusive time across ranks (multi_rank only) */
@@ -306,6 +318,21 @@ struct pm_report {
     size_t nwait;               /* OpenMP wait pairs (pm_omp_wait_pairs) */
     size_t *wait_above, *wait_row;
     size_t block_rows;          /* thread rows aggregated per block */
+    size_t *mpi_rows, *mpi_start; /* rows of MPI function f: mpi_rows[mpi_start[f] ..
+                                     mpi_start[f + 1]) */
+    struct pm_xacc *xacc;       /* running state behind xreg, xexcl, xomp and mpif */
+    struct pm_rq *xtmp;         /* [PM_Q_EVENTS] scratch: one rank's MPI function */
+
+    /* HTML charts, filled while the cells stream (rep->heat != NULL only
+     * for --format html): the heat map's Σ wall_ns per (region, column),
+     * columns = ranks (several ranks) or thread rows, the first heat_cols of
+     * them; and per region the PM_TOP_THREADS visiting threads of most time */
+    double *heat;               /* [R * heat_cols] */
+    unsigned char *heat_in;     /* [R * heat_cols] the column entered the region */
+    size_t heat_cols;
+    int heat_by_rank;
+    struct pm_topthr *top;      /* [R * PM_TOP_THREADS] */
+    size_t *ntop;               /* [R] */
 
     /* derived metrics of the CPU-model tables (report_derived.c) */
     struct pm_dgroup dgroups[PM_NGROUPS];
@@ -321,20 +348,24 @@ struct pm_rq {
 };
 void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int visited);
 
-/* Every rank's sums: rq [nranks][R][nq + 1] (PM_Q_* quantities, then
- * exclusive time), omp [nranks][R][2] (time in the region, OpenMP wait below
- * it), mpi_ns [nranks] (time in outermost MPI regions). */
-struct pm_rankcells {
-    size_t nq;
-    const struct pm_rq *rq;
-    const uint64_t *omp;
-    const uint64_t *mpi_ns;
+/* Running state of a pm_xstat while ranks are folded in (report_ranks.c). */
+struct pm_xacc {
+    size_t vals, cells_na;
+    double sum, w_mean, w_m2;
 };
 
-/* Rank index, MPI functions and OpenMP wait pairs, before any cell; the
- * across-ranks statistics from the per-rank sums, after all. */
+/* Rank index, MPI functions, OpenMP wait pairs and the statistics across
+ * ranks, before any cell (pm_report_setup). Then, in ascending rank order,
+ * each rank's sums once all its threads are in: rq [R][nq + 1] (PM_Q_*
+ * quantities, then exclusive time), omp [R][2] (time in the region, OpenMP
+ * wait below it), mpi_ns (time in outermost MPI regions). The report keeps
+ * no rank's sums beyond that call: its memory is bounded by the ranks open
+ * at once, not by the ranks of the file. pm_report_ranks_finish completes
+ * the statistics after the last rank. */
 int pm_report_ranks_setup(struct pm_report *rep);
-int pm_report_ranks_finish(struct pm_report *rep, const struct pm_rankcells *rc);
+void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
+                         const uint64_t *omp, uint64_t mpi_ns);
+void pm_report_ranks_finish(struct pm_report *rep);
 
 /* The steps of a build around the cells (report_model.c): setup before
  * them, the flag definitions and derived metrics after. */
@@ -351,23 +382,22 @@ int pm_event_matches(const char *q, const struct pm_file_event *ev);
 
 /* Build the report of a file opened with pm_file_open, reading its cells a
  * block of thread rows at a time (report_stream.c); under mpirun the blocks
- * are shared among the ranks and joined on rank 0. Returns 0 when `rep` is
+ * are shared among the ranks and joined on rank 0 (not with html != 0: the
+ * HTML charts' state, rep->heat and rep->top, is filled by one process
+ * reading every block in order). Returns 0 when `rep` is
  * built (rank 0, or no MPI), 1 on another MPI rank (nothing to render), -1
  * with a message in err. */
 int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const char *path,
-                           char *err, size_t errlen);
-
-/* Aggregate the loaded file `d` (shown under the name `path`; cells in
- * memory, pm_file_load). Returns 0, or -1 when out of memory;
- * pm_report_free is safe to call either way. The report points into `d`,
- * which must outlive it. */
-int pm_report_build(struct pm_report *rep, const struct pm_file *d, const char *path);
+                           int html, char *err, size_t errlen);
+/* Thread rows per block of that pass: about 4 MiB of cells, whole chunks,
+ * the same for every run on the same file (PERFMARK_REPORT_BLOCK=N: N). */
+size_t pm_block_rows(const struct pm_file *d);
 
 void pm_report_free(struct pm_report *rep);
 
 /* Apply the options to `rep` (fills rep->view). Returns 0, -1 when out of
  * memory, or -2 with a message in err when an option names nothing in the
- * file (unknown --metric event, --region matching no region). pm_report_build
+ * file (unknown --metric event, --region matching no region). The build
  * leaves the view at every region in tree order. */
 int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char *err,
                      size_t errlen);
@@ -375,8 +405,6 @@ int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char
 /* The value of the view's metric for region row r (0 when it has none). */
 double pm_view_metric(const struct pm_report *rep, size_t r);
 
-/* The metric value of one cell (thread t, region r); *has = 0 when none. */
-double pm_cell_metric(const struct pm_report *rep, size_t t, size_t r, int *has);
 /* How far to trust a cell's value of the view's metric: ~ scaled estimate,
  * ! counts missing (no estimate, or counters reopened inside a visit). */
 enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2 };
@@ -434,7 +462,26 @@ void pm_render_text(FILE *out, const struct pm_report *rep);
 void pm_render_json(FILE *out, const struct pm_report *rep);
 void pm_render_csv(FILE *out, const struct pm_report *rep);
 void pm_render_html(FILE *out, const struct pm_report *rep); /* report_html.c */
+/* The view's metric per (shown region, rank or thread), for --by
+ * (report_by.c): ranks in memory, threads in a temporary file. */
+struct pm_bycells {
+    size_t nunits;          /* ranks or thread rows */
+    double *total;          /* [view.nrows] the region's total over every thread */
+    double *val;            /* by rank: [view.nrows * nranks] */
+    unsigned char *st;      /* by rank: the same, has a value | mark << 2 */
+    FILE *spool;            /* by thread: [view.nrows][T] records */
+    unsigned char *win;     /* by thread: records read back */
+    size_t win_row, win_k0, win_n;
+};
+/* Collect them with a second pass over the cells (after pm_report_select).
+ * Returns 0, or -1 with a message in err. */
+int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err, size_t errlen);
+/* Unit k of shown region i: 0 when the table leaves it out, else 1 with its
+ * value and PM_MARK_* bits. */
+int pm_by_get(struct pm_bycells *by, const struct pm_report *rep, size_t i, size_t k, double *x,
+              int *mark);
+void pm_report_by_free(struct pm_bycells *by);
 /* Text of `perfmark report --by rank|thread`: the header and one breakdown table. */
-void pm_render_text_by(FILE *out, const struct pm_report *rep);
+void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells *by);
 
 #endif /* PM_REPORT_MODEL_H */

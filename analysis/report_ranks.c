@@ -77,65 +77,55 @@ void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int vis
     q->nvals++;
 }
 
-/* A quantity's per-rank sums: rank k's at q[k * stride]. `has`, when not
- * NULL, says which ranks have a value (derived quantities: a share, where
- * the sums' cell counts say nothing). */
-struct pm_rqs {
-    const struct pm_rq *q;
-    size_t stride;
-    const unsigned char *has;
-};
-
-/* min/mean/max over the ranks that entered and have a value; total and the
- * markers over every rank, so that the total equals the sum over threads. */
-static void pm_x_reduce(const struct pm_report *rep, struct pm_rqs a, const unsigned char *entered,
-                        struct pm_xstat *x)
+/* One rank's sums into a statistic across ranks (ranks come in ascending
+ * order): the total and the markers over every rank, so that the total
+ * equals the sum over threads; min/mean/max/sd over the ranks that entered
+ * and have a value. `has` < 0: the rank has a value unless some cell lacks
+ * an estimate and none has one (pm_acc_finish's has_total); else a derived
+ * quantity (a share) says itself. */
+static void pm_x_add(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const struct pm_rq *s,
+                     int entered, int has)
 {
-    size_t vals = 0, cells_na = 0;
-    double sum = 0;
+    double v = s->total, delta;
 
-    memset(x, 0, sizeof *x);
-    for (size_t k = 0; k < rep->nranks; k++) {
-        const struct pm_rq *s = &a.q[k * a.stride];
-        double v = s->total;
-
-        x->total += v;
-        x->estimate |= s->estimate;
-        x->untrusted |= s->untrusted || s->n_na > 0;
-        vals += s->nvals;
-        cells_na += s->n_na;
-        if (!entered[k])
-            continue;
-        if (a.has ? !a.has[k] : s->n_na > 0 && s->nvals == 0) { /* pm_acc_finish's has_total */
-            x->n_na++;
-            continue;
-        }
-        /* strict comparisons over ascending ranks: ties go to the lowest */
-        if (x->nspread == 0 || v < x->min) {
-            x->min = v;
-            x->min_rank = rep->ranks[k];
-        }
-        if (x->nspread == 0 || v > x->max) {
-            x->max = v;
-            x->max_rank = rep->ranks[k];
-        }
-        sum += v;
-        x->nspread++;
+    x->total += v;
+    x->estimate |= s->estimate;
+    x->untrusted |= s->untrusted || s->n_na > 0;
+    a->vals += s->nvals;
+    a->cells_na += s->n_na;
+    if (!entered)
+        return;
+    if (has < 0 ? s->n_na > 0 && s->nvals == 0 : !has) {
+        x->n_na++;
+        return;
     }
+    /* strict comparisons over ascending ranks: ties go to the lowest */
+    if (x->nspread == 0 || v < x->min) {
+        x->min = v;
+        x->min_rank = rank;
+    }
+    if (x->nspread == 0 || v > x->max) {
+        x->max = v;
+        x->max_rank = rank;
+    }
+    a->sum += v;
+    x->nspread++;
+    /* Welford: one pass (a rank's sums are gone once it is folded in), and
+     * exactly 0 where every rank has the same large value */
+    delta = v - a->w_mean;
+    a->w_mean += delta / (double)x->nspread;
+    a->w_m2 += delta * (v - a->w_mean);
+}
+
+static void pm_x_finish(struct pm_xstat *x, const struct pm_xacc *a)
+{
     /* the same rule as a region's total over threads: none only when some
      * cell lacks an estimate and no cell has one */
-    x->has_total = !(cells_na > 0 && vals == 0);
+    x->has_total = !(a->cells_na > 0 && a->vals == 0);
     if (x->nspread == 0)
         return;
-    x->mean = sum / (double)x->nspread;
-    /* two passes: stable where every rank has the same large value */
-    for (size_t k = 0; k < rep->nranks; k++) {
-        const struct pm_rq *s = &a.q[k * a.stride];
-
-        if (entered[k] && (a.has ? a.has[k] : !(s->n_na > 0 && s->nvals == 0)))
-            x->sd += (s->total - x->mean) * (s->total - x->mean);
-    }
-    x->sd = sqrt(x->sd / (double)x->nspread);
+    x->mean = a->sum / (double)x->nspread;
+    x->sd = sqrt(a->w_m2 / (double)x->nspread);
     if (x->mean > 0) {
         x->has_imbalance = 1;
         x->imbalance = x->max / x->mean;
@@ -145,16 +135,6 @@ static void pm_x_reduce(const struct pm_report *rep, struct pm_rqs a, const unsi
 static int pm_is_mpi(const struct pm_file_region *g)
 {
     return strcmp(g->kind, "mpi") == 0;
-}
-
-static int pm_cmp_mpif(const void *a, const void *b)
-{
-    const struct pm_xregion *x = a, *y = b;
-    double tx = x->q[PM_Q_WALL].total, ty = y->q[PM_Q_WALL].total;
-
-    if (tx != ty)
-        return tx < ty ? 1 : -1;
-    return strcmp(x->name, y->name);
 }
 
 /* fn[r] = the MPI function of region row r (PM_NONE for other kinds), and
@@ -183,6 +163,41 @@ static size_t pm_mpi_functions(const struct pm_file *d, size_t *fn, size_t *rows
     return nf;
 }
 
+/* Statistics across ranks (xreg, mpif, xexcl, xomp) and their running
+ * state, sized once: pm_report_rank_done fills them rank by rank. */
+static int pm_xstats_alloc(struct pm_report *rep, size_t nf)
+{
+    const struct pm_file *d = rep->d;
+    size_t nq = PM_Q_EVENTS + d->E;
+
+    if (nq > SIZE_MAX / 4 / (d->R + nf + 1))
+        return -1;
+    rep->xreg = calloc(d->R ? d->R : 1, sizeof *rep->xreg);
+    rep->mpif = calloc(nf ? nf : 1, sizeof *rep->mpif);
+    rep->xq = calloc((d->R + nf) * nq + 1, sizeof *rep->xq);
+    rep->share = calloc(rep->nranks ? rep->nranks : 1, sizeof *rep->share);
+    rep->xexcl = calloc(d->R ? d->R : 1, sizeof *rep->xexcl);
+    rep->xomp = calloc(d->R ? d->R : 1, sizeof *rep->xomp);
+    /* [R * nq] regions, [R] exclusive, [R] OpenMP wait, [nf * PM_Q_EVENTS] MPI */
+    rep->xacc = calloc((d->R * (nq + 2) + nf * PM_Q_EVENTS) + 1, sizeof *rep->xacc);
+    rep->xtmp = calloc(PM_Q_EVENTS, sizeof *rep->xtmp);
+    if (!rep->xreg || !rep->mpif || !rep->xq || !rep->share || !rep->xexcl || !rep->xomp ||
+        !rep->xacc || !rep->xtmp)
+        return -1;
+    for (size_t r = 0; r < d->R; r++) {
+        rep->xreg[r].name = d->regions[r].name;
+        rep->xreg[r].q = rep->xq + r * nq;
+    }
+    for (size_t f = 0; f < nf; f++) {
+        rep->mpif[f].name = d->regions[rep->mpi_rows[rep->mpi_start[f]]].name;
+        rep->mpif[f].q = rep->xq + (d->R + f) * nq;
+    }
+    for (size_t k = 0; k < rep->nranks; k++)
+        rep->share[k].rank = rep->ranks[k];
+    rep->nmpif = nf;
+    return 0;
+}
+
 int pm_report_ranks_setup(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -192,17 +207,20 @@ int pm_report_ranks_setup(struct pm_report *rep)
         return -1;
     rep->mpi_fn = malloc((d->R ? d->R : 1) * sizeof *rep->mpi_fn);
     rep->mpi_outer = malloc(d->R ? d->R : 1);
+    rep->mpi_rows = malloc((d->R ? d->R : 1) * sizeof *rep->mpi_rows);
+    rep->mpi_start = malloc((d->R + 1) * sizeof *rep->mpi_start);
     np = pm_omp_wait_pairs(d, NULL, NULL);
     rep->wait_above = malloc((np + 1) * sizeof *rep->wait_above);
     rep->wait_row = malloc((np + 1) * sizeof *rep->wait_row);
-    if (!rep->mpi_fn || !rep->mpi_outer || !rep->wait_above || !rep->wait_row)
+    if (!rep->mpi_fn || !rep->mpi_outer || !rep->mpi_rows || !rep->mpi_start ||
+        !rep->wait_above || !rep->wait_row)
         return -1;
     rep->nwait = pm_omp_wait_pairs(d, rep->wait_above, rep->wait_row);
-    for (size_t r = 0; r < d->R; r++) {
-        rep->mpi_fn[r] = pm_is_mpi(&d->regions[r]) ? 0 : PM_NONE;
+    for (size_t r = 0; r < d->R; r++)
         if (pm_is_omp_wait(&d->regions[r]))
             rep->has_omp_wait = 1;
-    }
+    if (pm_xstats_alloc(rep, pm_mpi_functions(d, rep->mpi_fn, rep->mpi_rows, rep->mpi_start)) < 0)
+        return -1;
     /* MPI time of a rank: its outermost MPI cells only, so that an MPI call
      * made inside another (not expected: the wrappers call PMPI_) is not
      * counted twice. Parents come before children: one pass decides "no MPI
@@ -216,138 +234,122 @@ int pm_report_ranks_setup(struct pm_report *rep)
     return 0;
 }
 
+void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
+                         const uint64_t *omp, uint64_t mpi_ns)
+{
+    const struct pm_file *d = rep->d;
+    size_t nq = PM_Q_EVENTS + d->E;
+    struct pm_xacc *acc = rep->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    struct pm_xacc *accm = acco + d->R;
+    int32_t rank = rep->ranks[k];
+
+    for (size_t r = 0; r < d->R; r++) {
+        const struct pm_rq *q0 = rq + r * (nq + 1);
+        /* a rank entered a region when one of its threads has visits there */
+        int entered = q0[PM_Q_VISITS].total > 0;
+
+        rep->xreg[r].entered += (size_t)entered;
+        for (size_t q = 0; q < nq; q++)
+            pm_x_add(&rep->xreg[r].q[q], &acc[r * nq + q], rank, &q0[q], entered, -1);
+        pm_x_add(&rep->xexcl[r], &accx[r], rank, &q0[nq], entered, -1);
+        if (rep->heat && rep->heat_by_rank && k < rep->heat_cols) {
+            rep->heat[r * rep->heat_cols + k] = q0[PM_Q_WALL].total;
+            rep->heat_in[r * rep->heat_cols + k] = (unsigned char)entered;
+        }
+        if (rep->has_omp_wait) {
+            /* the OpenMP wait share of the rank: its threads' wait below the
+             * region over their time in it; none without time in the region */
+            uint64_t tns = omp[r * 2], wns = omp[r * 2 + 1];
+            struct pm_rq sh = {0};
+
+            sh.total = tns > 0 ? (double)wns / (double)tns : 0;
+            pm_x_add(&rep->xomp[r], &acco[r], rank, &sh, entered && tns > 0, tns > 0);
+        }
+    }
+    /* an MPI function: the rank's rows summed in row order. The values are
+     * integers (calls, bytes, ns), exact in a double below 2^53, so the
+     * order does not change them. */
+    for (size_t f = 0; f < rep->nmpif; f++) {
+        struct pm_rq *t = rep->xtmp;
+        int entered = 0;
+
+        memset(t, 0, PM_Q_EVENTS * sizeof *t);
+        for (size_t i = rep->mpi_start[f]; i < rep->mpi_start[f + 1]; i++) {
+            const struct pm_rq *q0 = rq + rep->mpi_rows[i] * (nq + 1);
+
+            entered |= q0[PM_Q_VISITS].total > 0;
+            for (size_t q = 0; q < PM_Q_EVENTS; q++) {
+                t[q].total += q0[q].total;
+                t[q].nvals += q0[q].nvals;
+                t[q].n_na += q0[q].n_na;
+                t[q].estimate |= q0[q].estimate;
+                t[q].untrusted |= q0[q].untrusted;
+            }
+        }
+        rep->mpif[f].entered += (size_t)entered;
+        for (size_t q = 0; q < PM_Q_EVENTS; q++)
+            pm_x_add(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q], rank, &t[q], entered, -1);
+    }
+    rep->share[k].mpi_ns = mpi_ns;
+}
+
 /* The MPI time of each rank (summed over its threads: with
  * MPI_THREAD_MULTIPLE, threads waiting in MPI at once add up, and the share
  * can exceed 1) over its time: its longest thread, the closest the file has
  * to the rank's elapsed time (threads are timed from first sight, the main
  * thread from the start of measurement). */
-static void pm_mpi_share(struct pm_report *rep, const struct pm_rankcells *rc,
-                         unsigned char *entered, unsigned char *has, struct pm_rq *tmp)
+static void pm_mpi_share(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
+    struct pm_xacc a = {0};
 
-    for (size_t k = 0; k < rep->nranks; k++) {
-        memset(&rep->share[k], 0, sizeof rep->share[k]);
-        rep->share[k].rank = rep->ranks[k];
-        rep->share[k].mpi_ns = rc->mpi_ns[k];
-    }
     for (size_t t = 0; t < d->T; t++) {
         struct pm_mpishare *s = &rep->share[rep->thread_rank[t]];
 
         if (d->thread_wall_ns[t] > s->total_ns)
             s->total_ns = d->thread_wall_ns[t];
     }
+    memset(&rep->share_stat, 0, sizeof rep->share_stat);
     for (size_t k = 0; k < rep->nranks; k++) {
         struct pm_mpishare *s = &rep->share[k];
+        struct pm_rq v = {0};
 
         s->has_share = s->total_ns > 0;
         if (s->has_share)
             s->share = (double)s->mpi_ns / (double)s->total_ns;
         /* every rank takes part: no MPI at all is a share of 0 */
-        entered[k] = 1;
-        memset(&tmp[k], 0, sizeof tmp[k]);
-        tmp[k].total = s->share;
-        has[k] = (unsigned char)s->has_share;
+        v.total = s->share;
+        pm_x_add(&rep->share_stat, &a, s->rank, &v, 1, s->has_share);
     }
-    pm_x_reduce(rep, (struct pm_rqs){tmp, 1, has}, entered, &rep->share_stat);
+    pm_x_finish(&rep->share_stat, &a);
 }
 
-int pm_report_ranks_finish(struct pm_report *rep, const struct pm_rankcells *rc)
+static int pm_cmp_mpif(const void *a, const void *b)
+{
+    const struct pm_xregion *x = a, *y = b;
+    double tx = x->q[PM_Q_WALL].total, ty = y->q[PM_Q_WALL].total;
+
+    if (tx != ty)
+        return tx < ty ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+void pm_report_ranks_finish(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
-    size_t nq = PM_Q_EVENTS + d->E, nf, stride = d->R * (nq + 1);
-    size_t *rows = NULL, *start = NULL;
-    unsigned char *entered = NULL, *has = NULL;
-    struct pm_rq *tmp = NULL;
-    int ret = -1;
+    size_t nq = PM_Q_EVENTS + d->E;
+    const struct pm_xacc *acc = rep->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    const struct pm_xacc *accm = acco + d->R;
 
-    rows = malloc((d->R ? d->R : 1) * sizeof *rows);
-    start = malloc((d->R + 1) * sizeof *start);
-    entered = malloc(rep->nranks ? rep->nranks : 1);
-    has = malloc(rep->nranks ? rep->nranks : 1);
-    tmp = calloc((rep->nranks ? rep->nranks : 1) * PM_Q_EVENTS, sizeof *tmp);
-    if (!rows || !start || !entered || !has || !tmp)
-        goto done;
-    nf = pm_mpi_functions(d, rep->mpi_fn, rows, start);
-    if (nq > SIZE_MAX / (d->R + nf + 1))
-        goto done;
-    rep->xreg = calloc(d->R ? d->R : 1, sizeof *rep->xreg);
-    rep->mpif = calloc(nf ? nf : 1, sizeof *rep->mpif);
-    rep->xq = calloc((d->R + nf) * nq + 1, sizeof *rep->xq);
-    rep->share = calloc(rep->nranks ? rep->nranks : 1, sizeof *rep->share);
-    rep->xexcl = calloc(d->R ? d->R : 1, sizeof *rep->xexcl);
-    rep->xomp = calloc(d->R ? d->R : 1, sizeof *rep->xomp);
-    if (!rep->xreg || !rep->mpif || !rep->xq || !rep->share || !rep->xexcl || !rep->xomp)
-        goto done;
     for (size_t r = 0; r < d->R; r++) {
-        const struct pm_rq *q0 = rc->rq + r * (nq + 1);
-
-        /* a rank entered a region when one of its threads has visits there */
-        for (size_t k = 0; k < rep->nranks; k++)
-            entered[k] = q0[k * stride + PM_Q_VISITS].total > 0;
-        rep->xreg[r].name = d->regions[r].name;
-        rep->xreg[r].q = rep->xq + r * nq;
-        rep->xreg[r].entered = 0;
-        for (size_t k = 0; k < rep->nranks; k++)
-            rep->xreg[r].entered += entered[k];
         for (size_t q = 0; q < nq; q++)
-            pm_x_reduce(rep, (struct pm_rqs){q0 + q, stride, NULL}, entered, &rep->xreg[r].q[q]);
-        pm_x_reduce(rep, (struct pm_rqs){q0 + nq, stride, NULL}, entered, &rep->xexcl[r]);
-        if (!rep->has_omp_wait)
-            continue;
-        /* the OpenMP wait share of each rank: its threads' wait below the
-         * region over their time in it */
-        for (size_t k = 0; k < rep->nranks; k++) {
-            uint64_t tns = rc->omp[(k * d->R + r) * 2], wns = rc->omp[(k * d->R + r) * 2 + 1];
-
-            memset(&tmp[k], 0, sizeof tmp[k]);
-            tmp[k].total = tns > 0 ? (double)wns / (double)tns : 0;
-            has[k] = tns > 0;
-            /* a rank without time in the region has no share */
-            entered[k] = entered[k] && tns > 0;
-        }
-        pm_x_reduce(rep, (struct pm_rqs){tmp, 1, has}, entered, &rep->xomp[r]);
+            pm_x_finish(&rep->xreg[r].q[q], &acc[r * nq + q]);
+        pm_x_finish(&rep->xexcl[r], &accx[r]);
+        pm_x_finish(&rep->xomp[r], &acco[r]);
     }
-    /* an MPI function: per rank, its rows summed in row order. The values
-     * are integers (calls, bytes, ns), exact in a double below 2^53, so the
-     * order does not change them. */
-    for (size_t f = 0; f < nf; f++) {
-        struct pm_xregion *x = &rep->mpif[f];
-
-        x->name = d->regions[rows[start[f]]].name;
-        x->q = rep->xq + (d->R + f) * nq;
-        memset(tmp, 0, rep->nranks * PM_Q_EVENTS * sizeof *tmp);
-        memset(entered, 0, rep->nranks);
-        for (size_t i = start[f]; i < start[f + 1]; i++)
-            for (size_t k = 0; k < rep->nranks; k++) {
-                const struct pm_rq *q0 = rc->rq + k * stride + rows[i] * (nq + 1);
-
-                entered[k] |= q0[PM_Q_VISITS].total > 0;
-                for (size_t q = 0; q < PM_Q_EVENTS; q++) {
-                    struct pm_rq *t = &tmp[k * PM_Q_EVENTS + q];
-
-                    t->total += q0[q].total;
-                    t->nvals += q0[q].nvals;
-                    t->n_na += q0[q].n_na;
-                    t->estimate |= q0[q].estimate;
-                    t->untrusted |= q0[q].untrusted;
-                }
-            }
-        x->entered = 0;
-        for (size_t k = 0; k < rep->nranks; k++)
-            x->entered += entered[k];
+    for (size_t f = 0; f < rep->nmpif; f++)
         for (size_t q = 0; q < PM_Q_EVENTS; q++)
-            pm_x_reduce(rep, (struct pm_rqs){tmp + q, PM_Q_EVENTS, NULL}, entered, &x->q[q]);
-    }
-    rep->nmpif = nf;
-    qsort(rep->mpif, nf, sizeof *rep->mpif, pm_cmp_mpif);
-    pm_mpi_share(rep, rc, entered, has, tmp);
-    ret = 0;
-done:
-    free(rows);
-    free(start);
-    free(entered);
-    free(has);
-    free(tmp);
-    return ret;
+            pm_x_finish(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q]);
+    qsort(rep->mpif, rep->nmpif, sizeof *rep->mpif, pm_cmp_mpif);
+    pm_mpi_share(rep);
 }

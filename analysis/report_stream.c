@@ -184,6 +184,9 @@ struct pm_engine {
     struct pm_report *rep;
     const struct pm_file *d;
     size_t B, nblocks, nq;
+    size_t W;         /* rank slots of the whole: ranks whose sums are open at once */
+    size_t *last;     /* [nranks] last thread row of each rank */
+    size_t next_done; /* ranks below it are folded into the statistics across ranks */
     size_t *slot_of;  /* [nranks] scratch: slot of a rank in the current block */
     uint64_t *child;  /* [R] scratch */
     uint64_t *excl;   /* [R] one thread's exclusive times */
@@ -193,7 +196,7 @@ struct pm_engine {
 /* Thread rows per block. The same for every run on the same file (it
  * depends on the file alone), so that every run joins the same blocks.
  * PERFMARK_REPORT_BLOCK=N overrides it (tests: many blocks on a small file). */
-static size_t pm_block_rows(const struct pm_file *d)
+size_t pm_block_rows(const struct pm_file *d)
 {
     const char *s = getenv("PERFMARK_REPORT_BLOCK");
     size_t row = d->R * (d->E + 2 * d->G + 5) * 8, want, c = d->chunk_threads;
@@ -236,6 +239,52 @@ static size_t pm_block_slots(struct pm_engine *g, size_t b, uint64_t *slot_rank)
     return n;
 }
 
+/* Is a worse than b among a region's slowest threads (less time; on a tie
+ * the later thread row, which the chart drops first)? */
+static int pm_top_worse(const struct pm_topthr *a, const struct pm_topthr *b)
+{
+    return a->wall < b->wall || (a->wall == b->wall && a->t > b->t);
+}
+
+/* Thread t (rows come in ascending order) into a region's PM_TOP_THREADS
+ * slowest: a min-heap on pm_top_worse, so the one to drop is at the root
+ * and memory stays bounded whatever the number of threads. */
+static void pm_top_add(struct pm_topthr *h, size_t *n, double wall, size_t t, uint32_t flags)
+{
+    struct pm_topthr c = {wall, t, flags};
+    size_t i;
+
+    if (*n < PM_TOP_THREADS) {
+        for (i = (*n)++; i > 0 && pm_top_worse(&c, &h[(i - 1) / 2]); i = (i - 1) / 2)
+            h[i] = h[(i - 1) / 2];
+        h[i] = c;
+        return;
+    }
+    if (!pm_top_worse(&h[0], &c)) /* a later row with no more time never enters */
+        return;
+    for (i = 0;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct pm_topthr *least = &c;
+
+        if (l < *n && pm_top_worse(&h[l], least))
+            m = l, least = &h[l];
+        if (l + 1 < *n && pm_top_worse(&h[l + 1], least))
+            m = l + 1;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = c;
+}
+
+static int pm_cmp_top_row(const void *a, const void *b)
+{
+    size_t x = ((const struct pm_topthr *)a)->t, y = ((const struct pm_topthr *)b)->t;
+
+    return (x > y) - (x < y);
+}
+
 /* One cell into the part. */
 static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t t, size_t r,
                     size_t c)
@@ -263,6 +312,12 @@ static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t 
         ra->nvisited++;
         pm_tacc_add(&ra->wall_thr, &ra->wa, w, t);
         pm_tacc_add(&ra->excl_thr, &ra->xa, x, t);
+        if (rep->top)
+            pm_top_add(&rep->top[r * PM_TOP_THREADS], &rep->ntop[r], (double)w, t, f);
+    }
+    if (rep->heat && !rep->heat_by_rank && t < rep->heat_cols) {
+        rep->heat[r * rep->heat_cols + t] += (double)w;
+        rep->heat_in[r * rep->heat_cols + t] |= (unsigned char)visited;
     }
     if (visited || f)
         p->h->cells++;
@@ -403,7 +458,7 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
     for (size_t i = 0; i < d->R * d->E; i++)
         pm_acc_merge(&all->ev[i].s, &all->ev[i].a, &b->ev[i].s, &b->ev[i].a);
     for (size_t s = 0; s < b->h->nslots; s++) {
-        size_t k = b->slot_rank[s];
+        size_t k = b->slot_rank[s] % g->W;
 
         for (size_t i = 0; i < d->R * nq1; i++) {
             struct pm_rq *x = &all->rq[k * d->R * nq1 + i];
@@ -422,13 +477,33 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
     }
 }
 
+/* Fold every rank whose threads are all in (rows below `end`) into the
+ * statistics across ranks, in ascending rank order, and free its slot. With
+ * threads in rank order (as perfmark writes them) a rank is done as soon as
+ * the block holding its last thread is joined; otherwise W = every rank and
+ * all are done after the last block. Either way the ranks are folded in the
+ * same order, so the numbers do not depend on it. */
+static void pm_ranks_done(struct pm_engine *g, struct pm_part *all, size_t end)
+{
+    const struct pm_file *d = g->d;
+    size_t n = d->R * (g->nq + 1);
+
+    while (g->next_done < g->rep->nranks && g->last[g->next_done] < end) {
+        size_t k = g->next_done++, slot = k % g->W;
+
+        pm_report_rank_done(g->rep, k, &all->rq[slot * n], &all->omp[slot * d->R * 2],
+                            all->mpi_ns[slot]);
+        memset(&all->rq[slot * n], 0, n * sizeof *all->rq);
+        memset(&all->omp[slot * d->R * 2], 0, d->R * 2 * sizeof *all->omp);
+        all->mpi_ns[slot] = 0;
+    }
+}
+
 /* The whole into the report. */
 static int pm_finish(struct pm_engine *g, struct pm_part *all)
 {
     struct pm_report *rep = g->rep;
     const struct pm_file *d = g->d;
-    struct pm_rankcells rc = {g->nq, all->rq, all->omp, all->mpi_ns};
-
     pm_flag_defs(rep, all->h->seen);
     rep->cells = all->h->cells;
     rep->flagged_cells = all->h->flagged;
@@ -480,9 +555,12 @@ static int pm_finish(struct pm_engine *g, struct pm_part *all)
             rep->td.reg[r] = ra->td;
             pm_td_finish_stat(&rep->td, &ra->tds, &rep->td.reg[r]);
         }
+        if (rep->top) /* the chart lists them in row order */
+            qsort(&rep->top[r * PM_TOP_THREADS], rep->ntop[r], sizeof *rep->top, pm_cmp_top_row);
     }
     pm_report_derived(rep);
-    return pm_report_ranks_finish(rep, &rc);
+    pm_report_ranks_finish(rep);
+    return 0;
 }
 
 /* The MPI rank that aggregates block b: contiguous ranges, so that each
@@ -492,19 +570,40 @@ static int pm_owner(size_t b, size_t nblocks, int np)
     return (int)((b * (size_t)np) / (nblocks ? nblocks : 1));
 }
 
+/* The HTML charts' state (rep->heat, rep->top): bounded by the regions
+ * times PM_HEAT_COLS columns and PM_TOP_THREADS threads. */
+static int pm_html_alloc(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    size_t R = d->R ? d->R : 1;
+
+    rep->heat_by_rank = rep->nranks > 1;
+    rep->heat_cols = rep->heat_by_rank ? rep->nranks : d->T;
+    if (rep->heat_cols > PM_HEAT_COLS)
+        rep->heat_cols = PM_HEAT_COLS;
+    rep->heat = calloc(R * (rep->heat_cols ? rep->heat_cols : 1), sizeof *rep->heat);
+    rep->heat_in = calloc(R * (rep->heat_cols ? rep->heat_cols : 1), 1);
+    rep->top = calloc(R * PM_TOP_THREADS, sizeof *rep->top);
+    rep->ntop = calloc(R, sizeof *rep->ntop);
+    return rep->heat && rep->heat_in && rep->top && rep->ntop ? 0 : -1;
+}
+
 int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const char *path,
-                           char *err, size_t errlen)
+                           int html, char *err, size_t errlen)
 {
     struct pm_engine g;
     struct pm_part all = {0}, part = {0};
     size_t maxslots = 0;
-    int rc = -1, np = d->stream ? pm_mpi_np : 1, me = d->stream ? pm_mpi_me : 0;
+    /* HTML is made by rank 0 alone: its charts follow single threads in
+     * row order */
+    int rc = -1, np = d->stream && !html ? pm_mpi_np : 1, me = d->stream && !html ? pm_mpi_me : 0;
+    int sorted = 1;
     int failed = 0, ready = 0;
 
     memset(&g, 0, sizeof g);
     if (err && errlen)
         err[0] = '\0';
-    if (pm_report_setup(rep, d, path) < 0)
+    if (pm_report_setup(rep, d, path) < 0 || (html && pm_html_alloc(rep) < 0))
         goto agree;
     g.rep = rep;
     g.d = d;
@@ -512,10 +611,15 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
     g.B = rep->block_rows = pm_block_rows(d);
     g.nblocks = d->T ? (d->T - 1) / g.B + 1 : 0;
     g.slot_of = malloc((rep->nranks ? rep->nranks : 1) * sizeof *g.slot_of);
+    g.last = malloc((rep->nranks ? rep->nranks : 1) * sizeof *g.last);
     g.child = malloc((d->R ? d->R : 1) * sizeof *g.child);
     g.excl = malloc((d->R ? d->R : 1) * sizeof *g.excl);
-    if (!g.slot_of || !g.child || !g.excl)
+    if (!g.slot_of || !g.child || !g.excl || !g.last)
         goto agree;
+    for (size_t t = 0; t < d->T; t++) {
+        g.last[rep->thread_rank[t]] = t;
+        sorted &= t == 0 || rep->thread_rank[t] >= rep->thread_rank[t - 1];
+    }
     for (size_t k = 0; k < rep->nranks; k++)
         g.slot_of[k] = PM_NONE;
     for (size_t b = 0; b < g.nblocks; b++) {
@@ -525,12 +629,13 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
     }
     if (pm_part_alloc(rep, maxslots, &part) < 0 || pm_cells_alloc(d, g.B, &g.cells) < 0)
         goto agree;
+    /* sorted: the ranks open at once are those of one block, consecutive
+     * indices, so k % W never collides */
+    g.W = sorted ? (maxslots ? maxslots : 1) : (rep->nranks ? rep->nranks : 1);
     if (me == 0) {
-        if (pm_part_alloc(rep, rep->nranks, &all) < 0)
+        if (pm_part_alloc(rep, g.W, &all) < 0)
             goto agree;
-        all.h->nslots = rep->nranks;
-        for (size_t k = 0; k < rep->nranks; k++)
-            all.slot_rank[k] = k;
+        all.h->nslots = g.W;
     }
     ready = 1;
 agree:
@@ -569,8 +674,10 @@ agree:
             failed = 1;
             continue;
         }
-        if (!failed)
+        if (!failed) {
             pm_part_join(&g, &all, &part);
+            pm_ranks_done(&g, &all, (b + 1) * g.B);
+        }
     }
     if (me != 0) {
         rc = 1;
@@ -591,6 +698,7 @@ done:
     free(part.buf);
     free(all.buf);
     free(g.slot_of);
+    free(g.last);
     free(g.child);
     free(g.excl);
     return rc;

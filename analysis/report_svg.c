@@ -24,6 +24,10 @@
 #define PM_SVG_MAX_THREADS 48
 #define PM_SVG_HEAVY 4 /* regions with per-thread bars */
 
+/* the charts draw from what the cells' pass kept (report_stream.c) */
+_Static_assert(PM_SVG_MAX_THREADS <= PM_TOP_THREADS, "per-thread bars need the threads kept");
+_Static_assert(PM_SVG_MAX_COLS <= PM_HEAT_COLS, "heat map columns need the sums kept");
+
 static void pm_svg_open(FILE *out, const char *id, int w, int h, const char *label)
 {
     fprintf(out, "<svg id=\"%s\" class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -312,12 +316,6 @@ static void pm_svg_heat_color(char *buf, size_t len, double f)
     snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-/* Column of thread t: its rank's index, or the thread itself. */
-static size_t pm_svg_col(const struct pm_report *rep, size_t t)
-{
-    return pm_html_by_rank(rep) ? rep->thread_rank[t] : t;
-}
-
 static void pm_svg_col_label(const struct pm_report *rep, size_t c, char *buf, size_t len)
 {
     if (pm_html_by_rank(rep))
@@ -335,16 +333,9 @@ static void pm_svg_heat_row(FILE *out, const struct pm_report *rep, size_t r, in
     size_t entered = 0;
     char color[16], a[48], col[48];
 
-    memset(v, 0, ncols * sizeof *v);
-    memset(in, 0, ncols);
-    for (size_t t = 0; t < d->T; t++) {
-        size_t c = pm_svg_col(rep, t);
-
-        if (c >= ncols)
-            continue;
-        v[c] += (double)d->wall_ns[pm_tr(d, t, r)];
-        in[c] |= d->visits[pm_tr(d, t, r)] > 0;
-    }
+    /* Σ wall_ns per column, summed while the cells streamed (rep->heat) */
+    memcpy(v, &rep->heat[r * rep->heat_cols], ncols * sizeof *v);
+    memcpy(in, &rep->heat_in[r * rep->heat_cols], ncols);
     for (size_t c = 0; c < ncols; c++)
         if (in[c]) {
             entered++;
@@ -391,10 +382,12 @@ void pm_svg_heatmap(FILE *out, const struct pm_report *rep)
     int cw, w, h, y;
     char buf[48];
 
-    if (d->R == 0 || d->T == 0)
+    if (d->R == 0 || d->T == 0 || !rep->heat)
         return;
     if (ncols > PM_SVG_MAX_COLS)
         ncols = PM_SVG_MAX_COLS;
+    if (ncols > rep->heat_cols)
+        ncols = rep->heat_cols;
     rows = malloc(d->R * sizeof *rows);
     key = malloc(d->R * sizeof *key);
     v = malloc(ncols * sizeof *v);
@@ -626,25 +619,20 @@ void pm_svg_mpi(FILE *out, const struct pm_report *rep)
 
 /* ----------------------------------------------------- per-thread bars */
 
-static void pm_svg_thread_chart(FILE *out, const struct pm_report *rep, size_t r, size_t chart,
-                                size_t *thr, double *key)
+static void pm_svg_thread_chart(FILE *out, const struct pm_report *rep, size_t r, size_t chart)
 {
     const struct pm_file *d = rep->d;
-    size_t n = 0, visited;
-    double max = 0, sum = 0;
+    /* the region's slowest visiting threads in row order (rep->top, kept
+     * while the cells streamed); the max and mean over every visiting
+     * thread are the region's spread over threads */
+    const struct pm_topthr *top = &rep->top[r * PM_TOP_THREADS];
+    const struct pm_tstat *ws = &rep->reg[r].wall_thr;
+    size_t n = rep->ntop[r] < PM_SVG_MAX_THREADS ? rep->ntop[r] : PM_SVG_MAX_THREADS;
+    size_t visited = ws->n;
+    double max = ws->n ? ws->max : 0, mean = ws->n ? ws->mean : 0;
     int y = 28;
     char id[48], a[48], label[64];
 
-    for (size_t t = 0; t < d->T; t++)
-        if (d->visits[pm_tr(d, t, r)] > 0) {
-            thr[n++] = t;
-            key[t] = (double)d->wall_ns[pm_tr(d, t, r)];
-            sum += key[t];
-            if (key[t] > max)
-                max = key[t];
-        }
-    visited = n;
-    n = pm_svg_keep_highest(thr, n, key, PM_SVG_MAX_THREADS);
     snprintf(id, sizeof id, "thread-bars-%zu", chart);
     pm_svg_open(out, id, PM_SVG_LABEL_W + PM_SVG_BAR_W + 260, 40 + (int)n * 16 + 40,
                 "Time per thread in a region");
@@ -652,21 +640,21 @@ static void pm_svg_thread_chart(FILE *out, const struct pm_report *rep, size_t r
     pm_html_esc(out, d->regions[r].path, 120, 1);
     fprintf(out, ": time per thread%s</text>\n", n < visited ? " (the slowest threads)" : "");
     for (size_t i = 0; i < n; i++, y += 16) {
-        size_t t = thr[i];
-        uint32_t f = d->flags[pm_tr(d, t, r)];
-        double w = max > 0 ? key[t] / max * PM_SVG_BAR_W : 0;
+        size_t t = top[i].t;
+        uint32_t f = top[i].flags;
+        double key = top[i].wall, w = max > 0 ? key / max * PM_SVG_BAR_W : 0;
 
         if (pm_html_by_rank(rep))
             snprintf(label, sizeof label, "rank %d, thread %d", (int)d->threads[t].rank,
                      (int)d->threads[t].thread);
         else
             snprintf(label, sizeof label, "thread %d", (int)d->threads[t].thread);
-        pm_html_time(a, sizeof a, key[t]);
+        pm_html_time(a, sizeof a, key);
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n<rect x=\"%d\" "
                 "y=\"%d\" width=\"%.2f\" height=\"12\" fill=\"%s\"%s data-t=\"%zu\" "
                 "data-v=\"%.17g\"><title>%s: %s", PM_SVG_LABEL_W - 8, y + 10, label,
                 PM_SVG_LABEL_W, y, w, f ? "#ffb74d" : "#5c6bc0",
-                f ? " stroke=\"#c62828\" stroke-width=\"1.5\"" : "", t, key[t], label, a);
+                f ? " stroke=\"#c62828\" stroke-width=\"1.5\"" : "", t, key, label, a);
         if (f) {
             fputs("; flagged:", out);
             for (size_t k = 0; k < rep->nflags; k++)
@@ -679,9 +667,9 @@ static void pm_svg_thread_chart(FILE *out, const struct pm_report *rep, size_t r
                 PM_SVG_LABEL_W + w + 4, y + 10, a);
     }
     if (visited > 0 && max > 0) { /* the mean over the visiting threads, for imbalance */
-        double x = PM_SVG_LABEL_W + sum / (double)visited / max * PM_SVG_BAR_W;
+        double x = PM_SVG_LABEL_W + mean / max * PM_SVG_BAR_W;
 
-        pm_html_time(a, sizeof a, sum / (double)visited);
+        pm_html_time(a, sizeof a, mean);
         fprintf(out, "<line x1=\"%.2f\" y1=\"24\" x2=\"%.2f\" y2=\"%d\" stroke=\"#c62828\" "
                 "stroke-dasharray=\"4 3\"><title>mean over the %zu threads: %s</title></line>\n",
                 x, x, y + 2, visited, a);
@@ -699,8 +687,6 @@ void pm_svg_thread_bars(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
     size_t heavy[PM_SVG_HEAVY], nheavy = 0;
-    size_t *thr;
-    double *key;
 
     if (d->R == 0 || d->T == 0)
         return;
@@ -718,19 +704,15 @@ void pm_svg_thread_bars(FILE *out, const struct pm_report *rep)
             nheavy += nheavy < PM_SVG_HEAVY;
         }
     }
-    if (nheavy == 0)
+    if (nheavy == 0 || !rep->top)
         return;
-    thr = malloc(d->T * sizeof *thr);
-    key = malloc(d->T * sizeof *key);
-    if (thr && key) {
+    {
         fputs("<section id=\"thread-bars\">\n<h2>Threads in the heaviest regions</h2>\n"
               "<p class=\"note\">Wall time of each thread that visited, for the regions of "
               "most total time; orange = the cell carries a data-quality flag (hover for "
               "which).</p>\n", out);
         for (size_t i = 0; i < nheavy; i++)
-            pm_svg_thread_chart(out, rep, heavy[i], i, thr, key);
+            pm_svg_thread_chart(out, rep, heavy[i], i);
         fputs("</section>\n", out);
     }
-    free(thr);
-    free(key);
 }

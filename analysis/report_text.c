@@ -587,8 +587,10 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
         for (size_t t = 0; t < d->T; t++) {
             fprintf(out, "%5d %6d", (int)d->threads[t].rank, (int)d->threads[t].thread);
             for (size_t e = e0; e < e1; e++) {
-                const struct pm_evstat *s = &rep->thr[t * d->E + e];
+                struct pm_evstat sv;
+                const struct pm_evstat *s = &sv;
 
+                pm_thread_evstat(rep, t, e, &sv);
                 pm_fmt_value(buf, sizeof buf, s->has_total, s->total, s,
                              pm_event_is_time(&d->events[e]));
                 putc(' ', out);
@@ -1060,8 +1062,11 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
         bad |= rep->regev[i].untrusted;
     }
     for (size_t i = 0; i < d->T * d->E; i++) {
-        est |= rep->thr[i].estimate;
-        na |= !rep->thr[i].has_total;
+        struct pm_evstat s;
+
+        pm_thread_evstat(rep, i / d->E, i % d->E, &s);
+        est |= s.estimate;
+        na |= !s.has_total;
     }
     if (!est && !na && !bad && rep->flagged_cells == 0)
         return;
@@ -1118,7 +1123,7 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
 /* The metric of every (region, rank) or (region, thread): the breakdown the
  * region tables sum over. Ranks and threads without a value are left out;
  * a rank's value is the sum over its threads, like everywhere else. */
-void pm_render_text_by(FILE *out, const struct pm_report *rep)
+void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells *by)
 {
     const struct pm_file *d = rep->d;
     const struct pm_view *v = &rep->view;
@@ -1127,9 +1132,6 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
     const char *mname = v->metric == PM_VM_TIME ? "inclusive time" :
                         v->metric == PM_VM_EXCL ? "exclusive time" :
                         v->metric == PM_VM_VISITS ? "visits" : rep->evkey[v->metric_event];
-    double *val = calloc(rep->nranks ? rep->nranks : 1, sizeof *val);
-    unsigned char *has = calloc(rep->nranks ? rep->nranks : 1, 1);
-    unsigned char *mark = calloc(rep->nranks ? rep->nranks : 1, 1);
     char buf[64];
 
     if (v->metric == PM_VM_EVENT)
@@ -1140,49 +1142,17 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
     pm_text_selection(out, rep);
     pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %6s %6s %13s %7s\n", "rank", by_rank ? "" : "thread", "value", "share");
-    if (!val || !has || !mark) {
-        fputs("(out of memory)\n", out);
-        free(val);
-        free(has);
-        free(mark);
-        return;
-    }
+    /* the values come from report_by.c's pass over the cells */
     for (size_t i = 0; i < v->nrows; i++) {
         size_t r = v->rows[i];
-        double total = 0;
+        double total = by->total[i];
 
-        memset(val, 0, (rep->nranks ? rep->nranks : 1) * sizeof *val);
-        memset(has, 0, rep->nranks ? rep->nranks : 1);
-        memset(mark, 0, rep->nranks ? rep->nranks : 1);
-        for (size_t t = 0; t < d->T; t++) {
-            int h;
-            double x = pm_cell_metric(rep, t, r, &h);
-
-            if (d->visits[pm_tr(d, t, r)] == 0 && x == 0)
-                continue;
-            if (h)
-                total += x;
-            if (by_rank) {
-                val[rep->thread_rank[t]] += h ? x : 0;
-                has[rep->thread_rank[t]] |= (unsigned char)h;
-                mark[rep->thread_rank[t]] |= (unsigned char)pm_cell_mark(rep, t, r);
-            }
-        }
-        for (size_t k = 0, n = by_rank ? rep->nranks : d->T; k < n; k++) {
+        for (size_t k = 0; k < by->nunits; k++) {
             double x;
-            int h = 1, m;
+            int m;
 
-            if (by_rank) {
-                if (!has[k])
-                    continue;
-                x = val[k];
-                m = mark[k];
-            } else {
-                x = pm_cell_metric(rep, k, r, &h);
-                if (!h || (d->visits[pm_tr(d, k, r)] == 0 && x == 0))
-                    continue;
-                m = pm_cell_mark(rep, k, r);
-            }
+            if (!pm_by_get(by, rep, i, k, &x, &m))
+                continue;
             pm_text_region_name(out, &d->regions[r]);
             if (by_rank)
                 fprintf(out, " %6d %6s", (int)rep->ranks[k], "");
@@ -1204,7 +1174,4 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep)
     pm_text_wrap(out, "share = of the region's total over every thread; ~ = an estimate "
                       "(multiplexed counts scaled), ! = counts missing (no estimate, or "
                       "counters reopened)", 0);
-    free(val);
-    free(has);
-    free(mark);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Report at scale (issue 6): aggregate a synthetic job file of
 # RANKS x THREADS x REGIONS x EVENTS (default 1024 x 16 x 100 x 8) and print
-# the time and peak RSS of `perfmark report` next to a floor measured in the
+# the time and peak RSS of `perfmark report` (every format, --by rank and
+# thread) and `perfmark diff` next to a floor measured in the
 # same run on the same file: /usr/bin/python3 + h5py reading every /region and
 # /thread dataset (reading and inflating them, nothing else). No threshold is
 # asserted; the ratio is the figure.
@@ -44,11 +45,19 @@ ratio() { # "wall user rss" of a run against the floor
     awk -v a="$1" -v f="$floor" 'BEGIN{split(a, x, " "); split(f, y, " ");
         printf "ratio to floor: wall %.2f, user %.2f", x[1] / y[1], x[2] / (y[2] > 0 ? y[2] : 0.01)}'
 }
-for fmt in json text csv; do
+for fmt in json text csv html; do
     v=$(measure "$perfmark" report "$file" --format $fmt)
     cp "$tmp/out" "$tmp/serial.$fmt"
     echo "report --format $fmt: $v (wall s, user s, peak RSS kB) $(ratio "$v")"
 done
+for by in rank thread; do
+    v=$(measure "$perfmark" report "$file" --by $by)
+    echo "report --by $by: $v (wall s, user s, peak RSS kB) $(ratio "$v")"
+done
+# diff reads both files (here the same one twice) and reports each first in
+# the crash-isolating child: about three reports' work
+v=$(measure "$perfmark" diff "$file" "$file")
+echo "diff FILE FILE: $v (wall s, user s, peak RSS kB) $(ratio "$v")"
 # under mpirun: the same bytes, the blocks shared among the ranks (on a
 # machine with fewer cores than ranks this shows the cost, not a gain)
 if command -v mpirun > /dev/null; then

@@ -1,6 +1,7 @@
 /*
  * fuzz_report.c — libFuzzer harness: the input bytes as an HDF5 file through
- * the whole report path (pm_file_load, pm_report_build, every renderer), in
+ * the whole report path (pm_file_open, pm_report_build_stream, the text, CSV
+ * and JSON renderers), in
  * this process so that the sanitizers see perfmark's own code.
  *
  * HDF5 needs a file name, so each input is written to a fresh file in

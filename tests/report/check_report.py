@@ -68,8 +68,8 @@ CSV_MORE_HEADER = ["excl_total_ns", "excl_min_ns", "excl_mean_ns", "excl_max_ns"
 OMP_WAITS = (b"omp barrier", b"omp taskwait", b"omp taskgroup")
 FLAG_WHERE = 3  # cells named per flag
 
-GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "manyranks", "rankfile", "omp",
-                 "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
+GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "ranks_shuffled", "manyranks",
+                 "rankfile", "omp", "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
                  "topdown_nol2", "topdown_adl", "branch_icl"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
     "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
@@ -1412,7 +1412,7 @@ def run_opts(prefix, path, fmt, opts):
 
 def check_options(ck, prefix, tmp):
     """--region, --top, --metric and --by against a selection made here."""
-    for variant in ("ranks", "omp", "full"):
+    for variant in ("ranks", "ranks_shuffled", "omp", "full"):
         path = os.path.join(tmp, variant + ".h5")
         ck.scope = variant + " options: "
         m = load(path)

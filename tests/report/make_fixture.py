@@ -30,6 +30,9 @@ Variants:
              only cell has no estimate, a region where no rank has one, a
              region of zero time, MULTIPLEXED, NOT_COUNTED and
              LOST_GENERATION cells, two threads of one rank in MPI at once.
+  ranks_shuffled  `ranks` with its thread rows out of rank order (ranks 2,
+             0, 2, 1, 2, 1): the report must not rely on the order perfmark
+             writes them in.
   manyranks  a job file of 20 ranks of one thread each (the text lists the 3
              highest MPI shares instead of every rank); one rank has no time.
   rankfile   a per-rank file (root rank = 2, ranks = 4) holding one rank.
@@ -525,6 +528,14 @@ def write_ranks(path):
                     {"rank": -1, "ranks": 3})
 
 
+def write_ranks_shuffled(path):
+    perm = [3, 0, 4, 1, 5, 2]  # new row -> `ranks` row
+    wall = [50_000_000, 80_000_000, 60_000_000, 30_000_000, 40_000_000, 35_000_000]
+    write_rank_file(path, RANK_REGIONS, [RANK_OF_THREAD[p] for p in perm],
+                    lambda t, r: ranks_cell(perm[t], r), [wall[p] for p in perm],
+                    {"rank": -1, "ranks": 3})
+
+
 # (name, parent row, kind) of the `omp` variant
 OMP_REGIONS = [
     ("main", -1, "user"),                          # 0
@@ -873,6 +884,7 @@ VARIANTS = {
     "badtree": lambda p: write_full(p, "badtree"),
     "extras": write_extras,
     "ranks": write_ranks,
+    "ranks_shuffled": write_ranks_shuffled,
     "manyranks": write_manyranks,
     "omp": write_omp,
     "rankfile": write_rankfile,
