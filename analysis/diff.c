@@ -1072,16 +1072,17 @@ int pm_diff_main(int argc, char **argv)
         if (pm_diff_load(&df.f[i]) < 0)
             goto out;
     }
-    if (pm_units(&df) < 0 || pm_metrics(&df) < 0)
+    if (pm_units(&df) < 0)
         goto oom;
+    int in_order[2];
     for (int i = 0; i < 2; i++) {
         struct pm_dfile *f = &df.f[i];
         size_t t = 1;
-        int s;
 
         while (t < f->d.T && f->unit[t] >= f->unit[t - 1])
             t++;
-        if (t < f->d.T) { /* threads out of rank order: the cells into memory */
+        in_order[i] = t >= f->d.T;
+        if (!in_order[i]) { /* threads out of rank order: the cells into memory */
             char err[1024] = "";
 
             pm_file_free(&f->d);
@@ -1090,7 +1091,15 @@ int pm_diff_main(int argc, char **argv)
                 fprintf(stderr, "perfmark diff: %s\n", err);
                 goto out;
             }
-        } else if ((s = pm_side_stream(&df, i)) < 0) {
+        }
+    }
+    /* after any reload: the metrics point at the files' event names */
+    if (pm_metrics(&df) < 0)
+        goto oom;
+    for (int i = 0; i < 2; i++) {
+        int s;
+
+        if (in_order[i] && (s = pm_side_stream(&df, i)) < 0) {
             if (s == -2)
                 goto out;
             goto oom;

@@ -308,9 +308,11 @@ def main():
     ok(any(f[1] for f in flags) and any(f[2] for f in flags),
        "full: no estimate or no untrusted value shown")
     # several ranks: units are ranks (a job file, a per-rank file, a mixed pair)
-    for v in ("ranks", "rankfile"):
+    # (ranks_shuffled: threads out of rank order, which diff loads whole)
+    for v in ("ranks", "rankfile", "ranks_shuffled"):
         make_fixture.write(os.path.join(tmp, v + ".h5"), v)
-    for x, y in (("ranks", "ranks"), ("ranks", "rankfile"), ("full", "ranks")):
+    for x, y in (("ranks", "ranks"), ("ranks", "rankfile"), ("full", "ranks"),
+                 ("ranks_shuffled", "ranks"), ("ranks", "ranks_shuffled")):
         px, py = os.path.join(tmp, x + ".h5"), os.path.join(tmp, y + ".h5")
         r = diff(px, py, "--format", "json")
         ok(r.returncode == 0, "%s vs %s: exit %d (%r)" % (x, y, r.returncode, r.stderr))
@@ -318,6 +320,12 @@ def main():
             check_json_against(x + "-" + y, x, y, px, py, json.loads(r.stdout))
     r = diff(full, full)
     ok(b"~" in r.stdout and b"!" in r.stdout, "full: text lacks ~ or !")
+    # the same numbers, in text too, whichever file is out of rank order
+    pr, ps = os.path.join(tmp, "ranks.h5"), os.path.join(tmp, "ranks_shuffled.h5")
+    body = lambda r: r.stdout.split(b"\n", 2)[2]  # past the A:/B: lines
+    r1, r2 = diff(pr, pr), diff(ps, pr)
+    ok(r1.returncode == 0 and r2.returncode == 0 and body(r1) == body(r2),
+       "ranks_shuffled vs ranks: text differs from ranks vs ranks:\n%s" % r2.stdout[:600])
 
     # ---- usage and file errors: exit 2, one line
     bad = os.path.join(tmp, "garbage.h5")
