@@ -233,6 +233,20 @@ static void pm_child_died(const char *path, int status, char *err, size_t errlen
     pm_set_err(err, errlen, path, msg);
 }
 
+/* The child's verdict: its own rc and message when it finished, else why
+ * it died (status of the reaped child, 0 when it could not be reaped). */
+static int pm_child_result(const struct pm_shared *sh, const char *path, int status, char *err,
+                           size_t errlen)
+{
+    if (!__atomic_load_n(&sh->done, __ATOMIC_SEQ_CST)) {
+        pm_child_died(path, status, err, errlen);
+        return -1;
+    }
+    if (sh->rc != 0 && err && errlen > 0)
+        snprintf(err, errlen, "%s", sh->err);
+    return sh->rc;
+}
+
 static int pm_wait(pid_t pid, int *status)
 {
     while (waitpid(pid, status, 0) < 0)
@@ -279,14 +293,7 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
             return pm_report_direct(path, fmt, out, err, errlen);
         }
         waited = pm_wait(pid, &status);
-        if (__atomic_load_n(&sh->done, __ATOMIC_SEQ_CST)) {
-            rc = sh->rc;
-            if (rc != 0 && err && errlen > 0)
-                snprintf(err, errlen, "%s", sh->err);
-        } else {
-            rc = -1;
-            pm_child_died(path, waited == 0 ? status : 0, err, errlen);
-        }
+        rc = pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
         if (rc == 0 && pm_report_copy(spool, out) < 0 && !ferror(out)) {
             pm_set_err(err, errlen, path, "cannot read back the report");
             rc = -1;
@@ -316,13 +323,8 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
     waited = pm_wait(pid, &status);
     if (rc < 0) {
         pm_set_err(err, errlen, path, "out of memory reading the report");
-    } else if (__atomic_load_n(&sh->done, __ATOMIC_SEQ_CST)) {
-        rc = sh->rc;
-        if (rc != 0 && err && errlen > 0)
-            snprintf(err, errlen, "%s", sh->err);
     } else {
-        rc = -1;
-        pm_child_died(path, waited == 0 ? status : 0, err, errlen);
+        rc = pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
     }
     if (rc == 0 && len > 0 && fwrite(buf, 1, len, out) != len)
         rc = -1; /* reported below through ferror */
