@@ -90,6 +90,34 @@ static int pm_td_metric_byte(const struct pm_event *ev)
     return byte < PM_TD_NBYTES ? byte : -1;
 }
 
+/* Hybrid CPUs (a cpu_atom PMU beside cpu_core): E-cores have no fixed
+ * counter 3 or PERF_METRICS, and a thread moved there between the page
+ * check and rdpmc would take #GP (SIGSEGV). read() is safe everywhere. */
+static int pm_hybrid_cpu(void)
+{
+    static int hybrid = -1;
+    if (hybrid < 0)
+        hybrid = access("/sys/bus/event_source/devices/cpu_atom", F_OK) == 0;
+    return hybrid;
+}
+
+/* Kernels with per-thread rdpmc TopDown (the save/restore of SLOTS and
+ * PERF_METRICS across context switches this mode relies on) give metric
+ * events an rdpmc index of their own, PERF_METRICS (x86_pmu_event_idx);
+ * older ones did not grant rdpmc to metric events at all. */
+static int pm_td_metric_page_ok(int fd, size_t pagesize)
+{
+    if (fd < 0)
+        return 0;
+    void *p = mmap(NULL, pagesize, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    const struct perf_event_mmap_page *pc = p;
+    int ok = pc->cap_user_rdpmc && pc->index == PM_TD_RDPMC_METRICS + 1;
+    munmap(p, pagesize);
+    return ok;
+}
+
 /* The TopDown rdpmc mode for a group of the slots leader and metric events
  * only (a group with other members keeps read(): their counts would need
  * their own pages), when the slots page grants rdpmc at fixed counter 3.
@@ -97,12 +125,13 @@ static int pm_td_metric_byte(const struct pm_event *ev)
 static void pm_try_td_rdpmc(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
-    if (!pm_td_rdpmc_allowed || cs->inherit)
+    if (!pm_td_rdpmc_allowed || cs->inherit || pm_hybrid_cpu())
         return;
     size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
     for (int g = 0; g < set->ngroups; g++) {
         int first = cs->gfirst[g], count = cs->gcount[g], ok = 1;
-        if (!set->led_by_event[g] || !pm_event_must_lead(&set->ev[first]))
+        /* a slots event alone gets no TopDown handling in the kernel */
+        if (!set->led_by_event[g] || !pm_event_must_lead(&set->ev[first]) || count < 2)
             continue;
         cs->td.byte[0] = 0xff;
         for (int k = 1; k < count && ok; k++) {
@@ -116,7 +145,9 @@ static void pm_try_td_rdpmc(struct pm_counterset *cs)
         if (p == MAP_FAILED)
             continue;
         const struct perf_event_mmap_page *pc = p;
-        if (!pc->cap_user_rdpmc || pc->index != PM_TD_RDPMC_SLOTS + 1 || pc->pmc_width == 0) {
+        /* cap_user_time: enabled/running must advance between read()s */
+        if (!pc->cap_user_rdpmc || !pc->cap_user_time || pc->index != PM_TD_RDPMC_SLOTS + 1 ||
+            pc->pmc_width == 0 || !pm_td_metric_page_ok(cs->fd[first + 1], pagesize)) {
             munmap(p, pagesize);
             continue;
         }
@@ -124,6 +155,7 @@ static void pm_try_td_rdpmc(struct pm_counterset *cs)
         cs->td.page = pc;
         cs->td.resync = 1;
         cs->td_group = g;
+        cs->gspecial |= 1u << g;
         __atomic_store_n(&pm_td_rdpmc_was_used, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -138,8 +170,8 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
     for (int i = 0; i < set->n; i++)
         hardware |= set->ev[i].attr.type != PERF_TYPE_SOFTWARE;
     /* TopDown metric events have no counter of their own: their pages
-     * point rdpmc at SLOTS, so the generic read below would return slots
-     * for every metric. Their group has its own mode. */
+     * point rdpmc at PERF_METRICS (or grant none), whose raw value is 8-bit
+     * fractions, not a count. Their group has its own mode. */
     if (set->td_method == PM_TD_METHOD_PERF_METRICS) {
         pm_try_td_rdpmc(cs);
         return;
@@ -174,6 +206,8 @@ static int pm_open_groups(struct pm_counterset *cs)
     const struct pm_eventset *set = cs->set;
     struct perf_event_attr attr;
     for (int g = 0; g < set->ngroups; g++) {
+        if (cs->gabsent >> g & 1)
+            continue;
         if (set->led_by_event[g]) {
             attr = set->ev[cs->gfirst[g]].attr;
             attr.disabled = 1;
@@ -188,8 +222,8 @@ static int pm_open_groups(struct pm_counterset *cs)
     }
     for (int i = 0; i < set->n; i++) {
         int g = set->ev[i].group;
-        if (set->led_by_event[g] && i == cs->gfirst[g])
-            continue;  /* it is the leader */
+        if ((set->led_by_event[g] && i == cs->gfirst[g]) || (cs->gabsent >> g & 1))
+            continue;  /* it is the leader, or the group is left out */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
         cs->fd[i] = pm_perf_open(&attr, cs->cpu, cs->leader[g]);
@@ -197,7 +231,8 @@ static int pm_open_groups(struct pm_counterset *cs)
             return -1;
     }
     for (int g = 0; g < set->ngroups; g++)
-        if (ioctl(cs->leader[g], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
+        if (!(cs->gabsent >> g & 1) &&
+            ioctl(cs->leader[g], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
             return -1;
     pm_try_rdpmc(cs);
     return 0;
@@ -209,14 +244,19 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
     /* Kept across reopening: generations must differ, and the window
      * accounting of regions open across it must stay consistent. */
     uint64_t generation = cs->generation;
-    uint64_t enter_lag = cs->td_enter_lag, exit_lag = cs->td_exit_lag;
+    uint64_t exit_lag = cs->td_exit_lag;
     uint64_t samples = cs->td.samples, foreign = cs->td.foreign, resets = cs->td.resets;
+    uint64_t charge = cs->td.charge;
     memset(cs, 0, sizeof *cs);
-    cs->td_enter_lag = enter_lag;
     cs->td_exit_lag = exit_lag;
     cs->td.samples = samples;
     cs->td.foreign = foreign;
     cs->td.resets = resets;
+    cs->td.charge = charge;
+    /* Until a TopDown rdpmc reading sets them again, every reading closes
+     * one window: a lag difference left from the last sample of the old
+     * set (or a mode not granted again) would inflate later visits. */
+    cs->td_enter_lag = exit_lag;
     cs->td_group = -1;
     cs->set = set;
     cs->cpu = cpu;
@@ -236,6 +276,14 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
     }
     for (int g = 0; g < set->ngroups; g++)
         cs->gskip[g] = !set->led_by_event[g];
+    /* The process-wide set leaves out groups led by an event (TopDown's
+     * slots). Its events live in every thread's context beside the
+     * thread's own set, and fixed counter 3 exists once: the two slots
+     * groups would take turns on it, multiplexing the thread's TopDown. */
+    for (int g = 0; g < set->ngroups && inherit; g++)
+        if (set->led_by_event[g])
+            cs->gabsent |= 1u << g;
+    cs->gspecial = cs->gabsent;
     if (set->n == 0) {
         cs->state = PM_CS_OPEN;
         return 0;
@@ -292,11 +340,12 @@ static inline __attribute__((always_inline)) int pm_read_group_sys(struct pm_cou
  * returned. */
 static inline __attribute__((always_inline)) int
 pm_td_sample(const volatile struct perf_event_mmap_page *pc, const struct pm_rdpmc_hooks *hooks,
-             struct pm_td_window *raw, uint64_t *ena, uint64_t *run, uint32_t *lock)
+             struct pm_td_window *raw, uint64_t *skew, uint64_t *ena, uint64_t *run,
+             uint32_t *lock)
 {
     uint32_t seq, idx, width;
     int granted;
-    uint64_t e, r, delta, slots = 0, metrics = 0;
+    uint64_t e, r, delta, slots = 0, slots2 = 0, metrics = 0;
     do {
         seq = pc->lock;
         pm_barrier();
@@ -310,16 +359,23 @@ pm_td_sample(const volatile struct perf_event_mmap_page *pc, const struct pm_rdp
         granted = pc->cap_user_rdpmc;
         width = pc->pmc_width;
         if (granted && idx == PM_TD_RDPMC_SLOTS + 1 && width) {
+            /* Two instructions, not one snapshot (the kernel reads them with
+             * the PMU disabled): PERF_METRICS describes the window at some
+             * point between the two SLOTS reads. */
             slots = hooks->rdpmc(PM_TD_RDPMC_SLOTS);
             metrics = hooks->rdpmc(PM_TD_RDPMC_METRICS);
+            slots2 = hooks->rdpmc(PM_TD_RDPMC_SLOTS);
         }
         pm_barrier();
     } while (pc->lock != seq);
     *lock = seq;
     if (!granted || idx != PM_TD_RDPMC_SLOTS + 1 || !width)
         return -1;
-    raw->slots = width >= 64 ? slots : slots & ((1ull << width) - 1);
+    uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
+    raw->slots = slots & mask;
     raw->metrics = metrics;
+    slots2 &= mask;
+    *skew = slots2 > raw->slots ? slots2 - raw->slots : 0;
     *ena = e + delta;
     *run = r + delta;
     return 0;
@@ -348,11 +404,19 @@ static __attribute__((noinline)) int pm_read_td(struct pm_counterset *cs, int g,
     unsigned peeks = __atomic_load_n(&cs->td_peeks, __ATOMIC_ACQUIRE);
     int foreign = peeks != td->peek_seen || (peeks & 1);
     struct pm_td_window raw;
-    uint64_t e, r;
+    uint64_t e, r, skew = 0;
     uint32_t lock;
-    int on_pmu = pm_td_sample(td->page, PM_TD_HOOKS, &raw, &e, &r, &lock) == 0;
+    int on_pmu = pm_td_sample(td->page, PM_TD_HOOKS, &raw, &skew, &e, &r, &lock) == 0;
+    /* The page's lock moves when the kernel updates it: at schedule-in and
+     * out. Each schedule-out converts the window into the kernel's counts
+     * keeping only upward changes, so a metric whose share dipped leaves an
+     * overshoot of up to one 8-bit step that the next read() returns:
+     * charged to the open visits, and the window closed now. */
+    uint32_t switched = td->have_lock ? lock - td->last_lock : 0;
+    td->have_lock = 1;
+    td->last_lock = lock;
 
-    if (on_pmu && !foreign && !td->resync) {
+    if (on_pmu && !foreign && !td->resync && !switched) {
         if (raw.slots < td->last_slots)
             foreign = 1;  /* reset behind our back */
         else if (__atomic_load_n(&cs->td_peeks, __ATOMIC_ACQUIRE) != peeks)
@@ -366,8 +430,10 @@ static __attribute__((noinline)) int pm_read_td(struct pm_counterset *cs, int g,
             *run = td->last_run = pm_max_u64(r, td->last_run);
             td->last_slots = raw.slots;
             td->samples++;
-            cs->td_exit_lag = td->samples - 1 - td->foreign;
-            cs->td_enter_lag = td->samples - td->foreign + pm_td_enter_windows(raw.slots);
+            /* the skew between the two SLOTS reads is error of this reading */
+            cs->td_exit_lag = td->samples - 1 - td->foreign - td->charge - skew;
+            cs->td_enter_lag = td->samples - td->foreign - td->charge +
+                               pm_td_enter_windows(raw.slots) + skew;
             return 0;
         }
     }
@@ -379,7 +445,9 @@ static __attribute__((noinline)) int pm_read_td(struct pm_counterset *cs, int g,
     td->last_slots = 0;
     *ena = td->last_ena = pm_max_u64(*ena, td->last_ena);
     *run = td->last_run = pm_max_u64(*run, td->last_run);
-    cs->td_exit_lag = cs->td_enter_lag = td->samples - td->foreign;
+    if (switched)  /* slots since the last certain reset: the window at any switch */
+        td->charge += ((uint64_t)switched + 1) / 2 * pm_td_enter_windows(out[first] - td->base[0]);
+    cs->td_exit_lag = cs->td_enter_lag = td->samples - td->foreign - td->charge;
     pm_barrier();
     if (on_pmu && td->page->lock == lock) {
         td->resync = 0;
@@ -394,11 +462,20 @@ static __attribute__((noinline)) int pm_read_td(struct pm_counterset *cs, int g,
     return 0;
 }
 
+/* A group the process-wide set leaves out: no counts, never enabled. */
+static int pm_read_absent(struct pm_counterset *cs, int g, uint64_t *out)
+{
+    for (int k = 0; k < cs->gcount[g]; k++)
+        out[cs->gfirst[g] + k] = 0;
+    out[cs->nevents + g] = out[cs->nevents + cs->ngroups + g] = 0;
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int pm_read_group(struct pm_counterset *cs, int g,
                                                                uint64_t *out)
 {
-    if (g == cs->td_group)
-        return pm_read_td(cs, g, out);
+    if (__builtin_expect(cs->gspecial >> g & 1, 0))
+        return g == cs->td_group ? pm_read_td(cs, g, out) : pm_read_absent(cs, g, out);
     if (cs->use_rdpmc) {
         int first = cs->gfirst[g], count = cs->gcount[g], ok = 1;
         uint64_t *ena = out + cs->nevents + g, *run = out + cs->nevents + cs->ngroups + g;
@@ -459,6 +536,10 @@ int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out)
     for (int g = 0; g < cs->ngroups; g++) {
         int first = cs->gfirst[g], count = cs->gcount[g], skip = cs->gskip[g];
         size_t need = (size_t)(3 + 2 * (skip + count)) * sizeof(uint64_t);
+        if (cs->gabsent >> g & 1) {
+            pm_read_absent(cs, g, out);
+            continue;
+        }
         long got = pm_sys_read(cs->leader[g], buf, need);
         if (got < (long)need || buf[0] != (uint64_t)(skip + count)) {
             rc = -1;

@@ -37,6 +37,10 @@ struct pm_td_rdpmc {
     uint64_t resets;         /* read()s of the group by this mode */
     int resync;              /* the next reading must be a read() */
     unsigned peek_seen;      /* pm_counterset_peek's count at our last reading */
+    uint32_t last_lock;      /* the page's lock at our last reading */
+    int have_lock;
+    uint64_t charge;         /* error charged to every open visit (schedule-outs), in
+                              * equivalent windows; lowers both lags */
 };
 
 struct pm_counterset {
@@ -54,6 +58,8 @@ struct pm_counterset {
      * equivalent windows (pm_td_visit_windows). Both are 0 in read() mode. */
     uint64_t td_enter_lag, td_exit_lag;
     int td_group;           /* group read in the TopDown rdpmc mode, -1: none */
+    uint32_t gspecial;      /* groups not read by read()/generic rdpmc: td_group, absent */
+    uint32_t gabsent;       /* groups left out (the process-wide set's TopDown groups) */
     /* pm_counterset_peek's read()s (odd while one runs): they reset the
      * TopDown registers behind the owner's back. */
     unsigned td_peeks;

@@ -171,6 +171,51 @@ static void test_topdown_slots_leader(void)
           (unsigned long long)t->nodes[0].windows, (unsigned long long)t->nodes[1].windows);
 }
 
+/* The process-wide (inherited) set leaves out the TopDown group: its slots
+ * event would sit in every thread's context beside the thread's own, and
+ * the two would take turns on the one fixed counter 3. The group reads as
+ * zeros, never enabled; the other groups count. */
+static void test_inherit_without_topdown(void)
+{
+    static struct pm_eventset set;
+    pm_eventset_build("page-faults,spr::TOPDOWN:SLOTS,perf_raw::r8000,perf_raw::r8100,"
+                      "perf_raw::r8200,perf_raw::r8300", &set);
+    CHECK(set.n == 6 && set.ngroups == 2 && !set.led_by_event[0] && set.led_by_event[1],
+          "set: %d events, %d groups", set.n, set.ngroups);
+    if (set.n != 6 || set.ngroups != 2)
+        return;
+    struct pm_counterset cs = {0};
+    CHECK(pm_counterset_open(&cs, &set, -1, 1, 0) == 0, "inherited open failed: %s",
+          strerror(errno));
+    CHECK(cs.leader[1] < 0, "the TopDown group of the inherited set was opened");
+    CHECK(cs.leader[0] >= 0, "the software group of the inherited set was not opened");
+    char *mem = mmap(NULL, 32 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (int i = 0; i < 32; i++)
+        mem[i * 4096] = 1;
+    munmap(mem, 32 * 4096);
+    uint64_t out[3 * PM_MAX_EVENTS];
+    memset(out, 0xff, sizeof out);
+    pm_counterset_read(&cs, out);
+    unsigned E = (unsigned)set.n, G = (unsigned)set.ngroups;
+    CHECK(cs.state == PM_CS_OPEN, "state %d after reading", cs.state);
+    int zeros = out[E + 1] == 0 && out[E + G + 1] == 0;
+    for (int i = 1; i < 6; i++)
+        zeros &= out[i] == 0;
+    CHECK(zeros, "left-out group: slots %llu, enabled %llu", (unsigned long long)out[1],
+          (unsigned long long)out[E + 1]);
+    CHECK(out[0] >= 32 && out[E] > 0, "page-faults %llu, enabled %llu",
+          (unsigned long long)out[0], (unsigned long long)out[E]);
+    memset(out, 0xff, sizeof out);
+    CHECK(pm_counterset_peek(&cs, out) == 0 && out[1] == 0 && out[0] >= 32,
+          "peek of the inherited set");
+    pm_counterset_close(&cs);
+    /* a per-thread set opens both groups */
+    struct pm_counterset own = {0};
+    CHECK(pm_counterset_open(&own, &set, -1, 0, 0) == 0 && own.leader[1] >= 0,
+          "per-thread set: TopDown group not opened");
+    pm_counterset_close(&own);
+}
+
 int main(void)
 {
     setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
@@ -178,5 +223,6 @@ int main(void)
     test_group_split();
     test_pinned_eof();
     test_topdown_slots_leader();
+    test_inherit_without_topdown();
     return TEST_DONE("test_counter_double");
 }

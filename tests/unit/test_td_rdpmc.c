@@ -62,6 +62,8 @@ static struct {
 } pmu;
 
 static int slots_leader[1024];
+static int metric_fd[1024];   /* fds of the metric events of the group under test */
+static int refuse_pages;      /* the next pages show no rdpmc: the mode is not granted */
 
 static uint64_t pmu_metrics(void)
 {
@@ -121,20 +123,29 @@ long __wrap_syscall(long number, ...)
         slots_leader[fd] = is_slots && group < 0;
         if (slots_leader[fd])
             pmu_reset_state((int)fd);  /* the latest leader is the one under test */
-        else if (group >= 0 && group == pmu.fd && pmu.nmem < PM_MAX_EVENTS - 1)
+        metric_fd[fd] = 0;
+        if (!slots_leader[fd] && group >= 0 && group == pmu.fd && pmu.nmem < PM_MAX_EVENTS - 1) {
             pmu.byte[pmu.nmem++] = (int)((attr->config >> 8) & 0x7f);
+            metric_fd[fd] = 1;
+        }
     }
     return fd;
 }
 
 void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-    if (fd < 0 || fd != pmu.fd)
+    int metric = fd >= 0 && fd < 1024 && metric_fd[fd];
+    if (fd < 0 || (fd != pmu.fd && !metric))
         return __real_mmap(addr, len, prot, flags, fd, off);
     struct perf_event_mmap_page *pg = __real_mmap(NULL, len, PROT_READ | PROT_WRITE,
                                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (pg == MAP_FAILED)
+    if (pg == MAP_FAILED || refuse_pages)
+        return pg;  /* a page of zeros: rdpmc not granted */
+    if (metric) {  /* kernels with per-thread rdpmc TopDown: PERF_METRICS */
+        pg->cap_user_rdpmc = 1;
+        pg->index = PM_TD_RDPMC_METRICS + 1;
         return pg;
+    }
     pg->cap_user_rdpmc = 1;
     pg->cap_user_time = 1;
     pg->index = PM_TD_RDPMC_SLOTS + 1;
@@ -201,6 +212,13 @@ static void work(uint64_t ret, uint64_t bad, uint64_t fe, uint64_t be)
     pmu.tsc += ret + bad + fe + be;
 }
 
+/* Metric m's PERF_METRICS byte after x more slots of it and y of others. */
+static uint64_t byte_of(int m, uint64_t x, uint64_t y)
+{
+    uint64_t w = pmu.w + x + y;
+    return w ? ((pmu.tw[m] + x) * 255 + w / 2) / w : 0;
+}
+
 /* Schedule-out and in: the kernel converts and saves the registers, the
  * page shows no counter; back in, the registers are restored. */
 static void sched_out(void)
@@ -236,10 +254,48 @@ static struct pm_thread *T;
 static struct expect want[64];
 static struct {
     int32_t name, node;
-    uint64_t slots, m[NM], conv[NM], reads, foreign, wa;
+    uint64_t slots, m[NM], conv[NM], reads, foreign, wa, charge;
 } open_[16];
 static int depth;
 static uint64_t last_slots, last_ena, last_run;
+
+/* The charge for schedule-outs (rdpmc mode): at a reading that finds the
+ * page's lock moved by d since the last reading, every open visit is
+ * charged ceil(d/2) x E(W), W the slots since the last reset made on the
+ * PMU (the kernel's count then: base0), and the reading is a read(). */
+static int mode_rdpmc;
+static uint64_t charge, base0;
+static uint32_t last_lock;
+static struct { uint32_t lock; uint64_t reads; int active; } pre;
+static uint64_t enter_windows(uint64_t w);
+
+static void before_reading(void)
+{
+    pre.lock = pmu.page ? pmu.page->lock : 0;
+    pre.reads = pmu.reads;
+    pre.active = pmu.active;
+}
+
+static void after_reading(void)
+{
+    if (!mode_rdpmc)
+        return;
+    uint32_t d = pre.lock - last_lock;
+    if (d)
+        charge += (d + 1) / 2 * enter_windows(pmu.k.count[0] - base0);
+    if (pmu.reads != pre.reads && pre.active)
+        base0 = pmu.k.count[0];
+    last_lock = pre.lock;
+}
+
+/* after pm_thread_create: its first reading, a read() on the PMU */
+static void start_readings(int rdpmc)
+{
+    mode_rdpmc = rdpmc;
+    charge = 0;
+    base0 = pmu.k.count[0];
+    last_lock = pmu.page ? pmu.page->lock : 0;
+}
 
 static uint64_t enter_windows(uint64_t w)
 {
@@ -263,7 +319,9 @@ static void check_reading(const uint64_t *r)
 static void enter(const char *name)
 {
     int32_t id = pm_name_intern(name, NULL);
+    before_reading();
     pm_thread_enter(T, id);
+    after_reading();
     check_reading(T->stack + (size_t)(T->depth - 1) * T->frame_words + 4 /* frame header */);
     open_[depth].name = id;
     open_[depth].node = T->cur;
@@ -273,6 +331,7 @@ static void enter(const char *name)
     open_[depth].reads = pmu.reads;
     open_[depth].foreign = pmu.foreign;
     open_[depth].wa = pmu.w;  /* the open window (the saved one while off the PMU) */
+    open_[depth].charge = charge;
     depth++;
 }
 
@@ -281,9 +340,11 @@ static void leave(void)
     depth--;
     struct expect *e = &want[open_[depth].node];
     uint64_t k = pmu.reads - open_[depth].reads;  /* read()s strictly inside */
+    before_reading();
     pm_thread_exit(T, open_[depth].name);
+    after_reading();
     check_reading(T->scratch);
-    e->neq += k + 1 + enter_windows(open_[depth].wa);
+    e->neq += k + 1 + enter_windows(open_[depth].wa) + (charge - open_[depth].charge);
     e->neq_read += k - (pmu.foreign - open_[depth].foreign) + 1;
     e->slots += pmu.truth_slots - open_[depth].slots;
     for (int i = 0; i < NM; i++) {
@@ -379,6 +440,28 @@ static void script(void)
     work(0, 0, 0, 10);
     leave();
 
+    /* schedule-outs inside a visit while a metric's share rises and falls
+     * across a rounding step: the kernel keeps only upward changes at each
+     * schedule-out, and the next read() returns the overshoot. The rdpmc
+     * mode charges ceil(d/2) x E(W) for a lock move of d (before_reading) */
+    work(R / 2, R / 8, R / 16, R / 16);
+    enter("switchy");
+    for (int i = 0; i < 4; i++) {
+        /* retiring's byte one step up, then (backend work) back down */
+        uint64_t b = byte_of(0, 0, 0), x = 1, y = 1;
+        while (byte_of(0, x, 0) == b)
+            x++;
+        while (byte_of(0, x, y) != b)
+            y++;
+        work(x, 0, 0, 0);
+        sched_out();
+        sched_in();
+        work(0, 0, 0, y);
+        sched_out();
+        sched_in();
+    }
+    leave();
+
     /* a reset at every boundary (beyond R before each): both modes agree */
     work(R, 1, 1, 1);
     enter("reset_each");
@@ -396,7 +479,7 @@ static void check_regions(const char *mode, int rdpmc, uint64_t got[][1 + NM + 1
 {
     static const char *const names[] = {"short", "outer", "inner", "long", "span", "span_in",
                                         "peeked", "foreign", "offpmu", "offpmu_in", "dip",
-                                        "reset_each", "reset_each_in"};
+                                        "switchy", "reset_each", "reset_each_in"};
     for (size_t r = 0; r < sizeof names / sizeof *names; r++) {
         int32_t n = node_of(names[r]);
         CHECK(n >= 0, "%s: no region %s", mode, names[r]);
@@ -415,9 +498,11 @@ static void check_regions(const char *mode, int rdpmc, uint64_t got[][1 + NM + 1
         CHECK(windows == want_windows, "%s %s: windows %llu, test's %llu", mode, names[r],
               (unsigned long long)windows, (unsigned long long)want_windows);
         double bound = pm_td_error_bound(e->slots, e->neq, 0);
+        /* read() mode charges nothing for schedule-outs (docs/topdown.md) */
+        int charged = rdpmc || strcmp(names[r], "switchy") != 0;
         for (int i = 0; i < NM; i++) {
             double err = (double)acc(n, 1 + i) - (double)e->m[i];
-            CHECK(err <= bound && -err <= bound, "%s %s metric %d: %llu, true %llu, bound %.1f",
+            CHECK(!charged || (err <= bound && -err <= bound), "%s %s metric %d: %llu, true %llu, bound %.1f",
                   mode, names[r], i, (unsigned long long)acc(n, 1 + i),
                   (unsigned long long)e->m[i], bound);
             if (!rdpmc)  /* read(): exactly the per-window conversions */
@@ -439,7 +524,7 @@ static void check_regions(const char *mode, int rdpmc, uint64_t got[][1 + NM + 1
           "%s: region 'long' SHORT", mode);
 }
 
-enum { NREG = 13 };
+enum { NREG = 14 };
 
 static void run(const struct pm_eventset *set, int rdpmc, uint64_t got[][1 + NM + 1])
 {
@@ -462,6 +547,7 @@ static void run(const struct pm_eventset *set, int rdpmc, uint64_t got[][1 + NM 
     if (!T)
         return;
     CHECK((T->cs.td_group == 0) == rdpmc, "%s: TopDown rdpmc group %d", mode, T->cs.td_group);
+    start_readings(rdpmc);
     CHECK(!rdpmc || pmu.page, "rdpmc: the slots page was not mapped");
 
     /* No read() where no reset is due: the nested visits here are samples. */
@@ -488,6 +574,7 @@ static void check_no_syscall(const struct pm_eventset *set)
     T = t = pm_thread_create(set, -1, 0, 0);
     if (!T)
         return;
+    start_readings(1);
     memset(want, 0, sizeof want);
     depth = 0;
     last_slots = last_ena = last_run = 0;
@@ -505,13 +592,45 @@ static void check_no_syscall(const struct pm_eventset *set)
     }
     CHECK(pmu.reads == reads, "%llu read()s in 4000 boundaries with no reset due",
           (unsigned long long)(pmu.reads - reads));
-    CHECK(pmu.rdpmc_calls - calls == 2 * 4000, "%llu rdpmc calls for 4000 boundaries, want 8000",
+    /* SLOTS, PERF_METRICS, SLOTS again (the skew between them is error) */
+    CHECK(pmu.rdpmc_calls - calls == 3 * 4000, "%llu rdpmc calls for 4000 boundaries, want 12000",
           (unsigned long long)(pmu.rdpmc_calls - calls));
     int32_t hot = node_of("hot");
     CHECK(hot >= 0 && T->nodes[hot].windows == want[hot].neq, "hot: windows %llu, n_eq %llu",
           hot >= 0 ? (unsigned long long)T->nodes[hot].windows : 0ull,
           hot >= 0 ? (unsigned long long)want[hot].neq : 0ull);
     CHECK(hot >= 0 && acc(hot, 0) == want[hot].slots, "hot: slots");
+}
+
+/* A reopen (fork child, lost counters) where the mode is not granted again
+ * must not carry the old set's window lags into later visits. */
+static void check_reopen_without_mode(const struct pm_eventset *set)
+{
+    pm_counterset_td_allow_rdpmc(1);
+    static struct pm_thread *t;
+    T = t = pm_thread_create(set, -1, 0, 0);
+    if (!T)
+        return;
+    start_readings(1);
+    depth = 0;
+    last_slots = last_ena = last_run = 0;
+    CHECK(T->cs.td_group == 0, "reopen: the mode was not granted at first");
+    work(5000, 1000, 1000, 1000);
+    enter("before_reopen");  /* a sample: the lags now differ */
+    work(100, 100, 100, 100);
+    leave();
+    refuse_pages = 1;
+    pm_counterset_forget(&T->cs);
+    mode_rdpmc = 0;
+    int32_t id = pm_name_intern("after_reopen", NULL);
+    pm_thread_enter(T, id);  /* reopens: no rdpmc this time */
+    work(100, 100, 100, 100);
+    pm_thread_exit(T, id);
+    refuse_pages = 0;
+    int32_t n = node_of("after_reopen");
+    CHECK(T->cs.td_group == -1, "reopen: the mode was granted on a page without rdpmc");
+    CHECK(n >= 0 && T->nodes[n].windows == 1, "after_reopen: windows %llu, want 1",
+          n >= 0 ? (unsigned long long)T->nodes[n].windows : 0ull);
 }
 
 int main(void)
@@ -553,6 +672,7 @@ int main(void)
           (unsigned long long)by_rdpmc[0][5], (unsigned long long)by_read[0][5]);
 
     check_no_syscall(&set);
+    check_reopen_without_mode(&set);
 
     /* A bad value: one message, auto. */
     setenv("PERFMARK_TOPDOWN_READ", "sometimes", 1);
