@@ -141,7 +141,7 @@ static size_t pm_distinct_ranks(const struct pm_file *d, int32_t *tmp)
     size_t n = 0;
 
     for (size_t t = 0; t < d->T; t++)
-        tmp[t] = d->threads[t].rank;
+        tmp[t] = d->tids[t].rank;
     qsort(tmp, d->T, sizeof *tmp, pm_cmp_i32);
     for (size_t t = 0; t < d->T; t++)
         if (n == 0 || tmp[n - 1] != tmp[t])
@@ -171,7 +171,7 @@ static int pm_units(struct pm_diff *df)
 
             df->f[i].nunits = df->by_rank ? nr[i] : d->T;
             for (size_t t = 0; t < d->T; t++) {
-                const int32_t *k = bsearch(&d->threads[t].rank, rk[i], nr[i], sizeof *rk[i],
+                const int32_t *k = bsearch(&d->tids[t].rank, rk[i], nr[i], sizeof *rk[i],
                                            pm_cmp_i32);
                 df->f[i].unit[t] = df->by_rank ? (size_t)(k - rk[i]) : t;
             }

@@ -698,7 +698,7 @@ static int pm_own_rows(char *tab, const void *raw, size_t n, const struct pm_fie
 /* Replace the (empty) string field `fld` of every row of `tab` with the
  * fixed-length member of the same name, read on its own. */
 static int pm_read_fixed_member(hid_t dset, hid_t ftype, const struct pm_field *fld, size_t fixed,
-                                void *tab, size_t n, size_t elsize)
+                                void *tab, size_t n, size_t elsize, hid_t mspace, hid_t fspace)
 {
     int idx = H5Tget_member_index(ftype, fld->name);
     hid_t str = H5Tcopy(H5T_C_S1), mtype = H5Tcreate(H5T_COMPOUND, fixed);
@@ -708,7 +708,7 @@ static int pm_read_fixed_member(hid_t dset, hid_t ftype, const struct pm_field *
     if (idx >= 0 && str >= 0 && mtype >= 0 && buf && H5Tset_size(str, fixed) >= 0 &&
         H5Tset_cset(str, pm_member_cset(ftype, idx)) >= 0 &&
         H5Tinsert(mtype, fld->name, 0, str) >= 0 &&
-        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) {
+        H5Dread(dset, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0) {
         rc = 0;
         for (size_t i = 0; i < n && rc == 0; i++) {
             char **slot = (char **)((char *)tab + i * elsize + fld->off);
@@ -796,7 +796,8 @@ static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_fie
     for (size_t k = 0; k < nf; k++) {
         int idx = f[k].type == PM_STR ? H5Tget_member_index(ftype, f[k].name) : -1;
         size_t fixed = idx >= 0 ? pm_member_fixed_size(ftype, idx) : 0;
-        if (fixed && pm_read_fixed_member(dset, ftype, &f[k], fixed, *out, n, elsize) < 0) {
+        if (fixed && pm_read_fixed_member(dset, ftype, &f[k], fixed, *out, n, elsize, H5S_ALL,
+                                          H5S_ALL) < 0) {
             pm_fail(rd, "cannot read %s field '%s' (%s)", name, f[k].name,
                     pm_hdf5_reason(&why));
             pm_free_table(*out, n, f, nf, elsize);
@@ -817,6 +818,158 @@ done:
     if (ftype >= 0)
         H5Tclose(ftype);
     H5Dclose(dset);
+    return rc;
+}
+
+/* Rows [i0, i0 + cnt) of the open compound table `dset` into `tab`, with
+ * strings of our own (fixed-length members included), through `raw` (room
+ * for cnt rows). Returns 0, or -1 with the message in rd (the rows of `tab`
+ * are then safe for pm_free_table). */
+static int pm_table_rows(struct pm_rd *rd, const char *name, hid_t dset, hid_t ftype, hid_t space,
+                         hid_t mtype, const struct pm_field *f, size_t nf, size_t elsize,
+                         size_t i0, size_t cnt, void *raw, char *tab)
+{
+    struct pm_reason why;
+    hsize_t start[1] = {i0}, count[1] = {cnt};
+    hid_t mspace = H5Screate_simple(1, count, NULL);
+    int ok;
+
+    memset(tab, 0, cnt * elsize);
+    if (mspace < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        H5Dread(dset, mtype, mspace, space, H5P_DEFAULT, raw) < 0) {
+        if (mspace >= 0)
+            H5Sclose(mspace);
+        return pm_fail(rd, "cannot read %s (%s)", name, pm_hdf5_reason(&why));
+    }
+    ok = pm_own_rows(tab, raw, cnt, f, nf, elsize) == 0;
+    H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, raw);
+    for (size_t k = 0; ok && k < nf; k++) {
+        int idx = f[k].type == PM_STR ? H5Tget_member_index(ftype, f[k].name) : -1;
+        size_t fixed = idx >= 0 ? pm_member_fixed_size(ftype, idx) : 0;
+        if (fixed && pm_read_fixed_member(dset, ftype, &f[k], fixed, tab, cnt, elsize, mspace,
+                                          space) < 0) {
+            H5Sclose(mspace);
+            return pm_fail(rd, "cannot read %s field '%s' (%s)", name, f[k].name,
+                           pm_hdf5_reason(&why));
+        }
+    }
+    H5Sclose(mspace);
+    return ok ? 0 : pm_oom(rd);
+}
+
+/* Open compound table `name` of the schema's shape and its memory type. */
+static int pm_table_open(struct pm_rd *rd, const char *name, const struct pm_field *f, size_t nf,
+                         size_t elsize, hid_t *dset, hid_t *ftype, hid_t *space, hid_t *mtype,
+                         size_t *n)
+{
+    hsize_t dims[1] = {PM_ANY};
+
+    *ftype = *space = *mtype = -1;
+    *dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
+    if (*dset < 0)
+        return pm_fail(rd, "missing dataset %s", name);
+    *ftype = H5Dget_type(*dset);
+    *space = H5Dget_space(*dset);
+    if (*ftype < 0 || *space < 0 || H5Tget_class(*ftype) != H5T_COMPOUND)
+        return pm_fail(rd, "%s is not a compound table", name);
+    if (pm_check_shape(rd, name, "rows", *space, 1, dims) < 0)
+        return -1;
+    *mtype = pm_table_memtype(rd, name, *ftype, f, nf, elsize);
+    if (*mtype < 0)
+        return -1;
+    *n = (size_t)dims[0];
+    return 0;
+}
+
+static void pm_table_close(hid_t dset, hid_t ftype, hid_t space, hid_t mtype)
+{
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+}
+
+/* Rows [t0, t0 + nt) of /threads into b->rows (b->cap rows of room). */
+static int pm_thread_block(struct pm_rd *rd, struct pm_thread_rows *b, size_t t0, size_t nt)
+{
+    hid_t dset, ftype, space, mtype;
+    size_t n = 0;
+    void *raw = calloc(nt ? nt : 1, sizeof(struct pm_file_thread));
+    int rc = -1;
+
+    for (size_t i = 0; i < b->nt; i++) {
+        free(b->own[i].host);
+        free(b->own[i].binding);
+    }
+    memset(b->own, 0, b->cap * sizeof *b->own);
+    b->t0 = t0;
+    b->nt = 0;
+    if (!raw)
+        return pm_oom(rd);
+    if (pm_table_open(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+                      sizeof(struct pm_file_thread), &dset, &ftype, &space, &mtype, &n) == 0) {
+        if (t0 + nt > n)
+            pm_fail(rd, "/threads has %zu rows, not %zu", n, t0 + nt);
+        else if (pm_table_rows(rd, "/threads", dset, ftype, space, mtype, pm_thread_fields,
+                               PM_NFIELDS(pm_thread_fields), sizeof(struct pm_file_thread), t0,
+                               nt, raw, (char *)b->own) == 0)
+            rc = 0;
+    }
+    b->nt = nt; /* rows are zeros or ours either way */
+    b->rows = b->own;
+    pm_table_close(dset, ftype, space, mtype);
+    free(raw);
+    return rc;
+}
+
+/* pm_file_open: /threads read and checked a block of rows at a time, only
+ * (rank, thread) kept; renderers re-read the rows they print in blocks
+ * (pm_file_thread_rows), so no part of the table is held for the file. */
+static int pm_scan_threads(struct pm_rd *rd, struct pm_file *d)
+{
+    hid_t dset, ftype, space, mtype;
+    size_t n = 0, block = PM_TABLE_BLOCK;
+    struct pm_thread_rows b = {0};
+    void *raw = NULL;
+    int rc = -1;
+
+    if (pm_table_open(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+                      sizeof(struct pm_file_thread), &dset, &ftype, &space, &mtype, &n) < 0)
+        goto done;
+    block = n < block ? n : block;
+    b.cap = block;
+    if (!(d->tids = calloc(n ? n : 1, sizeof *d->tids)) ||
+        !(b.own = calloc(block ? block : 1, sizeof *b.own)) ||
+        !(raw = calloc(block ? block : 1, sizeof *b.own))) {
+        pm_oom(rd);
+        goto done;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += block) {
+        size_t cnt = n - i0 < block ? n - i0 : block;
+        int bad = pm_table_rows(rd, "/threads", dset, ftype, space, mtype, pm_thread_fields,
+                                PM_NFIELDS(pm_thread_fields), sizeof(struct pm_file_thread), i0,
+                                cnt, raw, (char *)b.own) < 0;
+
+        for (size_t i = 0; i < cnt; i++) {
+            d->tids[i0 + i].rank = b.own[i].rank;
+            d->tids[i0 + i].thread = b.own[i].thread;
+            free(b.own[i].host);
+            free(b.own[i].binding);
+            b.own[i].host = b.own[i].binding = NULL;
+        }
+        if (bad)
+            goto done;
+    }
+    d->T = n;
+    rc = 0;
+done:
+    free(raw);
+    free(b.own);
+    pm_table_close(dset, ftype, space, mtype);
     return rc;
 }
 
@@ -954,15 +1107,27 @@ static int pm_check_events(struct pm_rd *rd, struct pm_file *d)
     return 0;
 }
 
-static int pm_load_tables(struct pm_rd *rd, struct pm_file *d)
+static int pm_load_tables(struct pm_rd *rd, struct pm_file *d, int stream)
 {
     if (pm_read_table(rd, "/events", pm_event_fields, PM_NFIELDS(pm_event_fields),
                       sizeof(struct pm_file_event), (void **)&d->events, &d->E) < 0 ||
         pm_read_table(rd, "/regions", pm_region_fields, PM_NFIELDS(pm_region_fields),
-                      sizeof(struct pm_file_region), (void **)&d->regions, &d->R) < 0 ||
-        pm_read_table(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
-                      sizeof(struct pm_file_thread), (void **)&d->threads, &d->T) < 0)
+                      sizeof(struct pm_file_region), (void **)&d->regions, &d->R) < 0)
         return -1;
+    if (stream) {
+        if (pm_scan_threads(rd, d) < 0)
+            return -1;
+    } else {
+        if (pm_read_table(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+                          sizeof(struct pm_file_thread), (void **)&d->threads, &d->T) < 0)
+            return -1;
+        if (!(d->tids = calloc(d->T ? d->T : 1, sizeof *d->tids)))
+            return pm_oom(rd);
+        for (size_t t = 0; t < d->T; t++) {
+            d->tids[t].rank = d->threads[t].rank;
+            d->tids[t].thread = d->threads[t].thread;
+        }
+    }
     if (pm_check_events(rd, d) < 0 || pm_check_regions(rd, d) < 0)
         return -1;
     /* Placement came with PERFMARK_PIN: older files lack it (their zeros
@@ -1390,12 +1555,60 @@ int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells 
     return rc;
 }
 
+int pm_thread_rows_alloc(const struct pm_file *d, size_t cap, struct pm_thread_rows *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!d->stream)
+        return 0;
+    b->cap = cap;
+    b->own = calloc(cap ? cap : 1, sizeof *b->own);
+    return b->own ? 0 : -1;
+}
+
+void pm_thread_rows_free(struct pm_thread_rows *b)
+{
+    for (size_t i = 0; b->own && i < b->nt; i++) {
+        free(b->own[i].host);
+        free(b->own[i].binding);
+    }
+    free(b->own);
+    memset(b, 0, sizeof *b);
+}
+
+int pm_file_thread_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_thread_rows *b,
+                        char *err, size_t errlen)
+{
+    struct pm_rd rd = {d->stream ? d->stream->path : "", err, errlen, 0, -1, -1, 0};
+    H5E_auto2_t old_func = NULL;
+    void *old_data = NULL;
+    int rc;
+
+    if (!d->stream) {
+        b->t0 = t0;
+        b->nt = nt;
+        b->rows = d->threads + t0;
+        return 0;
+    }
+    if (nt > b->cap) {
+        snprintf(err, errlen, "%s: internal error: %zu rows into a buffer of %zu", d->stream->path,
+                 nt, b->cap);
+        return -1;
+    }
+    rd.file = d->stream->file;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    rc = pm_thread_block(&rd, b, t0, nt);
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return rc;
+}
+
 /* -------------------------------------------------------------- public */
 
 static int pm_load(struct pm_rd *rd, struct pm_file *d, int stream)
 {
     if (pm_open(rd) < 0 || pm_load_version(rd, d) < 0 || pm_load_attrs(rd, d) < 0 ||
-        pm_load_tables(rd, d) < 0 ||
+        pm_load_tables(rd, d, stream) < 0 ||
         (stream ? pm_open_cells(rd, d) : pm_load_cells(rd, d)) < 0 ||
         pm_load_thread_totals(rd, d) < 0 || pm_load_rank(rd, d) < 0 ||
         pm_load_messages(rd, d) < 0 || pm_fill_paths(rd, d) < 0 || pm_load_flagnames(rd, d) < 0)
@@ -1457,6 +1670,7 @@ void pm_file_free(struct pm_file *d)
                   sizeof(struct pm_file_region));
     pm_free_table(d->threads, d->T, pm_thread_fields, PM_NFIELDS(pm_thread_fields),
                   sizeof(struct pm_file_thread));
+    free(d->tids);
     free(d->visits);
     free(d->wall_ns);
     free(d->flags);

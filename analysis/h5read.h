@@ -60,6 +60,20 @@ struct pm_file_thread {
     char *binding;
 };
 
+/* What the report keeps of every /threads row: the rest of a row is read
+ * when printed (pm_file_thread_rows), so memory does not grow with it. */
+struct pm_file_tid {
+    int32_t rank;
+    int32_t thread;
+};
+
+/* A block of /threads rows: rows[t - t0] is row t, for t in [t0, t0 + nt). */
+struct pm_thread_rows {
+    size_t t0, nt, cap;
+    const struct pm_file_thread *rows;
+    struct pm_file_thread *own; /* the buffer of a streamed file */
+};
+
 /* One named flag bit; the built-in schema-1 names plus any unknown single-bit
  * attribute found on /region/flags, sorted by bit. */
 struct pm_file_flagname {
@@ -95,7 +109,9 @@ struct pm_file {
 
     struct pm_file_event *events;   /* [E] */
     struct pm_file_region *regions; /* [R], parent < own row */
-    struct pm_file_thread *threads; /* [T] */
+    struct pm_file_thread *threads; /* [T] after pm_file_load; NULL after pm_file_open
+                                       (pm_file_thread_rows reads them a block at a time) */
+    struct pm_file_tid *tids;       /* [T] rank and thread of every row, both ways */
     int has_placement;              /* /threads has binding and core/package/NUMA fields */
 
     uint64_t *visits;     /* [T,R] */
@@ -185,5 +201,15 @@ void pm_cells_free(struct pm_cells *c);
  * one-line message in err. */
 int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells *c, char *err,
                  size_t errlen);
+
+/* Room for `cap` /threads rows (none needed after pm_file_load). */
+int pm_thread_rows_alloc(const struct pm_file *d, size_t cap, struct pm_thread_rows *b);
+void pm_thread_rows_free(struct pm_thread_rows *b);
+/* Rows [t0, t0 + nt) of /threads into b: pointers into d->threads after
+ * pm_file_load, one hyperslab read after pm_file_open (rank 0 alone may
+ * call it under MPI-IO: independent). Returns 0, or -1 with a message in
+ * err (the rows then read as zeros and ""). */
+int pm_file_thread_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_thread_rows *b,
+                        char *err, size_t errlen);
 
 #endif /* PM_H5READ_H */

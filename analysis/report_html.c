@@ -415,8 +415,10 @@ static void pm_html_threads(FILE *out, const struct pm_report *rep)
         fputs("</th>", out);
     }
     fputs("</tr>\n", out);
+    struct pm_thread_rows rows = {0};
+
     for (size_t t = 0; t < shown; t++) {
-        const struct pm_file_thread *th = &d->threads[t];
+        const struct pm_file_thread *th = pm_report_thread(rep, &rows, t);
 
         fprintf(out, "<tr data-t=\"%zu\"><td class=\"n\">%d</td><td class=\"n\">%d</td>"
                 "<td class=\"n\">%" PRId64 "</td><td>", t, (int)th->rank, (int)th->thread,
@@ -434,6 +436,7 @@ static void pm_html_threads(FILE *out, const struct pm_report *rep)
         }
         fputs("</tr>\n", out);
     }
+    pm_report_threads_done(&rows);
     fputs("</table></div>\n</section>\n", out);
 }
 

@@ -255,10 +255,11 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
     fputs("}", out);
 }
 
-static void pm_json_thread(FILE *out, const struct pm_report *rep, size_t t)
+static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thread_rows *rows,
+                           size_t t)
 {
     const struct pm_file *d = rep->d;
-    const struct pm_file_thread *th = &d->threads[t];
+    const struct pm_file_thread *th = pm_report_thread(rep, rows, t);
 
     fprintf(out, "    {\"index\":%zu,\"rank\":%d,\"thread\":%d,\"pid\":%" PRId64 ",\"tid\":%" PRId64
                  ",\"host\":",
@@ -610,7 +611,7 @@ static void pm_json_where(FILE *out, const struct pm_report *rep)
 
             fprintf(out, "%s{\"region\":%zu,\"path\":", i ? "," : "", rep->pos[w->r]);
             pm_json_str(out, d->regions[w->r].path);
-            fprintf(out, ",\"thread\":%zu,\"rank\":%d}", w->t, (int)d->threads[w->t].rank);
+            fprintf(out, ",\"thread\":%zu,\"rank\":%d}", w->t, (int)d->tids[w->t].rank);
         }
         putc(']', out);
     }
@@ -635,7 +636,15 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     pm_json_summary(out, rep);
     pm_json_list(out, "regions", rep, d->R, pm_json_region);
     fputs(",\n", out);
-    pm_json_list(out, "threads", rep, d->T, pm_json_thread);
+    /* the rows in order, a block of them read at a time */
+    struct pm_thread_rows rows = {0};
+    fputs("  \"threads\":[", out);
+    for (size_t t = 0; t < d->T; t++) {
+        fputs(t ? ",\n" : "\n", out);
+        pm_json_thread(out, rep, &rows, t);
+    }
+    putc(']', out);
+    pm_report_threads_done(&rows);
     fputs(",\n", out);
     pm_json_list(out, "rank_totals", rep, d->N, pm_json_rank);
     fputs(",\n  \"rank_difference_means\":", out);

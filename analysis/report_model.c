@@ -286,6 +286,34 @@ void pm_thread_evstat(const struct pm_report *rep, size_t t, size_t e, struct pm
     pm_acc_finish(s, &a);
 }
 
+#define PM_THREAD_BLOCK 1024 /* /threads rows per read while rendering */
+
+const struct pm_file_thread *pm_report_thread(const struct pm_report *rep,
+                                              struct pm_thread_rows *b, size_t t)
+{
+    static struct pm_file_thread zero = {.host = "", .binding = ""};
+    const struct pm_file *d = rep->d;
+    char err[512];
+
+    if (b->rows && t >= b->t0 && t - b->t0 < b->nt)
+        return &b->rows[t - b->t0];
+    if (!b->rows && !b->own && pm_thread_rows_alloc(d, PM_THREAD_BLOCK, b) < 0)
+        return &zero;
+    size_t nt = d->stream ? (d->T - t < b->cap ? d->T - t : b->cap) : d->T - t;
+    if (pm_file_thread_rows(d, t, nt, b, err, sizeof err) < 0) {
+        static int said;
+        if (!said)
+            fprintf(stderr, "perfmark: %s\n", err);
+        said = 1;
+    }
+    return b->rows ? &b->rows[t - b->t0] : &zero;
+}
+
+void pm_report_threads_done(struct pm_thread_rows *b)
+{
+    pm_thread_rows_free(b);
+}
+
 static void pm_rank_stats(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;

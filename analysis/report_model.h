@@ -429,8 +429,17 @@ int pm_report_topdown(struct pm_report *rep);
  * with several rows, row n is taken to be rank n. */
 static inline int pm_rank_has_thread(const struct pm_file *d, size_t n, size_t t)
 {
-    return d->N == 1 || d->threads[t].rank == (int32_t)n;
+    return d->N == 1 || d->tids[t].rank == (int32_t)n;
 }
+
+/* /threads row t for a renderer walking the rows in order: `b` (zeroed, then
+ * pm_report_threads_done) holds a block of rows, read again when t leaves
+ * it, so the rows are read once per walk and never all kept. A row that
+ * cannot be read (the file changed since it was checked) reads as zeros and
+ * "", said once on stderr. */
+const struct pm_file_thread *pm_report_thread(const struct pm_report *rep,
+                                              struct pm_thread_rows *b, size_t t);
+void pm_report_threads_done(struct pm_thread_rows *b);
 
 /* The flags present in a region as "NAME:n" joined by `sep` ("" if none). */
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,

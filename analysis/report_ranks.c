@@ -42,14 +42,14 @@ static int pm_rank_index(struct pm_report *rep)
     if (!rep->ranks || !rep->thread_rank)
         return -1;
     for (size_t t = 0; t < d->T; t++)
-        rep->ranks[t] = d->threads[t].rank;
+        rep->ranks[t] = d->tids[t].rank;
     qsort(rep->ranks, d->T, sizeof *rep->ranks, pm_cmp_i32);
     for (size_t t = 0; t < d->T; t++)
         if (n == 0 || rep->ranks[n - 1] != rep->ranks[t])
             rep->ranks[n++] = rep->ranks[t];
     rep->nranks = n;
     for (size_t t = 0; t < d->T; t++) {
-        const int32_t *k = bsearch(&d->threads[t].rank, rep->ranks, n, sizeof *rep->ranks,
+        const int32_t *k = bsearch(&d->tids[t].rank, rep->ranks, n, sizeof *rep->ranks,
                                    pm_cmp_i32);
         rep->thread_rank[t] = (size_t)(k - rep->ranks);
     }

@@ -321,7 +321,7 @@ static void pm_svg_col_label(const struct pm_report *rep, size_t c, char *buf, s
     if (pm_html_by_rank(rep))
         snprintf(buf, len, "rank %d", (int)rep->ranks[c]);
     else
-        snprintf(buf, len, "thread %d", (int)rep->d->threads[c].thread);
+        snprintf(buf, len, "thread %d", (int)rep->d->tids[c].thread);
 }
 
 static void pm_svg_heat_row(FILE *out, const struct pm_report *rep, size_t r, int y, int cw,
@@ -423,7 +423,7 @@ void pm_svg_heatmap(FILE *out, const struct pm_report *rep)
         pm_svg_heat_row(out, rep, rows[i], y, cw, v, in, ncols);
     /* column labels where there is room, else every k-th */
     for (size_t c = 0; c < ncols; c += (size_t)(cw >= 24 ? 1 : (24 + cw - 1) / cw)) {
-        snprintf(buf, sizeof buf, "%d", by_rank ? (int)rep->ranks[c] : (int)d->threads[c].thread);
+        snprintf(buf, sizeof buf, "%d", by_rank ? (int)rep->ranks[c] : (int)d->tids[c].thread);
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
                 PM_SVG_LABEL_W + (int)c * cw + cw / 2, y + 12, buf);
     }
@@ -645,10 +645,10 @@ static void pm_svg_thread_chart(FILE *out, const struct pm_report *rep, size_t r
         double key = top[i].wall, w = max > 0 ? key / max * PM_SVG_BAR_W : 0;
 
         if (pm_html_by_rank(rep))
-            snprintf(label, sizeof label, "rank %d, thread %d", (int)d->threads[t].rank,
-                     (int)d->threads[t].thread);
+            snprintf(label, sizeof label, "rank %d, thread %d", (int)d->tids[t].rank,
+                     (int)d->tids[t].thread);
         else
-            snprintf(label, sizeof label, "thread %d", (int)d->threads[t].thread);
+            snprintf(label, sizeof label, "thread %d", (int)d->tids[t].thread);
         pm_html_time(a, sizeof a, key);
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n<rect x=\"%d\" "
                 "y=\"%d\" width=\"%.2f\" height=\"12\" fill=\"%s\"%s data-t=\"%zu\" "

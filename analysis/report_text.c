@@ -209,8 +209,8 @@ static void pm_flag_where(FILE *out, const struct pm_report *rep)
             const struct pm_flagwhere *w = &rep->where[k * PM_FLAG_WHERE + i];
 
             n = snprintf(buf + used, sizeof buf - used, "%s%.60s (rank %d thread %d)",
-                         i ? "; " : "", d->regions[w->r].path, (int)d->threads[w->t].rank,
-                         (int)d->threads[w->t].thread);
+                         i ? "; " : "", d->regions[w->r].path, (int)d->tids[w->t].rank,
+                         (int)d->tids[w->t].thread);
             used += n > 0 ? (size_t)n : 0;
         }
         if (used < sizeof buf && rep->flags[k].cells > rep->nwhere[k])
@@ -400,7 +400,7 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
 static void pm_fmt_thread(char *buf, size_t len, const struct pm_file *d, int has, size_t t)
 {
     if (has)
-        snprintf(buf, len, "r%d.t%d", (int)d->threads[t].rank, (int)d->threads[t].thread);
+        snprintf(buf, len, "r%d.t%d", (int)d->tids[t].rank, (int)d->tids[t].thread);
     else
         snprintf(buf, len, "-");
 }
@@ -546,8 +546,10 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
     fprintf(out, "\nThreads: %zu (totals from first sight until exit or write)\n", d->T);
     fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s%s\n", "rank", "thread", "tid", "host",
             "cpu", "exited", "open", "wall", d->has_placement ? "  bound to" : "");
+    struct pm_thread_rows rows = {0};
+
     for (size_t t = 0; t < d->T; t++) {
-        const struct pm_file_thread *th = &d->threads[t];
+        const struct pm_file_thread *th = pm_report_thread(rep, &rows, t);
 
         snprintf(cpu, sizeof cpu, "%d\xE2\x86\x92%d", (int)th->cpu_first, (int)th->cpu_last);
         pm_unit_time(wall, sizeof wall, (double)d->thread_wall_ns[t]);
@@ -565,6 +567,7 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
         }
         putc('\n', out);
     }
+    pm_report_threads_done(&rows);
 }
 
 #define PM_THR_EV_PER_TABLE 6
@@ -585,7 +588,7 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
         }
         putc('\n', out);
         for (size_t t = 0; t < d->T; t++) {
-            fprintf(out, "%5d %6d", (int)d->threads[t].rank, (int)d->threads[t].thread);
+            fprintf(out, "%5d %6d", (int)d->tids[t].rank, (int)d->tids[t].thread);
             for (size_t e = e0; e < e1; e++) {
                 struct pm_evstat sv;
                 const struct pm_evstat *s = &sv;
@@ -1157,7 +1160,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
             if (by_rank)
                 fprintf(out, " %6d %6s", (int)rep->ranks[k], "");
             else
-                fprintf(out, " %6d %6d", (int)d->threads[k].rank, (int)d->threads[k].thread);
+                fprintf(out, " %6d %6d", (int)d->tids[k].rank, (int)d->tids[k].thread);
             if (is_time)
                 pm_unit_time(buf, sizeof buf, x);
             else

@@ -18,9 +18,9 @@ one run (the report's crash-isolating child included): getrusage of the
 children of a small wrapper process started for that run alone, since the
 counter never decreases within one process.
 
-What may still grow with the threads is the /threads table and the
-per-thread totals, a few hundred bytes per thread (docs/design.md, "The
-report stage: streaming and mpirun").
+What may still grow with the threads is the per-thread totals (/thread)
+and each row's rank and thread number, about 250 bytes per thread
+(docs/design.md, "The report stage: streaming and mpirun").
 """
 import os
 import subprocess
@@ -28,12 +28,14 @@ import sys
 import tempfile
 
 SMALL, LARGE, TPR, R, E = 64, 1024, 16, 128, 8
-# 15,360 more threads: about 400 bytes each remain (the /threads table, the
-# per-thread totals, HDF5's own metadata: about 6 MB), plus for html and
-# --by rank one number per (region, rank) (about 1 MB). Per-thread
-# statistics and per-rank sums kept for the whole file cost about 40 MB.
-LIMIT_KB = 8 * 1024
-LIMIT_DIFF_KB = 2 * LIMIT_KB  # diff holds the /threads tables of two files
+# 15,360 more threads: about 250 bytes each remain (the /thread totals, the
+# rank and thread number of each /threads row, HDF5's own metadata: about
+# 4 MB; the /threads rows themselves are read a block at a time when
+# printed), plus for html and --by rank one number per (region, rank)
+# (about 1 MB): measured +3.8 to +4.8 MB. Per-thread statistics and per-rank
+# sums kept for the whole file cost about 40 MB.
+LIMIT_KB = 6 * 1024
+LIMIT_DIFF_KB = 2 * LIMIT_KB  # diff holds the /thread totals of two files
 
 # one run in a fresh process: prints its children's peak RSS in kB
 WRAPPER = r"""
