@@ -225,26 +225,26 @@ static int pm_metrics(struct pm_diff *df)
     return 0;
 }
 
-/* One cell's (or /thread row's) input for quantity k of metric m; `c` holds
- * thread row t. */
+/* One cell's (or /thread row's) input for quantity k of metric m; `c` and
+ * `tb` hold thread row t. */
 static void pm_cell_input(const struct pm_file *d, const struct pm_cells *c,
-                          const struct pm_metric *m, int fi, size_t k, size_t t, size_t r,
-                          uint64_t *raw, uint64_t *en, uint64_t *run)
+                          const struct pm_totals *tb, const struct pm_metric *m, int fi, size_t k,
+                          size_t t, size_t r, uint64_t *raw, uint64_t *en, uint64_t *run)
 {
-    size_t i = r == PM_WHOLE ? 0 : pm_cell_tr(d, c, t, r);
+    size_t i = r == PM_WHOLE ? 0 : pm_cell_tr(d, c, t, r), j = t - tb->t0;
 
     *en = *run = 0;
     if (m->kind == PM_DM_TIME) {
-        *raw = r == PM_WHOLE ? d->thread_wall_ns[t] : c->wall_ns[i];
+        *raw = r == PM_WHOLE ? tb->wall_ns[j] : c->wall_ns[i];
     } else if (m->kind == PM_DM_VISITS) {
         *raw = c->visits[i];
     } else {
         size_t e = m->ev[fi][k], g = (size_t)d->events[e].group;
 
         if (r == PM_WHOLE) {
-            *raw = d->thread_counts[t * d->E + e];
-            *en = d->thread_enabled_ns[t * d->G + g];
-            *run = d->thread_running_ns[t * d->G + g];
+            *raw = tb->counts[j * d->E + e];
+            *en = tb->enabled_ns[j * d->G + g];
+            *run = tb->running_ns[j * d->G + g];
         } else {
             *raw = c->counts[i * d->E + e];
             *en = c->enabled_ns[i * d->G + g];
@@ -263,12 +263,12 @@ struct pm_sacc {
 
 /* Cell (t, r) of block `c` into its unit's accumulator. */
 static void pm_side_cell(const struct pm_file *d, const struct pm_cells *c,
-                         const struct pm_metric *m, int fi, size_t t, size_t r,
-                         struct pm_uacc *u, struct pm_sacc *x)
+                         const struct pm_totals *tb, const struct pm_metric *m, int fi, size_t t,
+                         size_t r, struct pm_uacc *u, struct pm_sacc *x)
 {
     size_t nq = m->kind == PM_DM_IPC ? 2 : 1;
     int visited = r == PM_WHOLE || c->visits[pm_cell_tr(d, c, t, r)] > 0;
-    uint32_t flags = r == PM_WHOLE ? d->thread_flags[t] : c->flags[pm_cell_tr(d, c, t, r)];
+    uint32_t flags = r == PM_WHOLE ? tb->flags[t - tb->t0] : c->flags[pm_cell_tr(d, c, t, r)];
 
     if (m->kind >= PM_DM_EVENT && (flags & PM_FILE_FLAG_LOST_GENERATION))
         x->lost = 1;
@@ -276,7 +276,7 @@ static void pm_side_cell(const struct pm_file *d, const struct pm_cells *c,
     for (size_t k = 0; k < nq; k++) {
         uint64_t raw, en, run;
 
-        pm_cell_input(d, c, m, fi, k, t, r, &raw, &en, &run);
+        pm_cell_input(d, c, tb, m, fi, k, t, r, &raw, &en, &run);
         pm_acc_add(&u->s[k], &u->a[k], raw, en, run, visited);
     }
 }
@@ -335,6 +335,7 @@ static void pm_side(struct pm_diff *df, int fi, size_t r, const struct pm_metric
     size_t nq = m->kind == PM_DM_IPC ? 2 : 1;
     struct pm_sacc x;
     struct pm_cells c;
+    struct pm_totals tb;
     char err[8];
 
     memset(out, 0, sizeof *out);
@@ -342,11 +343,13 @@ static void pm_side(struct pm_diff *df, int fi, size_t r, const struct pm_metric
         return; /* the whole run has no visit count */
     memset(&x, 0, sizeof x);
     memset(&c, 0, sizeof c);
-    if (pm_file_rows(d, 0, d->T, &c, err, sizeof err) < 0) /* pointers: no read */
+    memset(&tb, 0, sizeof tb);
+    if (pm_file_rows(d, 0, d->T, &c, err, sizeof err) < 0 || /* pointers: no read */
+        pm_file_totals(d, 0, d->T, &tb, err, sizeof err) < 0)
         return;
     memset(df->uacc, 0, f->nunits * sizeof *df->uacc);
     for (size_t t = 0; t < d->T; t++)
-        pm_side_cell(d, &c, m, fi, t, r, &df->uacc[f->unit[t]], &x);
+        pm_side_cell(d, &c, &tb, m, fi, t, r, &df->uacc[f->unit[t]], &x);
     for (size_t n = 0; n < f->nunits; n++)
         pm_side_unit(&x, &df->uacc[n], nq);
     pm_side_finish(&x, nq, out);
@@ -365,17 +368,21 @@ static int pm_side_stream(struct pm_diff *df, int fi)
     struct pm_sacc *x = calloc(R1 * nm, sizeof *x);
     struct pm_uacc *u = calloc(R1 * nm, sizeof *u);
     struct pm_cells c;
+    struct pm_totals tb;
     char err[1024] = "";
     int rc = -1;
 
     memset(&c, 0, sizeof c);
+    memset(&tb, 0, sizeof tb);
     f->side = calloc(R1 * nm, sizeof *f->side);
-    if (!x || !u || !f->side || pm_cells_alloc(d, B ? B : 1, &c) < 0)
+    if (!x || !u || !f->side || pm_cells_alloc(d, B ? B : 1, &c) < 0 ||
+        pm_totals_alloc(d, B ? B : 1, &tb) < 0)
         goto done;
     for (size_t t0 = 0; t0 < d->T; t0 += B) {
         size_t nt = t0 + B < d->T ? B : d->T - t0;
 
-        if (pm_file_rows(d, t0, nt, &c, err, sizeof err) < 0) {
+        if (pm_file_rows(d, t0, nt, &c, err, sizeof err) < 0 ||
+            pm_file_totals(d, t0, nt, &tb, err, sizeof err) < 0) {
             fprintf(stderr, "perfmark diff: %s\n", err);
             rc = -2;
             goto done;
@@ -384,7 +391,7 @@ static int pm_side_stream(struct pm_diff *df, int fi)
             for (size_t r = 0; r < R1; r++)
                 for (size_t m = 0; m < nm; m++)
                     if (!(r == d->R && df->m[m].kind == PM_DM_VISITS))
-                        pm_side_cell(d, &c, &df->m[m], fi, t, r == d->R ? PM_WHOLE : r,
+                        pm_side_cell(d, &c, &tb, &df->m[m], fi, t, r == d->R ? PM_WHOLE : r,
                                      &u[r * nm + m], &x[r * nm + m]);
             if (t + 1 < d->T && f->unit[t + 1] == f->unit[t])
                 continue;
@@ -401,6 +408,7 @@ static int pm_side_stream(struct pm_diff *df, int fi)
     rc = 0;
 done:
     pm_cells_free(&c);
+    pm_totals_free(&tb);
     free(x);
     free(u);
     return rc;

@@ -1163,12 +1163,16 @@ static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
     return 0;
 }
 
+static int pm_open_totals(struct pm_rd *rd, struct pm_file *d);
+
 static int pm_load_thread_totals(struct pm_rd *rd, struct pm_file *d)
 {
     hsize_t t[1] = {d->T};
     hsize_t te[2] = {d->T, d->E};
     hsize_t tg[2] = {d->T, d->G};
 
+    if (d->stream)
+        return pm_open_totals(rd, d);
     if (pm_read_u64(rd, "/thread/wall_ns", "T", 1, t, &d->thread_wall_ns) < 0 ||
         pm_read_u64(rd, "/thread/counts", "T,E", 2, te, &d->thread_counts) < 0 ||
         pm_read_u64(rd, "/thread/enabled_ns", "T,G", 2, tg, &d->thread_enabled_ns) < 0 ||
@@ -1349,11 +1353,66 @@ static const struct {
     {"/region/bytes", "T,R", 1},      {"/region/bytes_unknown", "T,R", 1},
 };
 
+enum { PM_NTOTALS = 5 };
+
+/* The /thread totals, in the order of struct pm_totals' buf[]. */
+static const struct {
+    const char *name;
+    const char *shape;
+    int optional;
+} pm_total_sets[PM_NTOTALS] = {
+    {"/thread/wall_ns", "T", 0},      {"/thread/counts", "T,E", 0},
+    {"/thread/enabled_ns", "T,G", 0}, {"/thread/running_ns", "T,G", 0},
+    {"/thread/flags", "T", 1},
+};
+
 struct pm_file_stream {
     hid_t file;
     hid_t dset[PM_NCELLS]; /* -1: an optional dataset the file lacks (reads as 0) */
+    hid_t tot[PM_NTOTALS]; /* the same for the /thread totals */
     char *path;
 };
+
+/* Elements per thread row of /thread total k. */
+static size_t pm_total_width(const struct pm_file *d, int k)
+{
+    return k == 1 ? d->E : (k == 2 || k == 3) ? d->G : 1;
+}
+
+/* Open and check the /thread totals (the checks and messages of
+ * pm_read_ints, without the read); keep them open for pm_file_totals. */
+static int pm_open_totals(struct pm_rd *rd, struct pm_file *d)
+{
+    struct pm_file_stream *st = d->stream;
+
+    for (int k = 0; k < PM_NTOTALS; k++) {
+        const char *name = pm_total_sets[k].name;
+        hsize_t dims[2] = {d->T, pm_total_width(d, k)};
+        int nd = pm_total_sets[k].shape[1] ? 2 : 1;
+        hid_t type, space;
+        int bad;
+
+        if (pm_total_sets[k].optional && !pm_link_exists(rd, name))
+            continue;
+        st->tot[k] = H5Dopen2(rd->file, name, H5P_DEFAULT);
+        if (st->tot[k] < 0)
+            return pm_fail(rd, "missing dataset %s", name);
+        type = H5Dget_type(st->tot[k]);
+        space = H5Dget_space(st->tot[k]);
+        bad = type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER;
+        if (bad)
+            pm_fail(rd, "%s is not an integer array", name);
+        else
+            bad = pm_check_shape(rd, name, pm_total_sets[k].shape, space, nd, dims) < 0;
+        if (space >= 0)
+            H5Sclose(space);
+        if (type >= 0)
+            H5Tclose(type);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
 
 /* Elements per thread row of cell array k. */
 static size_t pm_cell_width(const struct pm_file *d, int k)
@@ -1405,6 +1464,8 @@ static int pm_open_cells(struct pm_rd *rd, struct pm_file *d)
     st->file = -1;
     for (int k = 0; k < PM_NCELLS; k++)
         st->dset[k] = -1;
+    for (int k = 0; k < PM_NTOTALS; k++)
+        st->tot[k] = -1;
     if (!(st->path = strdup(rd->path)))
         return pm_oom(rd);
     for (int k = 0; k < PM_NCELLS; k++) {
@@ -1555,6 +1616,112 @@ int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells 
     return rc;
 }
 
+int pm_totals_alloc(const struct pm_file *d, size_t cap, struct pm_totals *b)
+{
+    memset(b, 0, sizeof *b);
+    b->cap = cap;
+    if (!d->stream)
+        return 0;
+    for (int k = 0; k < PM_NTOTALS; k++) {
+        size_t n;
+
+        if (pm_mul(pm_total_width(d, k) ? pm_total_width(d, k) : 1, cap ? cap : 1, &n) < 0 ||
+            !(b->buf[k] = calloc(n, 8))) {
+            pm_totals_free(b);
+            return -1;
+        }
+    }
+    b->wall_ns = b->buf[0];
+    b->counts = b->buf[1];
+    b->enabled_ns = b->buf[2];
+    b->running_ns = b->buf[3];
+    b->flags = b->buf[4];
+    return 0;
+}
+
+void pm_totals_free(struct pm_totals *b)
+{
+    for (int k = 0; k < PM_NTOTALS; k++)
+        free(b->buf[k]);
+    memset(b, 0, sizeof *b);
+}
+
+static int pm_read_totals(const struct pm_file *d, size_t t0, size_t nt, struct pm_totals *b,
+                          char *err, size_t errlen)
+{
+    const struct pm_file_stream *st = d->stream;
+    int rc = 0;
+
+    for (int k = 0; k < PM_NTOTALS; k++) {
+        size_t w = pm_total_width(d, k);
+        hsize_t start[2] = {t0, 0}, count[2] = {nt, w};
+        int nd = pm_total_sets[k].shape[1] ? 2 : 1;
+        hid_t fs, ms;
+        herr_t hr;
+        struct pm_reason why;
+
+        if (st->tot[k] < 0 || w == 0 || rc < 0) {
+            memset(b->buf[k], 0, nt * w * (k == 4 ? 4 : 8));
+            continue;
+        }
+        fs = H5Dget_space(st->tot[k]);
+        ms = H5Screate_simple(nd, count, NULL);
+        hr = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
+                                : -1;
+        if (hr >= 0)
+            hr = H5Dread(st->tot[k], k == 4 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, ms, fs,
+                         H5P_DEFAULT, b->buf[k]);
+        if (hr < 0) {
+            if (err && errlen > 0) {
+                snprintf(err, errlen, "%s: cannot read %s rows %zu-%zu (%s)", st->path,
+                         pm_total_sets[k].name, t0, t0 + nt - 1, pm_hdf5_reason(&why));
+                pm_oneline(err);
+            }
+            rc = -1;
+            for (int j = 0; j <= k; j++) /* a failed block reads as zeros */
+                memset(b->buf[j], 0, nt * pm_total_width(d, j) * (j == 4 ? 4 : 8));
+        }
+        if (ms >= 0)
+            H5Sclose(ms);
+        if (fs >= 0)
+            H5Sclose(fs);
+    }
+    return rc;
+}
+
+int pm_file_totals(const struct pm_file *d, size_t t0, size_t nt, struct pm_totals *b, char *err,
+                   size_t errlen)
+{
+    H5E_auto2_t old_func = NULL;
+    void *old_data = NULL;
+    int rc;
+
+    b->t0 = t0;
+    b->nt = nt;
+    if (!d->stream) {
+        b->wall_ns = d->thread_wall_ns + t0;
+        b->counts = d->thread_counts + t0 * d->E;
+        b->enabled_ns = d->thread_enabled_ns + t0 * d->G;
+        b->running_ns = d->thread_running_ns + t0 * d->G;
+        b->flags = d->thread_flags + t0;
+        return 0;
+    }
+    if (nt > b->cap) {
+        snprintf(err, errlen, "%s: internal error: %zu rows into a buffer of %zu", d->stream->path,
+                 nt, b->cap);
+        b->nt = 0;
+        return -1;
+    }
+    if (nt == 0)
+        return 0;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    rc = pm_read_totals(d, t0, nt, b, err, errlen);
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return rc;
+}
+
 int pm_thread_rows_alloc(const struct pm_file *d, size_t cap, struct pm_thread_rows *b)
 {
     memset(b, 0, sizeof *b);
@@ -1697,6 +1864,9 @@ void pm_file_free(struct pm_file *d)
         for (int k = 0; k < PM_NCELLS; k++)
             if (d->stream->dset[k] >= 0)
                 H5Dclose(d->stream->dset[k]);
+        for (int k = 0; k < PM_NTOTALS; k++)
+            if (d->stream->tot[k] >= 0)
+                H5Dclose(d->stream->tot[k]);
         if (d->stream->file >= 0)
             H5Fclose(d->stream->file);
         free(d->stream->path);

@@ -124,6 +124,8 @@ struct pm_file {
     uint64_t *bytes;         /* [T,R] */
     uint64_t *bytes_unknown; /* [T,R] */
 
+    /* /thread totals: [T] after pm_file_load; NULL after pm_file_open, whose
+     * readers take them a block of rows at a time (pm_file_totals) */
     uint64_t *thread_wall_ns;    /* [T] */
     uint64_t *thread_counts;     /* [T,E] */
     uint64_t *thread_enabled_ns; /* [T,G] */
@@ -153,6 +155,15 @@ struct pm_cells {
     const uint64_t *visits, *wall_ns, *counts, *enabled_ns, *running_ns, *bytes, *bytes_unknown;
     const uint32_t *flags;
     void *buf[8]; /* owned buffers of a streamed file (NULL in memory) */
+};
+
+/* Rows [t0, t0 + nt) of the /thread totals, indexed with t - t0: wall_ns
+ * and flags [nt], counts [nt,E], enabled_ns and running_ns [nt,G]. */
+struct pm_totals {
+    size_t t0, nt, cap;
+    const uint64_t *wall_ns, *counts, *enabled_ns, *running_ns;
+    const uint32_t *flags;
+    void *buf[5]; /* owned buffers of a streamed file (NULL in memory) */
 };
 
 /* Row-major indices into the [T,R], [T,R,E] and [T,R,G] arrays. */
@@ -201,6 +212,16 @@ void pm_cells_free(struct pm_cells *c);
  * one-line message in err. */
 int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells *c, char *err,
                  size_t errlen);
+
+/* Room for `cap` rows of the /thread totals (none needed in memory). */
+int pm_totals_alloc(const struct pm_file *d, size_t cap, struct pm_totals *b);
+void pm_totals_free(struct pm_totals *b);
+/* Rows [t0, t0 + nt) of the /thread totals into b: pointers into d's arrays
+ * after pm_file_load, hyperslab reads (independent) after pm_file_open.
+ * Returns 0, or -1 with a one-line message in err (the rows then read as
+ * zeros). */
+int pm_file_totals(const struct pm_file *d, size_t t0, size_t nt, struct pm_totals *b, char *err,
+                   size_t errlen);
 
 /* Room for `cap` /threads rows (none needed after pm_file_load). */
 int pm_thread_rows_alloc(const struct pm_file *d, size_t cap, struct pm_thread_rows *b);

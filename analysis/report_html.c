@@ -416,27 +416,33 @@ static void pm_html_threads(FILE *out, const struct pm_report *rep)
     }
     fputs("</tr>\n", out);
     struct pm_thread_rows rows = {0};
+    struct pm_totals tot = {0};
 
     for (size_t t = 0; t < shown; t++) {
         const struct pm_file_thread *th = pm_report_thread(rep, &rows, t);
+        const struct pm_totals *tb = pm_report_totals(rep, &tot, t);
+
+        if (!tb)
+            break;
 
         fprintf(out, "<tr data-t=\"%zu\"><td class=\"n\">%d</td><td class=\"n\">%d</td>"
                 "<td class=\"n\">%" PRId64 "</td><td>", t, (int)th->rank, (int)th->thread,
                 th->tid);
         pm_html_esc(out, th->host, 200, 0);
-        pm_html_time(buf, sizeof buf, (double)d->thread_wall_ns[t]);
+        pm_html_time(buf, sizeof buf, (double)tb->wall_ns[t - tb->t0]);
         fprintf(out, "</td><td class=\"n\">%d&#8594;%d</td><td>%s</td>", (int)th->cpu_first,
                 (int)th->cpu_last, th->exited ? "yes" : "no");
-        pm_html_num_u(out, "wall", d->thread_wall_ns[t], buf);
+        pm_html_num_u(out, "wall", tb->wall_ns[t - tb->t0], buf);
         for (size_t e = 0; e < d->E; e++) {
             struct pm_evstat s;
 
-            pm_thread_evstat(rep, t, e, &s);
+            pm_thread_evstat(d, tb, t, e, &s);
             pm_html_event_cell(out, &s, e, pm_html_event_is_time(&d->events[e]));
         }
         fputs("</tr>\n", out);
     }
     pm_report_threads_done(&rows);
+    pm_report_totals_done(&tot);
     fputs("</table></div>\n</section>\n", out);
 }
 

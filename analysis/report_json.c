@@ -256,7 +256,7 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
 }
 
 static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thread_rows *rows,
-                           size_t t)
+                           const struct pm_totals *tb, size_t t)
 {
     const struct pm_file *d = rep->d;
     const struct pm_file_thread *th = pm_report_thread(rep, rows, t);
@@ -268,14 +268,14 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thr
     fprintf(out, ",\"cpu_first\":%d,\"cpu_last\":%d,\"exited\":%s,\"open_at_end\":%d",
             (int)th->cpu_first, (int)th->cpu_last, th->exited ? "true" : "false",
             (int)th->open_at_end);
-    fprintf(out, ",\"wall_ns\":%" PRIu64 ",\"events\":{", d->thread_wall_ns[t]);
+    fprintf(out, ",\"wall_ns\":%" PRIu64 ",\"events\":{", tb->wall_ns[t - tb->t0]);
     for (size_t e = 0; e < d->E; e++) {
         struct pm_evstat s;
 
         if (e)
             putc(',', out);
         pm_json_key(out, rep->evkey[e]);
-        pm_thread_evstat(rep, t, e, &s);
+        pm_thread_evstat(d, tb, t, e, &s);
         pm_json_evstat(out, &s, 0);
     }
     putc('}', out);
@@ -638,13 +638,19 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     fputs(",\n", out);
     /* the rows in order, a block of them read at a time */
     struct pm_thread_rows rows = {0};
+    struct pm_totals tot = {0};
     fputs("  \"threads\":[", out);
     for (size_t t = 0; t < d->T; t++) {
+        const struct pm_totals *tb = pm_report_totals(rep, &tot, t);
+
+        if (!tb)
+            break;
         fputs(t ? ",\n" : "\n", out);
-        pm_json_thread(out, rep, &rows, t);
+        pm_json_thread(out, rep, &rows, tb, t);
     }
     putc(']', out);
     pm_report_threads_done(&rows);
+    pm_report_totals_done(&tot);
     fputs(",\n", out);
     pm_json_list(out, "rank_totals", rep, d->N, pm_json_rank);
     fputs(",\n  \"rank_difference_means\":", out);

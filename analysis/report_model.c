@@ -274,15 +274,15 @@ void pm_report_derived(struct pm_report *rep)
         pm_report_derived_free(rep); /* out of memory: the report goes on without them */
 }
 
-void pm_thread_evstat(const struct pm_report *rep, size_t t, size_t e, struct pm_evstat *s)
+void pm_thread_evstat(const struct pm_file *d, const struct pm_totals *b, size_t t, size_t e,
+                      struct pm_evstat *s)
 {
-    const struct pm_file *d = rep->d;
-    size_t g = (size_t)d->events[e].group;
+    size_t g = (size_t)d->events[e].group, i = t - b->t0;
     struct pm_acc a = {0};
 
     memset(s, 0, sizeof *s);
-    pm_acc_add(s, &a, d->thread_counts[t * d->E + e], d->thread_enabled_ns[t * d->G + g],
-               d->thread_running_ns[t * d->G + g], 1);
+    pm_acc_add(s, &a, b->counts[i * d->E + e], b->enabled_ns[i * d->G + g],
+               b->running_ns[i * d->G + g], 1);
     pm_acc_finish(s, &a);
 }
 
@@ -314,41 +314,120 @@ void pm_report_threads_done(struct pm_thread_rows *b)
     pm_thread_rows_free(b);
 }
 
+const struct pm_totals *pm_report_totals(const struct pm_report *rep, struct pm_totals *b,
+                                         size_t t)
+{
+    const struct pm_file *d = rep->d;
+    char err[512];
+
+    if (b->wall_ns && t >= b->t0 && t - b->t0 < b->nt)
+        return b;
+    if (!b->wall_ns && !b->buf[0] && pm_totals_alloc(d, PM_THREAD_BLOCK, b) < 0 &&
+        pm_totals_alloc(d, 1, b) < 0) {
+        fprintf(stderr, "perfmark: out of memory reading the /thread totals\n");
+        return NULL;
+    }
+    size_t nt = d->stream ? (d->T - t < b->cap ? d->T - t : b->cap) : d->T - t;
+    if (pm_file_totals(d, t, nt, b, err, sizeof err) < 0) {
+        static int said;
+        if (!said)
+            fprintf(stderr, "perfmark: %s\n", err);
+        said = 1;
+    }
+    return b;
+}
+
+void pm_report_totals_done(struct pm_totals *b)
+{
+    pm_totals_free(b);
+}
+
+/* The inherited set of each /rank row; the sums of its threads come in
+ * pm_thread_pass. */
 static void pm_rank_stats(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
 
     for (size_t n = 0; n < d->N; n++) {
-        for (size_t t = 0; t < d->T; t++)
-            if (pm_rank_has_thread(d, n, t))
-                rep->rank_threads[n]++;
         for (size_t e = 0; e < d->E; e++) {
             size_t g = (size_t)d->events[e].group;
             struct pm_rankstat *s = &rep->rank[n * d->E + e];
-            struct pm_acc a = {0}, b = {0};
+            struct pm_acc a = {0};
 
             pm_acc_add(&s->proc, &a, d->rank_counts[n * d->E + e], d->rank_enabled_ns[n * d->G + g],
                        d->rank_running_ns[n * d->G + g], 1);
             pm_acc_finish(&s->proc, &a);
-            /* per-thread values are already scaled: sum them as they are */
-            for (size_t t = 0; t < d->T; t++) {
-                struct pm_evstat thv;
-                const struct pm_evstat *th = &thv;
-
-                if (!pm_rank_has_thread(d, n, t))
-                    continue;
-                pm_thread_evstat(rep, t, e, &thv);
-                if (!th->has_total) {
-                    s->sum.n_na++;
-                    continue;
-                }
-                s->sum.total += th->total;
-                s->sum.estimate |= th->estimate;
-                b.nvals++;
-            }
-            pm_acc_finish(&s->sum, &b);
         }
     }
+}
+
+/* One pass over the /thread totals, a block of rows at a time, for what the
+ * renderers need of them as sums: each /rank row's Σ of its threads, the
+ * TopDown whole run, each rank's longest thread (MPI share) and whether any
+ * thread total is an estimate or has no value (text notes). Threads come in
+ * row order, so every sum adds in the order a loop over all rows would. */
+static int pm_thread_pass(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    struct pm_totals b = {0};
+    struct pm_td_sum *tds = NULL;
+    size_t *nvals = calloc(d->N * d->E != 0 ? d->N * d->E : 1, sizeof *nvals);
+    int td = rep->td.on && rep->td.reg != NULL;
+
+    if (!nvals || (td && !(tds = calloc(1, sizeof *tds)))) {
+        free(nvals);
+        return -1;
+    }
+    for (size_t t = 0; t < d->T; t++) {
+        const struct pm_totals *tb = pm_report_totals(rep, &b, t);
+        if (!tb)
+            break;
+        size_t i = t - tb->t0;
+        /* pm_rank_has_thread: one row is the whole process, else row n is rank n */
+        size_t n = d->N == 1 ? 0
+                   : d->tids[t].rank >= 0 && (size_t)d->tids[t].rank < d->N ? (size_t)d->tids[t].rank
+                                                                            : PM_NONE;
+        struct pm_mpishare *sh = &rep->share[rep->thread_rank[t]];
+
+        if (n != PM_NONE)
+            rep->rank_threads[n]++;
+        for (size_t e = 0; e < d->E; e++) {
+            struct pm_evstat th;
+
+            pm_thread_evstat(d, tb, t, e, &th);
+            rep->thread_estimate |= th.estimate;
+            rep->thread_na |= !th.has_total;
+            if (n == PM_NONE)
+                continue;
+            /* per-thread values are already scaled: sum them as they are */
+            struct pm_rankstat *s = &rep->rank[n * d->E + e];
+            if (!th.has_total) {
+                s->sum.n_na++;
+                continue;
+            }
+            s->sum.total += th.total;
+            s->sum.estimate |= th.estimate;
+            nvals[n * d->E + e]++;
+        }
+        if (tb->wall_ns[i] > sh->total_ns)
+            sh->total_ns = tb->wall_ns[i];
+        if (td)
+            pm_td_add_cell(&rep->td, d, 1, tb->flags[i], &tb->counts[i * d->E],
+                           &tb->enabled_ns[i * d->G], &tb->running_ns[i * d->G], &rep->td.run,
+                           tds);
+    }
+    pm_report_totals_done(&b);
+    for (size_t k = 0; k < d->N * d->E; k++) {
+        struct pm_acc a = {0};
+
+        a.nvals = nvals[k];
+        pm_acc_finish(&rep->rank[k].sum, &a);
+    }
+    if (td)
+        pm_td_finish_stat(&rep->td, tds, &rep->td.run);
+    free(tds);
+    free(nvals);
+    return 0;
 }
 
 /* Named flags (file or built-in) plus any bit that occurs without a name
@@ -486,7 +565,7 @@ static void *pm_calloc2(size_t a, size_t b, size_t size)
 }
 
 /* Everything that needs no cell: allocations, the tree order, event keys,
- * per-thread and per-rank statistics from the /thread and /rank totals,
+ * per-rank statistics and one pass over the /thread totals (pm_thread_pass),
  * TopDown and across-ranks setup. */
 int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path)
 {
@@ -515,7 +594,7 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
     rep->ev_instructions = pm_find_event(d, "instructions");
     rep->ev_cycles = pm_find_event(d, "cycles");
     pm_rank_stats(rep);
-    if (pm_report_topdown(rep) < 0 || pm_report_ranks_setup(rep) < 0)
+    if (pm_report_topdown(rep) < 0 || pm_report_ranks_setup(rep) < 0 || pm_thread_pass(rep) < 0)
         return -1;
     return 0;
 }

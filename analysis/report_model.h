@@ -98,11 +98,12 @@ void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en
 void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
                    uint64_t run, int visited, size_t index);
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
-/* Thread row t's total of event e (/thread/counts), made when asked rather
- * than kept for every thread: the report's memory must not grow with the
- * threads of the file. */
+/* Thread row t's total of event e (/thread/counts) from the block `b` that
+ * holds row t (pm_report_totals), made when asked rather than kept for
+ * every thread: the report's memory must not grow with the threads. */
 struct pm_report;
-void pm_thread_evstat(const struct pm_report *rep, size_t t, size_t e, struct pm_evstat *s);
+void pm_thread_evstat(const struct pm_file *d, const struct pm_totals *b, size_t t, size_t e,
+                      struct pm_evstat *s);
 /* Add the state (sa, aa) of later cells (higher thread rows) to (s, a), as if
  * they had been added one by one; used to join blocks of thread rows in
  * block order (report_stream.c). Sums may differ from one-by-one in the last
@@ -293,7 +294,7 @@ struct pm_report {
     int multi_rank;           /* the job had, or the file holds, more than one rank */
     size_t nranks;            /* distinct /threads rank values */
     int32_t *ranks;           /* [nranks] ascending */
-    size_t *thread_rank;      /* [T] index into ranks */
+    uint32_t *thread_rank;    /* [T] index into ranks (4 bytes: grows with the threads) */
     struct pm_xregion *xreg;  /* [R] by row */
     struct pm_xregion *mpif;  /* [nmpif] MPI functions, most time first */
     size_t nmpif;
@@ -305,6 +306,7 @@ struct pm_report {
 
     /* added with issue 6 */
     size_t ev_instructions, ev_cycles; /* /events rows, SIZE_MAX when absent */
+    int thread_estimate, thread_na; /* some /thread total is an estimate / has no value */
     int has_omp_wait;         /* the file has omp wait regions */
     struct pm_xstat *xexcl;   /* [R] exclusive time across ranks (multi_rank only) */
     struct pm_xstat *xomp;    /* [R] omp wait share across ranks (multi_rank, has_omp_wait) */
@@ -420,8 +422,9 @@ int pm_is_omp_wait(const struct pm_file_region *g);
 size_t pm_omp_wait_pairs(const struct pm_file *d, size_t *above, size_t *wait);
 
 /* Set up the TopDown part of `rep` (method, events, td.reg) before any
- * cell, and the whole run's breakdown from /thread totals. Returns 0, or -1
- * when out of memory. */
+ * cell; the whole run's breakdown (td.run) is summed from the /thread
+ * totals in pm_report_setup's pass over them. Returns 0, or -1 when out of
+ * memory. */
 int pm_report_topdown(struct pm_report *rep);
 
 /* Which threads a /rank row is compared with. The schema does not say how
@@ -440,6 +443,12 @@ static inline int pm_rank_has_thread(const struct pm_file *d, size_t n, size_t t
 const struct pm_file_thread *pm_report_thread(const struct pm_report *rep,
                                               struct pm_thread_rows *b, size_t t);
 void pm_report_threads_done(struct pm_thread_rows *b);
+/* The /thread totals' block holding row t, walked the same way (b zeroed,
+ * then pm_report_totals_done); a block that cannot be read reads as zeros,
+ * said once on stderr. NULL only when out of memory (said on stderr). */
+const struct pm_totals *pm_report_totals(const struct pm_report *rep, struct pm_totals *b,
+                                         size_t t);
+void pm_report_totals_done(struct pm_totals *b);
 
 /* The flags present in a region as "NAME:n" joined by `sep` ("" if none). */
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,

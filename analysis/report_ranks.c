@@ -39,7 +39,7 @@ static int pm_rank_index(struct pm_report *rep)
 
     rep->ranks = malloc((d->T ? d->T : 1) * sizeof *rep->ranks);
     rep->thread_rank = malloc((d->T ? d->T : 1) * sizeof *rep->thread_rank);
-    if (!rep->ranks || !rep->thread_rank)
+    if (!rep->ranks || !rep->thread_rank || d->T > UINT32_MAX)
         return -1;
     for (size_t t = 0; t < d->T; t++)
         rep->ranks[t] = d->tids[t].rank;
@@ -51,7 +51,7 @@ static int pm_rank_index(struct pm_report *rep)
     for (size_t t = 0; t < d->T; t++) {
         const int32_t *k = bsearch(&d->tids[t].rank, rep->ranks, n, sizeof *rep->ranks,
                                    pm_cmp_i32);
-        rep->thread_rank[t] = (size_t)(k - rep->ranks);
+        rep->thread_rank[t] = (uint32_t)(k - rep->ranks);
     }
     /* a per-rank file of a larger job holds one rank, but its numbers are
      * still one rank's share of a job: say so rather than hide it */
@@ -300,15 +300,9 @@ void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq
  * thread from the start of measurement). */
 static void pm_mpi_share(struct pm_report *rep)
 {
-    const struct pm_file *d = rep->d;
     struct pm_xacc a = {0};
 
-    for (size_t t = 0; t < d->T; t++) {
-        struct pm_mpishare *s = &rep->share[rep->thread_rank[t]];
-
-        if (d->thread_wall_ns[t] > s->total_ns)
-            s->total_ns = d->thread_wall_ns[t];
-    }
+    /* total_ns came with the pass over the /thread totals (pm_report_setup) */
     memset(&rep->share_stat, 0, sizeof rep->share_stat);
     for (size_t k = 0; k < rep->nranks; k++) {
         struct pm_mpishare *s = &rep->share[k];

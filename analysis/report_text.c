@@ -547,12 +547,16 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
     fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s%s\n", "rank", "thread", "tid", "host",
             "cpu", "exited", "open", "wall", d->has_placement ? "  bound to" : "");
     struct pm_thread_rows rows = {0};
+    struct pm_totals tot = {0};
 
     for (size_t t = 0; t < d->T; t++) {
         const struct pm_file_thread *th = pm_report_thread(rep, &rows, t);
+        const struct pm_totals *tb = pm_report_totals(rep, &tot, t);
 
+        if (!tb)
+            break;
         snprintf(cpu, sizeof cpu, "%d\xE2\x86\x92%d", (int)th->cpu_first, (int)th->cpu_last);
-        pm_unit_time(wall, sizeof wall, (double)d->thread_wall_ns[t]);
+        pm_unit_time(wall, sizeof wall, (double)tb->wall_ns[t - tb->t0]);
         fprintf(out, "%5d %6d %10" PRId64 "  ", (int)th->rank, (int)th->thread, th->tid);
         pm_text_field(out, th->host, 16, PM_LEFT);
         putc(' ', out);
@@ -568,6 +572,7 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
         putc('\n', out);
     }
     pm_report_threads_done(&rows);
+    pm_report_totals_done(&tot);
 }
 
 #define PM_THR_EV_PER_TABLE 6
@@ -575,6 +580,7 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
 static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
+    struct pm_totals tot = {0}; /* read again for each table: never all kept */
     char buf[64];
 
     for (size_t e0 = 0; e0 < d->E; e0 += PM_THR_EV_PER_TABLE) {
@@ -588,12 +594,16 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
         }
         putc('\n', out);
         for (size_t t = 0; t < d->T; t++) {
+            const struct pm_totals *tb = pm_report_totals(rep, &tot, t);
+
+            if (!tb)
+                break;
             fprintf(out, "%5d %6d", (int)d->tids[t].rank, (int)d->tids[t].thread);
             for (size_t e = e0; e < e1; e++) {
                 struct pm_evstat sv;
                 const struct pm_evstat *s = &sv;
 
-                pm_thread_evstat(rep, t, e, &sv);
+                pm_thread_evstat(d, tb, t, e, &sv);
                 pm_fmt_value(buf, sizeof buf, s->has_total, s->total, s,
                              pm_event_is_time(&d->events[e]));
                 putc(' ', out);
@@ -602,6 +612,7 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
             putc('\n', out);
         }
     }
+    pm_report_totals_done(&tot);
 }
 
 static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
@@ -1064,13 +1075,8 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
         na |= !rep->regev[i].has_total || !rep->regev[i].has_spread;
         bad |= rep->regev[i].untrusted;
     }
-    for (size_t i = 0; i < d->T * d->E; i++) {
-        struct pm_evstat s;
-
-        pm_thread_evstat(rep, i / d->E, i % d->E, &s);
-        est |= s.estimate;
-        na |= !s.has_total;
-    }
+    est |= rep->thread_estimate; /* the /thread totals: summed at setup */
+    na |= rep->thread_na;
     if (!est && !na && !bad && rep->flagged_cells == 0)
         return;
     fputs("\nNotes\n", out);

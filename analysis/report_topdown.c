@@ -283,7 +283,6 @@ int pm_report_topdown(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
     struct pm_tdreport *td = &rep->td;
-    struct pm_td_sum sum;
 
     td->on = d->topdown_method[0] != '\0';
     if (!td->on)
@@ -296,12 +295,7 @@ int pm_report_topdown(struct pm_report *rep)
     if (!td->reg)
         return -1;
     /* regions: their cells are summed block by block (report_stream.c) */
-    /* the whole run: every thread from first sight to exit, outside regions too */
-    memset(&sum, 0, sizeof sum);
-    for (size_t t = 0; t < d->T; t++)
-        pm_td_add_cell(td, d, 1, d->thread_flags[t], &d->thread_counts[t * d->E],
-                   &d->thread_enabled_ns[t * d->G], &d->thread_running_ns[t * d->G], &td->run,
-                   &sum);
-    pm_td_finish_stat(td, &sum, &td->run);
+    /* the whole run: every thread from first sight to exit, outside regions
+     * too, summed in the pass over the /thread totals (pm_report_setup) */
     return 0;
 }
