@@ -1511,20 +1511,36 @@ static int pm_open_cells(struct pm_rd *rd, struct pm_file *d)
     return 0;
 }
 
+/* A block's buffers: buf[k] holds cap rows of width[k] words (at least
+ * one word each, so that every pointer is valid). On failure all are
+ * freed (NULL). */
+static int pm_block_alloc(void **buf, int n, const size_t *width, size_t cap)
+{
+    for (int k = 0; k < n; k++) {
+        size_t words;
+
+        if (pm_mul(width[k] ? width[k] : 1, cap ? cap : 1, &words) < 0 ||
+            !(buf[k] = calloc(words, 8))) {
+            for (int j = 0; j <= k; j++)
+                free(buf[j]), buf[j] = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int pm_cells_alloc(const struct pm_file *d, size_t cap, struct pm_cells *c)
 {
+    size_t width[PM_NCELLS];
+
     memset(c, 0, sizeof *c);
     c->cap = cap;
     if (!d->stream)
         return 0;
-    for (int k = 0; k < PM_NCELLS; k++) {
-        size_t w = pm_cell_width(d, k), n;
-
-        if (pm_mul(w ? w : 1, cap ? cap : 1, &n) < 0 || !(c->buf[k] = calloc(n, 8))) {
-            pm_cells_free(c);
-            return -1;
-        }
-    }
+    for (int k = 0; k < PM_NCELLS; k++)
+        width[k] = pm_cell_width(d, k);
+    if (pm_block_alloc(c->buf, PM_NCELLS, width, cap) < 0)
+        return -1;
     c->visits = c->buf[0];
     c->wall_ns = c->buf[1];
     c->flags = c->buf[2];
@@ -1618,19 +1634,16 @@ int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells 
 
 int pm_totals_alloc(const struct pm_file *d, size_t cap, struct pm_totals *b)
 {
+    size_t width[PM_NTOTALS];
+
     memset(b, 0, sizeof *b);
     b->cap = cap;
     if (!d->stream)
         return 0;
-    for (int k = 0; k < PM_NTOTALS; k++) {
-        size_t n;
-
-        if (pm_mul(pm_total_width(d, k) ? pm_total_width(d, k) : 1, cap ? cap : 1, &n) < 0 ||
-            !(b->buf[k] = calloc(n, 8))) {
-            pm_totals_free(b);
-            return -1;
-        }
-    }
+    for (int k = 0; k < PM_NTOTALS; k++)
+        width[k] = pm_total_width(d, k);
+    if (pm_block_alloc(b->buf, PM_NTOTALS, width, cap) < 0)
+        return -1;
     b->wall_ns = b->buf[0];
     b->counts = b->buf[1];
     b->enabled_ns = b->buf[2];
