@@ -183,6 +183,11 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
     return (ssize_t)(words * 8);
 }
 
+/* Slots of retiring work done between the two SLOTS reads of a sample
+ * (the PMU keeps counting between instructions); skew_done sums them. */
+static uint64_t skew_work, skew_done;
+static void work(uint64_t ret, uint64_t bad, uint64_t fe, uint64_t be);
+
 static uint64_t fake_rdpmc(uint32_t counter)
 {
     pmu.rdpmc_calls++;
@@ -190,8 +195,13 @@ static uint64_t fake_rdpmc(uint32_t counter)
         pmu.rdpmc_off++;
     if (counter == PM_TD_RDPMC_SLOTS)
         return pmu.w | 0xabcdull << 48;
-    if (counter == PM_TD_RDPMC_METRICS)
+    if (counter == PM_TD_RDPMC_METRICS) {
+        if (skew_work && pmu.active) {
+            work(skew_work, 0, 0, 0);
+            skew_done += skew_work;
+        }
         return pmu_metrics();
+    }
     pmu.bad_index++;
     return 0;
 }
@@ -254,7 +264,7 @@ static struct pm_thread *T;
 static struct expect want[64];
 static struct {
     int32_t name, node;
-    uint64_t slots, m[NM], conv[NM], reads, foreign, wa, charge;
+    uint64_t slots, m[NM], conv[NM], reads, foreign, wa, charge, skew;
 } open_[16];
 static int depth;
 static uint64_t last_slots, last_ena, last_run;
@@ -266,20 +276,25 @@ static uint64_t last_slots, last_ena, last_run;
 static int mode_rdpmc;
 static uint64_t charge, base0;
 static uint32_t last_lock;
-static struct { uint32_t lock; uint64_t reads; int active; } pre;
+static struct { uint32_t lock; uint64_t reads, skew; int active; } pre;
+static uint64_t last_skew;  /* skew of the last reading if it was a sample, else 0 */
 static uint64_t enter_windows(uint64_t w);
 
 static void before_reading(void)
 {
     pre.lock = pmu.page ? pmu.page->lock : 0;
     pre.reads = pmu.reads;
+    pre.skew = skew_done;
     pre.active = pmu.active;
 }
 
 static void after_reading(void)
 {
+    last_skew = 0;
     if (!mode_rdpmc)
         return;
+    if (pmu.reads == pre.reads)  /* a sample: its skew is error of this reading */
+        last_skew = skew_done - pre.skew;
     uint32_t d = pre.lock - last_lock;
     if (d)
         charge += (d + 1) / 2 * enter_windows(pmu.k.count[0] - base0);
@@ -330,8 +345,11 @@ static void enter(const char *name)
     memcpy(open_[depth].conv, pmu.conv, sizeof pmu.conv);
     open_[depth].reads = pmu.reads;
     open_[depth].foreign = pmu.foreign;
-    open_[depth].wa = pmu.w;  /* the open window (the saved one while off the PMU) */
+    /* the open window (the saved one while off the PMU) at the sample's
+     * first SLOTS read */
+    open_[depth].wa = pmu.w - last_skew;
     open_[depth].charge = charge;
+    open_[depth].skew = last_skew;
     depth++;
 }
 
@@ -344,7 +362,8 @@ static void leave(void)
     pm_thread_exit(T, open_[depth].name);
     after_reading();
     check_reading(T->scratch);
-    e->neq += k + 1 + enter_windows(open_[depth].wa) + (charge - open_[depth].charge);
+    e->neq += k + 1 + enter_windows(open_[depth].wa) + (charge - open_[depth].charge) +
+              open_[depth].skew + last_skew;
     e->neq_read += k - (pmu.foreign - open_[depth].foreign) + 1;
     e->slots += pmu.truth_slots - open_[depth].slots;
     for (int i = 0; i < NM; i++) {
@@ -462,6 +481,19 @@ static void script(void)
     }
     leave();
 
+    /* the PMU counts on between the two SLOTS reads of a sample (here 37
+     * slots of retiring work each time): that skew is charged to the
+     * visits that enter or leave at the sample */
+    work(2000, 1000, 500, 500);
+    skew_work = 37;
+    enter("skewed");
+    work(3000, 500, 500, 1000);
+    enter("skewed_in");
+    work(700, 100, 100, 100);
+    leave();
+    leave();
+    skew_work = 0;
+
     /* a reset at every boundary (beyond R before each): both modes agree */
     work(R, 1, 1, 1);
     enter("reset_each");
@@ -479,7 +511,8 @@ static void check_regions(const char *mode, int rdpmc, uint64_t got[][1 + NM + 1
 {
     static const char *const names[] = {"short", "outer", "inner", "long", "span", "span_in",
                                         "peeked", "foreign", "offpmu", "offpmu_in", "dip",
-                                        "switchy", "reset_each", "reset_each_in"};
+                                        "switchy", "skewed", "skewed_in", "reset_each",
+                                        "reset_each_in"};
     for (size_t r = 0; r < sizeof names / sizeof *names; r++) {
         int32_t n = node_of(names[r]);
         CHECK(n >= 0, "%s: no region %s", mode, names[r]);
@@ -524,7 +557,7 @@ static void check_regions(const char *mode, int rdpmc, uint64_t got[][1 + NM + 1
           "%s: region 'long' SHORT", mode);
 }
 
-enum { NREG = 14 };
+enum { NREG = 16 };
 
 static void run(const struct pm_eventset *set, int rdpmc, uint64_t got[][1 + NM + 1])
 {
