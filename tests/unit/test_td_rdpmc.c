@@ -261,6 +261,19 @@ struct expect {
 };
 
 static struct pm_thread *T;
+/* Threads live as long as the process, as in the runtime (its session
+ * keeps them). Volatile: a static that is only written may be optimised
+ * away, and LeakSanitizer would then see the threads lost. */
+static struct pm_thread *volatile kept[4];
+static int nkept;
+
+static struct pm_thread *new_thread(const struct pm_eventset *set)
+{
+    struct pm_thread *t = pm_thread_create(set, -1, 0, 0);
+    if (nkept < 4)
+        kept[nkept++] = t;
+    return t;
+}
 static struct expect want[64];
 static struct {
     int32_t name, node;
@@ -572,10 +585,7 @@ static void run(const struct pm_eventset *set, int rdpmc, uint64_t got[][1 + NM 
     memset(want, 0, sizeof want);
     depth = 0;
     last_slots = last_ena = last_run = 0;
-    /* static in spirit: threads live as long as the process, as in the
-     * runtime (LeakSanitizer would otherwise see them lost) */
-    static struct pm_thread *keep[2];
-    T = keep[rdpmc] = pm_thread_create(set, -1, 0, 0);
+    T = new_thread(set);
     CHECK(T && T->cs.state == PM_CS_OPEN, "%s: set did not open", mode);
     if (!T)
         return;
@@ -603,8 +613,7 @@ static void run(const struct pm_eventset *set, int rdpmc, uint64_t got[][1 + NM 
 static void check_no_syscall(const struct pm_eventset *set)
 {
     pm_counterset_td_allow_rdpmc(1);
-    static struct pm_thread *t;
-    T = t = pm_thread_create(set, -1, 0, 0);
+    T = new_thread(set);
     if (!T)
         return;
     start_readings(1);
@@ -640,8 +649,7 @@ static void check_no_syscall(const struct pm_eventset *set)
 static void check_reopen_without_mode(const struct pm_eventset *set)
 {
     pm_counterset_td_allow_rdpmc(1);
-    static struct pm_thread *t;
-    T = t = pm_thread_create(set, -1, 0, 0);
+    T = new_thread(set);
     if (!T)
         return;
     start_readings(1);
