@@ -729,98 +729,6 @@ static int pm_read_fixed_member(hid_t dset, hid_t ftype, const struct pm_field *
     return rc;
 }
 
-/* Read the 1-D compound dataset `name` into a new array of `elsize` structs. */
-static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_field *f, size_t nf,
-                         size_t elsize, void **out, size_t *count)
-{
-    struct pm_reason why;
-    hid_t dset, ftype = -1, space = -1, mtype = -1, mspace = -1;
-    hsize_t dims[1] = {PM_ANY};
-    void *raw = NULL;
-    char *tab = NULL;
-    size_t n = 0, block = PM_TABLE_BLOCK;
-    int rc = -1;
-
-    *out = NULL;
-    *count = 0;
-    dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
-    if (dset < 0)
-        return pm_fail(rd, "missing dataset %s", name);
-    ftype = H5Dget_type(dset);
-    space = H5Dget_space(dset);
-    if (ftype < 0 || space < 0 || H5Tget_class(ftype) != H5T_COMPOUND) {
-        pm_fail(rd, "%s is not a compound table", name);
-        goto done;
-    }
-    if (pm_check_shape(rd, name, "rows", space, 1, dims) < 0)
-        goto done;
-    mtype = pm_table_memtype(rd, name, ftype, f, nf, elsize);
-    if (mtype < 0)
-        goto done;
-    n = (size_t)dims[0];
-    block = n < block ? n : block;
-    if (n > SIZE_MAX / elsize || !(raw = calloc(block ? block : 1, elsize)) ||
-        !(tab = calloc(n ? n : 1, elsize))) {
-        pm_oom(rd);
-        goto done;
-    }
-    /* a block of rows at a time: HDF5's copies of the strings (one
-     * allocation each) are reclaimed before the next block, so a table of
-     * many threads does not hold them all at once */
-    for (size_t i0 = 0; i0 < n; i0 += block) {
-        hsize_t start[1] = {i0}, count[1] = {n - i0 < block ? n - i0 : block};
-        int ok;
-
-        mspace = H5Screate_simple(1, count, NULL);
-        if (mspace < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dread(dset, mtype, mspace, space, H5P_DEFAULT, raw) < 0) {
-            pm_fail(rd, "cannot read %s (%s)", name, pm_hdf5_reason(&why));
-            pm_free_table(tab, n, f, nf, elsize);
-            tab = NULL;
-            goto done;
-        }
-        ok = pm_own_rows(tab + i0 * elsize, raw, (size_t)count[0], f, nf, elsize) == 0;
-        H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, raw);
-        H5Sclose(mspace);
-        mspace = -1;
-        if (!ok) {
-            pm_free_table(tab, n, f, nf, elsize);
-            tab = NULL;
-            pm_oom(rd);
-            goto done;
-        }
-    }
-    H5Sselect_all(space);
-    *out = tab;
-    tab = NULL;
-    for (size_t k = 0; k < nf; k++) {
-        int idx = f[k].type == PM_STR ? H5Tget_member_index(ftype, f[k].name) : -1;
-        size_t fixed = idx >= 0 ? pm_member_fixed_size(ftype, idx) : 0;
-        if (fixed && pm_read_fixed_member(dset, ftype, &f[k], fixed, *out, n, elsize, H5S_ALL,
-                                          H5S_ALL) < 0) {
-            pm_fail(rd, "cannot read %s field '%s' (%s)", name, f[k].name,
-                    pm_hdf5_reason(&why));
-            pm_free_table(*out, n, f, nf, elsize);
-            *out = NULL;
-            goto done;
-        }
-    }
-    *count = n;
-    rc = 0;
-done:
-    free(raw);
-    if (mspace >= 0)
-        H5Sclose(mspace);
-    if (mtype >= 0)
-        H5Tclose(mtype);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    H5Dclose(dset);
-    return rc;
-}
-
 /* Rows [i0, i0 + cnt) of the open compound table `dset` into `tab`, with
  * strings of our own (fixed-length members included), through `raw` (room
  * for cnt rows). Returns 0, or -1 with the message in rd (the rows of `tab`
@@ -891,6 +799,48 @@ static void pm_table_close(hid_t dset, hid_t ftype, hid_t space, hid_t mtype)
         H5Tclose(ftype);
     if (dset >= 0)
         H5Dclose(dset);
+}
+
+/* Read the 1-D compound dataset `name` into a new array of `elsize` structs,
+ * a block of rows at a time: HDF5's copies of the strings (one allocation
+ * each) are reclaimed before the next block, so a table of many threads
+ * does not hold them all at once. */
+static int pm_read_table(struct pm_rd *rd, const char *name, const struct pm_field *f, size_t nf,
+                         size_t elsize, void **out, size_t *count)
+{
+    hid_t dset, ftype, space, mtype;
+    void *raw = NULL;
+    char *tab = NULL;
+    size_t n = 0, block = PM_TABLE_BLOCK;
+    int rc = -1;
+
+    *out = NULL;
+    *count = 0;
+    if (pm_table_open(rd, name, f, nf, elsize, &dset, &ftype, &space, &mtype, &n) < 0)
+        goto done;
+    block = n < block ? n : block;
+    if (n > SIZE_MAX / elsize || !(raw = calloc(block ? block : 1, elsize)) ||
+        !(tab = calloc(n ? n : 1, elsize))) {
+        pm_oom(rd);
+        goto done;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += block) {
+        size_t cnt = n - i0 < block ? n - i0 : block;
+
+        if (pm_table_rows(rd, name, dset, ftype, space, mtype, f, nf, elsize, i0, cnt, raw,
+                          tab + i0 * elsize) < 0) {
+            pm_free_table(tab, n, f, nf, elsize);
+            tab = NULL;
+            goto done;
+        }
+    }
+    *out = tab;
+    *count = n;
+    rc = 0;
+done:
+    free(raw);
+    pm_table_close(dset, ftype, space, mtype);
+    return rc;
 }
 
 /* Rows [t0, t0 + nt) of /threads into b->rows (b->cap rows of room). */
@@ -1559,6 +1509,33 @@ void pm_cells_free(struct pm_cells *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Rows [t0, t0 + nt) of the open dataset `name` (nd dimensions, the first
+ * one rows; count[] the block's extent) into `buf` as `type`. < 0 with the
+ * message in err on failure. */
+static herr_t pm_read_slab(const struct pm_file_stream *st, hid_t dset, const char *name, int nd,
+                           const hsize_t *start, const hsize_t *count, hid_t type, void *buf,
+                           char *err, size_t errlen)
+{
+    struct pm_reason why;
+    hid_t fs = H5Dget_space(dset), ms = H5Screate_simple(nd, count, NULL);
+    herr_t rc = fs >= 0 && ms >= 0
+                    ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
+                    : -1;
+
+    if (rc >= 0)
+        rc = H5Dread(dset, type, ms, fs, H5P_DEFAULT, buf);
+    if (rc < 0 && err && errlen > 0) {
+        snprintf(err, errlen, "%s: cannot read %s rows %zu-%zu (%s)", st->path, name,
+                 (size_t)start[0], (size_t)(start[0] + count[0] - 1), pm_hdf5_reason(&why));
+        pm_oneline(err);
+    }
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return rc;
+}
+
 static int pm_read_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells *c,
                         char *err, size_t errlen)
 {
@@ -1567,31 +1544,14 @@ static int pm_read_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm
     for (int k = 0; k < PM_NCELLS; k++) {
         hsize_t start[3] = {t0, 0, 0}, count[3] = {nt, d->R, k == 3 ? d->E : d->G};
         int nd = pm_cell_sets[k].shape[3] ? 3 : 2;
-        hid_t fs, ms;
-        herr_t rc;
-        struct pm_reason why;
 
         if (st->dset[k] < 0 || pm_cell_width(d, k) == 0) {
             memset(c->buf[k], 0, nt * pm_cell_width(d, k) * 8);
             continue;
         }
-        fs = H5Dget_space(st->dset[k]);
-        ms = H5Screate_simple(nd, count, NULL);
-        rc = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
-                                : -1;
-        if (rc >= 0)
-            rc = H5Dread(st->dset[k], k == 2 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, ms, fs,
-                         H5P_DEFAULT, c->buf[k]);
-        if (rc < 0 && err && errlen > 0) {
-            snprintf(err, errlen, "%s: cannot read %s rows %zu-%zu (%s)", st->path,
-                     pm_cell_sets[k].name, t0, t0 + nt - 1, pm_hdf5_reason(&why));
-            pm_oneline(err);
-        }
-        if (ms >= 0)
-            H5Sclose(ms);
-        if (fs >= 0)
-            H5Sclose(fs);
-        if (rc < 0)
+        if (pm_read_slab(st, st->dset[k], pm_cell_sets[k].name, nd, start, count,
+                         k == 2 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, c->buf[k], err,
+                         errlen) < 0)
             return -1;
     }
     return 0;
@@ -1669,35 +1629,18 @@ static int pm_read_totals(const struct pm_file *d, size_t t0, size_t nt, struct 
         size_t w = pm_total_width(d, k);
         hsize_t start[2] = {t0, 0}, count[2] = {nt, w};
         int nd = pm_total_sets[k].shape[1] ? 2 : 1;
-        hid_t fs, ms;
-        herr_t hr;
-        struct pm_reason why;
 
         if (st->tot[k] < 0 || w == 0 || rc < 0) {
             memset(b->buf[k], 0, nt * w * (k == 4 ? 4 : 8));
             continue;
         }
-        fs = H5Dget_space(st->tot[k]);
-        ms = H5Screate_simple(nd, count, NULL);
-        hr = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
-                                : -1;
-        if (hr >= 0)
-            hr = H5Dread(st->tot[k], k == 4 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, ms, fs,
-                         H5P_DEFAULT, b->buf[k]);
-        if (hr < 0) {
-            if (err && errlen > 0) {
-                snprintf(err, errlen, "%s: cannot read %s rows %zu-%zu (%s)", st->path,
-                         pm_total_sets[k].name, t0, t0 + nt - 1, pm_hdf5_reason(&why));
-                pm_oneline(err);
-            }
+        if (pm_read_slab(st, st->tot[k], pm_total_sets[k].name, nd, start, count,
+                         k == 4 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, b->buf[k], err,
+                         errlen) < 0) {
             rc = -1;
             for (int j = 0; j <= k; j++) /* a failed block reads as zeros */
                 memset(b->buf[j], 0, nt * pm_total_width(d, j) * (j == 4 ? 4 : 8));
         }
-        if (ms >= 0)
-            H5Sclose(ms);
-        if (fs >= 0)
-            H5Sclose(fs);
     }
     return rc;
 }
