@@ -529,6 +529,26 @@ print("open" if fd >= 0 else "refused %d" % ctypes.get_errno())
 """
 
 
+def user_tree(tmp):
+    """perfmark, its library and the test program copied under tmp: the
+    build tree may sit below a directory the other user cannot enter (a
+    `mktemp -d` clone is 0700). Returns (perfmark, faults, env)."""
+    libdir = os.path.join(e2e.BUILD, "lib")
+    for d in ("bin", "lib"):
+        os.makedirs(os.path.join(tmp, d), mode=0o755, exist_ok=True)
+    for so in glob.glob(os.path.join(libdir, "libperfmark.so*")):
+        dst = os.path.join(tmp, "lib", os.path.basename(so))
+        if os.path.islink(so):
+            os.symlink(os.readlink(so), dst)
+        else:
+            shutil.copy2(so, dst)
+    perfmark = shutil.copy2(PERFMARK, os.path.join(tmp, "bin", "perfmark"))
+    faults = shutil.copy2(FAULTS, os.path.join(tmp, "bin", "faults"))
+    for path in (tmp, os.path.join(tmp, "bin"), os.path.join(tmp, "lib")):
+        os.chmod(path, 0o755)
+    return perfmark, faults, {"LD_LIBRARY_PATH": os.path.join(tmp, "lib")}
+
+
 def paranoid_case(level):
     if os.geteuid() != 0:
         print("SKIP: needs root to create a user and set perf_event_paranoid")
@@ -544,7 +564,9 @@ def paranoid_case(level):
     if not user:
         print("SKIP: cannot create user %s" % USER)
         return SKIP
-    tmp = tempfile.mkdtemp()
+    tree = tempfile.mkdtemp(dir="/tmp")
+    perfmark, faults, tree_env = user_tree(tree)
+    tmp = tempfile.mkdtemp(dir="/tmp")
     os.chmod(tmp, 0o777)
     out = os.path.join(tmp, "out.h5")
     as_user = ["setpriv", "--reuid", str(user.pw_uid), "--regid", str(user.pw_gid),
@@ -553,12 +575,13 @@ def paranoid_case(level):
         with open(PARANOID, "w") as f:
             f.write(str(level))
         probe = run(as_user + ["/usr/bin/python3", "-c", PROBE], cwd=tmp).stdout.strip()
-        p = run(as_user + [PERFMARK, "run", "-e", "sw", "-o", out, "--", FAULTS, "helpers"], expect=3,
-                env={"TMPDIR": tmp, "HOME": tmp}, cwd=tmp)
-        check_out = run(as_user + [PERFMARK, "check"], cwd=tmp).stdout
+        p = run(as_user + [perfmark, "run", "-e", "sw", "-o", out, "--", faults, "helpers"],
+                expect=3, env=dict(tree_env, TMPDIR=tmp, HOME=tmp), cwd=tmp)
+        check_out = run(as_user + [perfmark, "check"], env=tree_env, cwd=tmp).stdout
     finally:
         with open(PARANOID, "w") as f:
             f.write(old)
+        shutil.rmtree(tree, ignore_errors=True)
     check(open(PARANOID).read().strip() == old, "paranoid level not restored")
     lines = perfmark_lines(p.stderr)
     m = Measured(out)
