@@ -56,6 +56,11 @@ static const char pm_usage_run[] =
     "      --pinned         pin the per-thread counter groups: a group the kernel\n"
     "                       takes away reads as lost (LOST_GENERATION) instead of\n"
     "                       being multiplexed [PERFMARK_PINNED]\n"
+    "      --throttle SPEC  which visits read counters: on (default: warmup=1000,k=40:\n"
+    "                       after 1000 visits a region shorter than 40 counter\n"
+    "                       reads goes on with visits and time only, THROTTLED;\n"
+    "                       MPI polls never read, TIMER_ONLY), warmup=N,k=K, or\n"
+    "                       off (every visit read and timed) [PERFMARK_THROTTLE]\n"
     "      --bind-cpu N     testing aid: count each thread only while it runs on\n"
     "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
     "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
@@ -200,6 +205,8 @@ static int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_OUTPUT", value, 1), i++;
         } else if (!strcmp(a, "--pin") && value) {
             setenv("PERFMARK_PIN", value, 1), i++;
+        } else if (!strcmp(a, "--throttle") && value) {
+            setenv("PERFMARK_THROTTLE", value, 1), i++;
         } else if (!strcmp(a, "--bind-cpu") && value) {
             setenv("PERFMARK_BIND_CPU", value, 1), i++;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

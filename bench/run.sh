@@ -35,7 +35,7 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 for mode in sw none; do
   out=$tmp/$mode.h5
-  PERFMARK_ENABLE=1 PERFMARK_EVENTS=$mode PERFMARK_OUTPUT=$out PERFMARK_QUIET=1 \
+  PERFMARK_ENABLE=1 PERFMARK_EVENTS=$mode PERFMARK_OUTPUT=$out PERFMARK_QUIET=1 PERFMARK_THROTTLE=off \
     "$bench" "$mode" "$scale" "$rounds" >"$tmp/$mode.txt" 2>"$tmp/$mode.err"
   rc=$?
   if [ $rc -eq 77 ]; then

@@ -35,7 +35,9 @@ PM_PUBLIC perfmark_region_t perfmark_region(const char *name)
 PM_PUBLIC int perfmark_region_enter(perfmark_region_t region)
 {
     struct pm_thread *t = pm_session_thread();
-    return t && region >= 0 && region < pm_name_count() ? pm_thread_enter(t, region) : -1;
+    if (!t || region < 0 || region >= pm_name_count())
+        return -1;
+    return pm_thread_enter(t, region) < 0 ? -1 : 0;
 }
 
 PM_PUBLIC int perfmark_region_exit(perfmark_region_t region)

@@ -6,6 +6,11 @@ int32_t pm_auto_region(const char *name, enum pm_kind kind)
     return pm_name_intern_kind(name, kind, NULL);
 }
 
+int32_t pm_auto_poll_region(const char *name, enum pm_kind kind)
+{
+    return pm_name_intern_poll(name, kind);
+}
+
 int pm_auto_enter(int32_t region)
 {
     struct pm_thread *t = pm_session_thread();

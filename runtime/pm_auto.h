@@ -20,7 +20,13 @@
 #include <stdint.h>
 
 int32_t pm_auto_region(const char *name, enum pm_kind kind);
-/* 0 when the region was entered (the caller must then exit it). */
+/* The same for a call that only polls or queries (MPI_Test*, MPI_Iprobe,
+ * ...): its visits never read counters, so what it costs stays in the
+ * enclosing region; after a warm-up only a sample of its calls is timed
+ * (docs/design.md, "Which visits read counters"). */
+int32_t pm_auto_poll_region(const char *name, enum pm_kind kind);
+/* 0 when the region was entered (the caller must then exit it); anything
+ * else: nothing to exit (not measured, or a poll counted without a frame). */
 int pm_auto_enter(int32_t region);
 /* `bytes` < 0: unknown (counted as such, never guessed). */
 int pm_auto_exit(int32_t region, int64_t bytes);

@@ -23,6 +23,47 @@ int pm_parse_bool(const char *text, int fallback, int *bad)
     return fallback;
 }
 
+int pm_parse_throttle(const char *text, struct pm_throttle *out)
+{
+    const struct pm_throttle defaults = {1, PM_THROTTLE_WARMUP, PM_THROTTLE_K};
+    *out = defaults;
+    if (strcasecmp(text, "on") == 0 || strcasecmp(text, "default") == 0)
+        return 0;
+    if (strcasecmp(text, "off") == 0) {
+        out->on = 0;
+        return 0;
+    }
+    char buf[128];
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    int any = 0;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            goto bad;
+        *eq = '\0';
+        char *end;
+        errno = 0;
+        long v = strtol(eq + 1, &end, 10);
+        if (errno || end == eq + 1 || *end || v < 1 || v > 1000000000L)
+            goto bad;
+        if (strcmp(item, "warmup") == 0)
+            out->warmup = v;
+        else if (strcmp(item, "k") == 0)
+            out->k = v;
+        else
+            goto bad;
+        any = 1;
+    }
+    if (any)
+        return 0;
+bad:
+    *out = defaults;
+    return -1;
+}
+
 static int pm_env_bool(const char *name, int fallback)
 {
     const char *v = getenv(name);
@@ -92,6 +133,10 @@ void pm_config_read(struct pm_config *cfg)
             pm_msg(PM_MSG_ONCE, "PERFMARK_TOPDOWN_READ='%.64s' is not auto or read; using auto",
                    td_read);
     }
+    const char *throttle = getenv("PERFMARK_THROTTLE");
+    if (pm_parse_throttle(throttle && *throttle ? throttle : "on", &cfg->throttle) != 0)
+        pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "
+               "(N, K ≥ 1); using warmup=%d,k=%d", throttle, PM_THROTTLE_WARMUP, PM_THROTTLE_K);
     const char *pin = getenv("PERFMARK_PIN");
     cfg->pin = PM_PIN_KEEP;
     if (pin && *pin) {

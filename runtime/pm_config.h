@@ -17,11 +17,23 @@ struct pm_config {
     int max_regions;          /* PERFMARK_MAX_REGIONS: names per process, paths per thread */
     int pin;                  /* PERFMARK_PIN: enum pm_pin_mode, keep if unset */
     int topdown_rdpmc;        /* PERFMARK_TOPDOWN_READ: 1 auto (rdpmc where granted), 0 read */
+    struct pm_throttle {      /* PERFMARK_THROTTLE (docs/guide.md, "Overhead") */
+        int on;               /* 0: every visit of every region reads counters */
+        long warmup;          /* visits before a region is judged */
+        long k;               /* throttled below K counter-read costs per visit */
+    } throttle;
 };
+
+#define PM_THROTTLE_WARMUP 1000
+#define PM_THROTTLE_K 40
 
 void pm_config_read(struct pm_config *cfg);
 /* A boolean environment value: 1/yes/true/on → 1, 0/no/false/off/"" → 0,
  * anything else → `fallback` (and *bad set to 1). */
 int pm_parse_bool(const char *text, int fallback, int *bad);
+/* PERFMARK_THROTTLE: "on" (the defaults), "off", or "warmup=N,k=K" with
+ * either key. 0, or -1 (and *out set to the defaults) if the text is
+ * anything else. */
+int pm_parse_throttle(const char *text, struct pm_throttle *out);
 
 #endif

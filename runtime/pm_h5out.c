@@ -385,6 +385,7 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_string(file, "cpu_model", set->model);
     rc |= pm_attr_string(file, "openmp", o->openmp ? o->openmp : "");
     rc |= pm_attr_string(file, "pinning", o->pinning ? o->pinning : "");
+    rc |= pm_attr_string(file, "throttle", o->throttle ? o->throttle : "");
     int32_t rank = o->rank, ranks = o->ranks;
     rc |= pm_attr_scalar(file, "rank", H5T_NATIVE_INT32, &rank);
     rc |= pm_attr_scalar(file, "ranks", H5T_NATIVE_INT32, &ranks);
@@ -470,59 +471,163 @@ static void pm_flag_short(const struct pm_eventset *set, hsize_t cells, const ui
             flags[c] |= PM_FLAG_SHORT;
 }
 
+/* The event whose count is CPU time (task-clock, else cpu-clock), or -1:
+ * what perfmark's reads add to a region shows there. */
+static int pm_cpu_time_event(const struct pm_eventset *set)
+{
+    static const char *const names[] = {"task-clock", "cpu-clock"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        for (int e = 0; e < set->n; e++)
+            if (strcmp(set->ev[e].name, names[k]) == 0)
+                return e;
+    return -1;
+}
+
+/* OVERHEAD: perfmark's reads are more than PM_OVERHEAD_SHARE of a cell's
+ * counts. Each counted visit carries half of its enter and half of its exit
+ * reading in its CPU time (the kernel samples the counters mid-call), and
+ * every reading nested inside it in full; its wall time leaves its own
+ * readings out. So the estimate is (reads + counted visits) × cost against
+ * CPU time where an event measures it, else reads × cost against wall. */
+static void pm_flag_overhead(const struct pm_output *o, hsize_t T, hsize_t R,
+                             const uint64_t *counts, const uint64_t *wall,
+                             const uint64_t *reads, const uint64_t *counted, uint32_t *flags)
+{
+    if (o->read_cost_ns <= 0)
+        return;
+    const hsize_t E = (hsize_t)o->set->n;
+    int cpu = pm_cpu_time_event(o->set);
+    for (hsize_t c = 0; c < T * R; c++) {
+        double own, base;
+        if (cpu >= 0) {
+            own = (double)(reads[c] + counted[c]) * o->read_cost_ns;
+            base = (double)counts[c * E + (hsize_t)cpu];
+        } else {
+            own = (double)reads[c] * o->read_cost_ns;
+            base = (double)wall[c];
+        }
+        if (own > 0 && own > PM_OVERHEAD_SHARE * base)
+            flags[c] |= PM_FLAG_OVERHEAD;
+    }
+}
+
+/* The per-(thread, region) arrays, as the file lays them out. */
+struct pm_cells {
+    uint64_t *visits, *wall, *bytes, *bytes_unknown, *windows, *counts, *ena, *run;
+    uint64_t *reads, *timer_visits, *timed_visits, *throttled_from;
+    uint32_t *flags;
+};
+
+static void pm_cells_free(struct pm_cells *c)
+{
+    free(c->visits), free(c->wall), free(c->bytes), free(c->bytes_unknown), free(c->windows);
+    free(c->counts), free(c->ena), free(c->run), free(c->reads), free(c->timer_visits);
+    free(c->timed_visits), free(c->throttled_from), free(c->flags);
+}
+
+static int pm_cells_alloc(struct pm_cells *c, hsize_t cells, hsize_t E, hsize_t G)
+{
+    *c = (struct pm_cells){0};
+    uint64_t **per_cell[] = {&c->visits, &c->wall, &c->bytes, &c->bytes_unknown, &c->windows,
+                             &c->reads, &c->timer_visits, &c->timed_visits, &c->throttled_from};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
+        ok &= (*per_cell[i] = calloc(cells + 1, 8)) != NULL;
+    ok &= (c->flags = calloc(cells + 1, 4)) != NULL;
+    ok &= (c->counts = calloc(cells * E + 1, 8)) != NULL;
+    ok &= (c->ena = calloc(cells * G + 1, 8)) != NULL;
+    ok &= (c->run = calloc(cells * G + 1, 8)) != NULL;
+    if (!ok)
+        pm_cells_free(c);
+    return ok ? 0 : -1;
+}
+
+/* One node's visits as the file counts them: all, taken without a reading,
+ * and timed (pm_thread.h, enum pm_mode). */
+static void pm_node_visits(const struct pm_thread *th, int32_t n, uint64_t *all, uint64_t *timer,
+                           uint64_t *timed)
+{
+    const struct pm_node *node = &th->nodes[n];
+    const struct pm_node_cold *cold = &th->cold[n];
+    *all = node->visits + cold->folded;
+    *timed = node->visits - (node->mode == PM_MODE_POLL ? node->untimed : 0);
+    if (!th->stride)
+        *timer = 0;
+    else if (node->mode == PM_MODE_POLL)
+        *timer = *all;
+    else if (cold->throttled_from)
+        *timer = node->visits + 1 - cold->throttled_from + cold->folded;
+    else
+        *timer = cold->folded;
+}
+
 static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const *map,
                           const struct pm_slab *s)
 {
     const hsize_t T = (hsize_t)o->nthreads, R = s->regions;
     const hsize_t E = (hsize_t)o->set->n, G = (hsize_t)o->set->ngroups;
     const unsigned stride = pm_stride(o->set);
-    uint64_t *visits = calloc(T * R + 1, 8), *wall = calloc(T * R + 1, 8);
-    uint64_t *bytes = calloc(T * R + 1, 8), *bytes_unknown = calloc(T * R + 1, 8);
-    uint64_t *windows = calloc(T * R + 1, 8);
-    uint32_t *flags = calloc(T * R + 1, 4);
-    uint64_t *counts = calloc(T * R * E + 1, 8);
-    uint64_t *ena = calloc(T * R * G + 1, 8), *run = calloc(T * R * G + 1, 8);
+    struct pm_cells c;
+    if (pm_cells_alloc(&c, T * R, E, G) != 0)
+        return -1;
+    uint64_t *counted = calloc(T * R + 1, 8);
     int rc = -1;
-    if (!visits || !wall || !flags || !counts || !ena || !run || !bytes || !bytes_unknown ||
-        !windows)
+    if (!counted)
         goto out;
     for (hsize_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
         for (int32_t n = 0; n < th->nnodes; n++) {
             hsize_t cell = t * R + (hsize_t)map[t][n];
             const struct pm_node *node = &th->nodes[n];
+            const struct pm_node_cold *cold = &th->cold[n];
             const uint64_t *acc = th->acc + (size_t)n * stride;
-            visits[cell] += node->visits;
-            bytes[cell] += node->bytes;
-            bytes_unknown[cell] += node->bytes_unknown;
-            windows[cell] += node->windows;
-            wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
-            flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
+            uint64_t all, timer, timed;
+            pm_node_visits(th, n, &all, &timer, &timed);
+            c.visits[cell] += all;
+            c.timer_visits[cell] += timer;
+            c.timed_visits[cell] += timed;
+            counted[cell] += all - timer;
+            c.throttled_from[cell] = cold->throttled_from;
+            c.reads[cell] += node->reads;
+            c.bytes[cell] += cold->bytes;
+            c.bytes_unknown[cell] += cold->bytes_unknown;
+            if (node->mode != PM_MODE_POLL)
+                c.windows[cell] += node->windows;
+            c.wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
+            c.flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
             for (hsize_t e = 0; e < E; e++)
-                counts[cell * E + e] += acc[e];
+                c.counts[cell * E + e] += acc[e];
             for (hsize_t g = 0; g < G; g++) {
-                ena[cell * G + g] += acc[E + g];
-                run[cell * G + g] += acc[E + G + g];
+                c.ena[cell * G + g] += acc[E + g];
+                c.run[cell * G + g] += acc[E + G + g];
             }
         }
     }
-    pm_flag_short(o->set, T * R, counts, windows, visits, flags);
+    pm_flag_short(o->set, T * R, c.counts, c.windows, c.visits, c.flags);
+    pm_flag_overhead(o, T, R, c.counts, c.wall, c.reads, counted, c.flags);
     hid_t grp = H5Gcreate2(file, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (grp < 0)
         goto out;
     const hsize_t d2[2] = {s->thread_total, R}, d3e[3] = {s->thread_total, R, E},
                   d3g[3] = {s->thread_total, R, G};
     const hsize_t row0 = s->thread_offset;
-    rc = pm_slab_write(grp, "visits", H5T_NATIVE_UINT64, 2, d2, row0, T, visits, s->dxpl);
-    rc |= pm_slab_write(grp, "wall_ns", H5T_NATIVE_UINT64, 2, d2, row0, T, wall, s->dxpl);
-    rc |= pm_slab_write(grp, "counts", H5T_NATIVE_UINT64, 3, d3e, row0, T, counts, s->dxpl);
-    rc |= pm_slab_write(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, ena, s->dxpl);
-    rc |= pm_slab_write(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, run, s->dxpl);
-    rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 2, d2, row0, T, flags, s->dxpl);
-    rc |= pm_slab_write(grp, "bytes", H5T_NATIVE_UINT64, 2, d2, row0, T, bytes, s->dxpl);
-    rc |= pm_slab_write(grp, "bytes_unknown", H5T_NATIVE_UINT64, 2, d2, row0, T,
-                        bytes_unknown, s->dxpl);
-    rc |= pm_slab_write(grp, "windows", H5T_NATIVE_UINT64, 2, d2, row0, T, windows, s->dxpl);
+    const struct {
+        const char *name;
+        const uint64_t *data;
+    } per_cell[] = {
+        {"visits", c.visits}, {"wall_ns", c.wall}, {"bytes", c.bytes},
+        {"bytes_unknown", c.bytes_unknown}, {"windows", c.windows}, {"reads", c.reads},
+        {"timer_visits", c.timer_visits}, {"timed_visits", c.timed_visits},
+        {"throttled_from", c.throttled_from},
+    };
+    rc = 0;
+    for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
+        rc |= pm_slab_write(grp, per_cell[i].name, H5T_NATIVE_UINT64, 2, d2, row0, T,
+                            per_cell[i].data, s->dxpl);
+    rc |= pm_slab_write(grp, "counts", H5T_NATIVE_UINT64, 3, d3e, row0, T, c.counts, s->dxpl);
+    rc |= pm_slab_write(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, c.ena, s->dxpl);
+    rc |= pm_slab_write(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, c.run, s->dxpl);
+    rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 2, d2, row0, T, c.flags, s->dxpl);
     hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
     for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
         rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
@@ -531,8 +636,8 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
         H5Dclose(fds);
     H5Gclose(grp);
 out:
-    free(visits), free(wall), free(flags), free(counts), free(ena), free(run);
-    free(bytes), free(bytes_unknown), free(windows);
+    pm_cells_free(&c);
+    free(counted);
     return rc ? -1 : 0;
 }
 
@@ -565,14 +670,17 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
 {
     hsize_t T = (hsize_t)o->nthreads, N = o->totals ? 1 : 0;
     const uint64_t **readings = calloc(T + 1, sizeof *readings);
-    uint64_t *wall = calloc(T + 1, sizeof *wall);
+    uint64_t *wall = calloc(T + 1, sizeof *wall), *reads = calloc(T + 1, sizeof *reads);
+    double *cost = calloc(T + 1, sizeof *cost);
     uint32_t *flags = calloc(T + 1, sizeof *flags);
     int rc = -1;
-    if (!readings || !wall || !flags)
+    if (!readings || !wall || !flags || !reads || !cost)
         goto out;
     for (hsize_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
         readings[t] = th->total;
+        reads[t] = th->reads;
+        cost[t] = o->read_cost_ns;
         wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
         flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0);
     }
@@ -586,6 +694,10 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
                             wall, s->dxpl);
         rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 1, d1, s->thread_offset, T,
                             flags, s->dxpl);
+        rc |= pm_slab_write(grp, "reads", H5T_NATIVE_UINT64, 1, d1, s->thread_offset, T,
+                            reads, s->dxpl);
+        rc |= pm_slab_write(grp, "read_cost_ns", H5T_NATIVE_DOUBLE, 1, d1, s->thread_offset, T,
+                            cost, s->dxpl);
         H5Gclose(grp);
     }
     grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -601,7 +713,7 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
         H5Gclose(grp);
     }
 out:
-    free(readings), free(wall), free(flags);
+    free(readings), free(wall), free(flags), free(reads), free(cost);
     return rc ? -1 : 0;
 }
 

@@ -36,7 +36,13 @@ struct pm_output {
     int partial;
     const char *openmp;          /* which OpenMP runtime, and whether constructs were visible */
     const char *pinning;         /* PERFMARK_PIN: the mode and what was done (pm_pin_describe) */
+    double read_cost_ns;         /* one counter reading of a thread's groups, measured at start */
+    const char *throttle;        /* PERFMARK_THROTTLE as applied: "warmup=N,k=K" or "off" */
 };
+
+/* A cell is OVERHEAD when perfmark's own reads are more than this share of
+ * its time-like counts (docs/design.md, "What measuring costs"). */
+#define PM_OVERHEAD_SHARE 0.10
 
 /* This process's regions, merged over its threads by (parent, name id). */
 struct pm_merged {

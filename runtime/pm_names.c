@@ -13,7 +13,8 @@
 
 static pthread_mutex_t pm_names_mutex = PTHREAD_MUTEX_INITIALIZER;
 static const char **pm_chunks[PM_MAX_CHUNKS];
-static unsigned char *pm_kind_chunks[PM_MAX_CHUNKS];
+static unsigned char *pm_kind_chunks[PM_MAX_CHUNKS];  /* kind | PM_POLL_BIT */
+#define PM_POLL_BIT 0x80
 
 const char *const pm_kind_names[PM_KINDS] = {"user", "mpi", "omp"};
 static int32_t pm_count;
@@ -45,7 +46,15 @@ enum pm_kind pm_name_kind(int32_t id)
 {
     if (id < 0 || id >= pm_name_count())
         return PM_KIND_USER;
-    return (enum pm_kind)pm_kind_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)];
+    return (enum pm_kind)(pm_kind_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)] &
+                          ~PM_POLL_BIT);
+}
+
+int pm_name_is_poll(int32_t id)
+{
+    if (id < 0 || id >= pm_name_count())
+        return 0;
+    return (pm_kind_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)] & PM_POLL_BIT) != 0;
 }
 
 int32_t pm_name_count(void) { return __atomic_load_n(&pm_count, __ATOMIC_ACQUIRE); }
@@ -116,9 +125,10 @@ static int32_t pm_intern_locked(const char *name, size_t len, enum pm_kind kind,
         return pm_name_add(name, len, kind, h);
     static int said;
     if (!said++)
-            pm_msg(PM_MSG_ONCE, "more than %d distinct region names: '%.100s' and every later "
-               "new name are counted together in region '" PM_OVERFLOW_NAME "' "
-               "(PERFMARK_MAX_REGIONS raises the limit)", (int)pm_limit, name);
+        pm_msg(PM_MSG_ONCE, "more than %d distinct region names: '%.100s' and every later "
+               "new name are counted in a region '" PM_OVERFLOW_NAME "' under the region "
+               "open where they begin (PERFMARK_MAX_REGIONS raises the limit)",
+               (int)pm_limit, name);
     return pm_overflow_id;
 }
 
@@ -135,6 +145,16 @@ int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **in
     pthread_mutex_unlock(&pm_names_mutex);
     if (id >= 0 && interned)
         *interned = pm_name_get(id);
+    return id;
+}
+
+int32_t pm_name_intern_poll(const char *name, enum pm_kind kind)
+{
+    int32_t id = pm_name_intern_kind(name, kind, NULL);
+    pthread_mutex_lock(&pm_names_mutex);
+    if (id >= 0 && id != pm_overflow_id)
+        pm_kind_chunks[id >> PM_CHUNK_BITS][id & (PM_CHUNK_SIZE - 1)] |= PM_POLL_BIT;
+    pthread_mutex_unlock(&pm_names_mutex);
     return id;
 }
 

@@ -20,13 +20,19 @@ extern const char *const pm_kind_names[PM_KINDS];
  * The interned copy is 8-byte aligned and zero-padded to whole words. */
 int32_t pm_name_intern(const char *name, const char **interned);
 int32_t pm_name_intern_kind(const char *name, enum pm_kind kind, const char **interned);
+/* A name whose regions only poll or query (MPI_Test*, MPI_Iprobe, ...):
+ * they never read counters (pm_thread.h, PM_MODE_POLL). Same identity as
+ * the plain name of that kind. */
+int32_t pm_name_intern_poll(const char *name, enum pm_kind kind);
 enum pm_kind pm_name_kind(int32_t id);
+int pm_name_is_poll(int32_t id);
 const char *pm_name_get(int32_t id);
 int32_t pm_name_count(void);
 /* The "too many regions" policy (PERFMARK_MAX_REGIONS): at most `limit`
  * distinct names per process and region paths per thread; names and paths
- * beyond it are all counted in one region, PM_OVERFLOW_NAME, at top level
- * (said once). Memory stays bounded whatever the program does. */
+ * beyond it are counted in a region PM_OVERFLOW_NAME under the region open
+ * where they begin (said once; pm_thread.c, pm_node_insert). Memory stays
+ * bounded whatever the program does. */
 #define PM_DEFAULT_MAX_REGIONS 100000
 #define PM_OVERFLOW_NAME "[other regions]"
 void pm_names_set_limit(int32_t limit);

@@ -43,6 +43,8 @@ static struct pm_rank_info pm_rank;
 static pm_job_writer_fn pm_job_writer;
 static int pm_partial;  /* the data stops short of the program's end */
 static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
+static uint64_t pm_read_cost_ticks;  /* one reading of a thread's groups (pm_calibrate_reads) */
+static char pm_throttle_text[64];    /* root attribute `throttle` */
 static void pm_describe_openmp(char *out, size_t len);
 static void pm_write_outputs(int collective);
 static void pm_session_emergency(int sig);
@@ -130,9 +132,51 @@ static void pm_session_pin_start(void)
     pm_pin_start((enum pm_pin_mode)pm_cfg.pin, local, nlocal);
 }
 
+/* Which visits read counters (pm_thread.h, struct pm_visit_policy). The
+ * read cost, and so the throttle's threshold, comes with the first thread. */
+static void pm_policy_start(void)
+{
+    const struct pm_throttle *th = &pm_cfg.throttle;
+    pm_policy = (struct pm_visit_policy){.warmup = th->on ? (uint64_t)th->warmup : 0,
+                                         .polls = th->on};
+    if (th->on)
+        snprintf(pm_throttle_text, sizeof pm_throttle_text, "warmup=%ld,k=%ld", th->warmup,
+                 th->k);
+    else
+        snprintf(pm_throttle_text, sizeof pm_throttle_text, "off");
+}
+
+static int pm_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* What one counter reading costs this process: the median of a few reads
+ * of the first thread's own groups, in clock ticks. perfmark's own cost in
+ * every region is estimated from it (docs/design.md, "What measuring
+ * costs"), and the throttle's threshold is K times it. */
+static void pm_calibrate_reads(struct pm_thread *t)
+{
+    enum { N = 33 };
+    uint64_t d[N];
+    if (!t->stride || t->cs.state != PM_CS_OPEN)
+        return;
+    for (int i = 0; i < N; i++) {
+        uint64_t a = pm_ticks();
+        pm_counterset_read(&t->cs, t->scratch);
+        d[i] = pm_ticks() - a;
+    }
+    qsort(d, N, sizeof *d, pm_u64_cmp);
+    pm_read_cost_ticks = d[N / 2];
+    pm_policy.limit_ticks = pm_cfg.throttle.on ? (uint64_t)pm_cfg.throttle.k * d[N / 2] : 0;
+    t->throttle_ticks = pm_policy.limit_ticks;
+}
+
 static void pm_session_start(void)
 {
     pm_clock_init();
+    pm_policy_start();
     pm_mark_start();
     pm_read_command();
     pm_names_set_limit(pm_cfg.max_regions);
@@ -255,6 +299,8 @@ static struct pm_thread *pm_session_pickup(void)
         return NULL;  /* out of memory: this thread stays unmeasured */
     pthread_setspecific(pm_thread_key, t);
     pm_self = t;
+    if (t->index == 0 && !pm_fork_child)
+        pm_calibrate_reads(t);
     if (pm_pin_thread(t->tid, t->index) >= 0)
         t->cpu_first = t->cpu_last = sched_getcpu();
     pm_pin_affinity(0, t->binding, sizeof t->binding);
@@ -583,6 +629,8 @@ static void pm_write_outputs(int collective)
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
         .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
         .partial = pm_partial, .openmp = openmp, .pinning = pinning,
+        .read_cost_ns = (double)pm_read_cost_ticks * pm_clock_ns_per_tick(),
+        .throttle = pm_throttle_text,
     };
     if (collective && pm_job_writer && !pm_fork_child && pm_write_job_file(&o) == 0)
         return;

@@ -15,9 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PM_FRAME_HEADER 4   /* node|cpu, ticks, generation, reads */
-
 __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
+
+/* Everything counts, nothing is throttled, until the session sets it. */
+struct pm_visit_policy pm_policy;
 
 #define pm_unlikely(x) __builtin_expect(!!(x), 0)
 #define pm_likely(x) __builtin_expect(!!(x), 1)
@@ -27,11 +28,23 @@ static inline uint64_t *pm_frame(struct pm_thread *t, int32_t level)
     return t->stack + (size_t)level * t->frame_words;
 }
 
+static inline int32_t pm_frame_node(const uint64_t *f) { return (int32_t)(uint32_t)f[PM_F_NODE]; }
+static inline int pm_frame_cpu(const uint64_t *f) { return (int)(f[PM_F_NODE] >> 32 & 0xffffff); }
+static inline unsigned pm_frame_mode(const uint64_t *f) { return (unsigned)(f[PM_F_NODE] >> 56); }
+
+static inline uint64_t pm_frame_head(int32_t node, int cpu, unsigned mode)
+{
+    return (uint32_t)node | (uint64_t)((uint32_t)cpu & 0xffffff) << 32 | (uint64_t)mode << 56;
+}
+
 /* A reading, with thread totals rebased when the generation moved (the
- * counts before the change cannot be compared with those after). */
+ * counts before the change cannot be compared with those after). Without
+ * events there is nothing to read, and no read is counted. */
 static inline uint64_t pm_thread_read(struct pm_thread *t, uint64_t *out)
 {
-    uint64_t gen = t->stride ? pm_counterset_read(&t->cs, out) : t->cs.generation;
+    if (!t->stride)
+        return t->cs.generation;
+    uint64_t gen = pm_counterset_read(&t->cs, out);
     t->reads++;
     if (pm_unlikely(gen != t->base_generation)) {
         /* Counts before the change are lost to the totals (unless the
@@ -59,6 +72,10 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     t->stride = pm_stride(set);
     t->frame_words = PM_FRAME_HEADER + t->stride;
     t->cur = -1;
+    t->throttle_warmup = pm_policy.warmup ? pm_policy.warmup : UINT64_MAX;
+    t->throttle_ticks = pm_policy.limit_ticks;
+    t->poll_countdown = PM_POLL_SAMPLE;
+    t->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)t->tid;
     for (int i = 0; i < PM_HANDLE_MEMO; i++)
         t->handle_memo[i].name = -1;
     t->scratch = calloc(t->stride + 1, sizeof *t->scratch);
@@ -115,7 +132,7 @@ static int pm_child_grow(struct pm_thread *t)
     return 0;
 }
 
-static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
+static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name, uint64_t key)
 {
     if (t->nnodes == t->node_cap) {
         int32_t cap = t->node_cap ? t->node_cap * 2 : 32;
@@ -131,50 +148,61 @@ static int32_t pm_node_add(struct pm_thread *t, int32_t parent, int32_t name)
         if (!acc)
             return -1;
         t->acc = acc;
+        struct pm_node_cold *cold = realloc(t->cold, (size_t)cap * sizeof *cold);
+        if (!cold)
+            return -1;
+        t->cold = cold;
         t->node_cap = cap;
     }
     if ((uint32_t)t->nnodes * 2 >= t->child_mask && pm_child_grow(t) != 0)
         return -1;
     int32_t n = t->nnodes++;
+    int poll = pm_name_is_poll(name) && pm_policy.polls;
     t->nodes[n] = (struct pm_node){.parent = parent, .name = name, .str = pm_name_get(name),
                                    .kind = (uint8_t)pm_name_kind(name),
+                                   .mode = poll ? PM_MODE_POLL : PM_MODE_COUNTED,
+                                   .flags = poll && t->stride ? PM_FLAG_TIMER_ONLY : 0,
                                    .depth = parent < 0 ? 0 : t->nodes[parent].depth + 1};
+    t->cold[n] = (struct pm_node_cold){0};
     memset(t->acc + (size_t)n * t->stride, 0, t->stride * sizeof *t->acc);
+    uint32_t h = pm_child_hash(key, t->child_mask);
+    while (t->child[h] >= 0)
+        h = (h + 1) & t->child_mask;
+    t->child[h] = n;
+    t->child_key[h] = key;
     return n;
 }
 
-/* The thread's "too many regions" bucket: a top-level node that every
- * path beyond the limit is counted in (pm_names.h). */
-static int32_t pm_overflow_node(struct pm_thread *t, int32_t name)
+static inline int32_t pm_node_find(struct pm_thread *t, int32_t parent, int32_t name);
+
+static inline int pm_is_bucket(const struct pm_thread *t, int32_t node)
 {
-    if (t->overflow_node < 0) {
-        t->overflow_node = pm_node_add(t, -1, pm_name_overflow());
-        if (t->overflow_node >= 0 && name != pm_name_overflow())
-            pm_msg(PM_MSG_ONCE, "thread %d has more than %d distinct region paths: later new "
-                   "paths are counted together in region '" PM_OVERFLOW_NAME "' "
-                   "(PERFMARK_MAX_REGIONS raises the limit)", t->index, (int)pm_names_limit());
-    }
-    return t->overflow_node;
+    return node >= 0 && t->nodes[node].name == pm_name_overflow();
 }
 
-/* Slow half of pm_node_find: a path seen for the first time. Allocation
- * may touch errno, which belongs to the application. */
+/* Slow half of pm_node_find: a path seen for the first time. Beyond the
+ * region limit (pm_names.h) a new path goes to its parent's "too many
+ * regions" bucket, a child of that parent, so that the tree and every
+ * enclosing region's counts stay right at any depth; anything new inside a
+ * bucket stays in that bucket. Buckets may go past the limit: at most one
+ * per region, so memory stays bounded. Allocation may touch errno, which
+ * belongs to the application. */
 static __attribute__((noinline)) int32_t pm_node_insert(struct pm_thread *t, int32_t parent,
                                                         int32_t name, uint64_t key)
 {
     int saved = errno;
-    if (pm_unlikely(t->nnodes >= pm_names_limit())) {
-        int32_t n = pm_overflow_node(t, name);
-        errno = saved;
-        return n;
-    }
-    int32_t n = pm_node_add(t, parent, name);
-    if (n >= 0) {
-        uint32_t h = pm_child_hash(key, t->child_mask);
-        while (t->child[h] >= 0)
-            h = (h + 1) & t->child_mask;
-        t->child[h] = n;
-        t->child_key[h] = key;
+    int32_t n;
+    if (pm_is_bucket(t, parent)) {
+        n = parent;
+    } else if (name != pm_name_overflow() && t->nnodes >= pm_names_limit()) {
+        if (t->overflow_node < 0)
+            pm_msg(PM_MSG_ONCE, "thread %d has more than %d distinct region paths: later new "
+                   "paths are counted in a region '" PM_OVERFLOW_NAME "' under their parent "
+                   "(PERFMARK_MAX_REGIONS raises the limit)", t->index, (int)pm_names_limit());
+        n = pm_node_find(t, parent, pm_name_overflow());
+        t->overflow_node = n;
+    } else {
+        n = pm_node_add(t, parent, name, key);
     }
     errno = saved;
     return n;
@@ -245,16 +273,58 @@ static __attribute__((noinline)) int pm_stack_grow(struct pm_thread *t)
     return 0;
 }
 
-static inline int pm_enter_node(struct pm_thread *t, int32_t node)
+/* xorshift64: the stride to the next timed poll visit, 1 .. 2·PM_POLL_SAMPLE - 1,
+ * so that a loop with a period of its own cannot alias with the sampling. */
+static inline uint64_t pm_poll_stride(struct pm_thread *t)
+{
+    uint64_t x = t->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    t->rng = x;
+    return 1 + x % (2 * PM_POLL_SAMPLE - 1);
+}
+
+/* A visit that takes no reading: a throttled region, a poll, or a begin
+ * folded into the bucket that is already innermost. */
+static __attribute__((noinline)) int pm_enter_uncounted(struct pm_thread *t, int32_t node,
+                                                         int32_t name)
+{
+    struct pm_node *n = &t->nodes[node];
+    unsigned mode = n->mode;
+    if (node == t->cur) {
+        mode = PM_FRAME_FOLDED;
+    } else if (mode == PM_MODE_POLL && n->visits >= t->throttle_warmup &&
+               --t->poll_countdown != 0) {
+        /* After its warm-up a poll is counted, and timed once in a while. */
+        n->visits++;
+        n->untimed++;
+        return PM_ENTER_COUNTED;
+    } else if (mode == PM_MODE_POLL && t->poll_countdown == 0) {
+        t->poll_countdown = pm_poll_stride(t);
+    }
+    uint64_t *f = pm_frame(t, t->depth++);
+    t->cur = node;
+    f[PM_F_NODE] = pm_frame_head(node, 0, mode);
+    f[PM_F_NAME] = (uint32_t)name;
+    f[PM_F_TICKS] = pm_ticks();
+    return 0;
+}
+
+static inline int pm_enter_node(struct pm_thread *t, int32_t node, int32_t name)
 {
     if (pm_unlikely(node < 0 || (t->depth == t->stack_cap && pm_stack_grow(t) != 0)))
         return -1;
+    if (pm_unlikely(t->nodes[node].mode != PM_MODE_COUNTED || node == t->cur))
+        return pm_enter_uncounted(t, node, name);
     uint64_t *f = pm_frame(t, t->depth++);
     t->cur = node;
-    f[0] = (uint32_t)node | (uint64_t)(uint32_t)sched_getcpu() << 32;
-    f[2] = pm_thread_read(t, f + PM_FRAME_HEADER);
-    f[3] = t->reads - t->cs.td_enter_lag;  /* lags: TopDown rdpmc windows (pm_counterset.h) */
-    f[1] = pm_ticks();  /* last: the region's time excludes our read */
+    f[PM_F_NODE] = pm_frame_head(node, sched_getcpu(), PM_MODE_COUNTED);
+    f[PM_F_NAME] = (uint32_t)name;
+    f[PM_F_GEN] = pm_thread_read(t, f + PM_FRAME_HEADER);
+    f[PM_F_READS] = t->reads;
+    f[PM_F_WINDOW] = t->reads - t->cs.td_enter_lag;  /* lags: TopDown rdpmc windows (pm_counterset.h) */
+    f[PM_F_TICKS] = pm_ticks();  /* last: the region's time excludes our read */
     return 0;
 }
 
@@ -265,7 +335,7 @@ int pm_thread_enter(struct pm_thread *t, int32_t name)
     struct pm_handle_memo *m = &t->handle_memo[(uint32_t)name & (PM_HANDLE_MEMO - 1)];
     if (pm_unlikely(m->name != name || m->parent != t->cur))
         *m = (struct pm_handle_memo){name, t->cur, pm_node_find(t, t->cur, name)};
-    return pm_enter_node(t, m->node);
+    return pm_enter_node(t, m->node, name);
 }
 
 int pm_thread_begin_name(struct pm_thread *t, const char *name)
@@ -277,29 +347,71 @@ int pm_thread_begin_name(struct pm_thread *t, const char *name)
         slot->memo_node = pm_node_find(t, t->cur, slot->id);
         slot->memo_parent = t->cur;
     }
-    return pm_enter_node(t, slot->memo_node);
+    return pm_enter_node(t, slot->memo_node, slot->id);
+}
+
+/* The throttle (docs/design.md, "Which visits read counters"): once, at
+ * the end of a region's warm-up, a region whose mean visit is shorter than
+ * K counter reads goes on with visits and time only. */
+static __attribute__((noinline)) void pm_throttle_judge(struct pm_thread *t, int32_t node)
+{
+    struct pm_node *n = &t->nodes[node];
+    if (n->ticks >= n->visits * t->throttle_ticks)
+        return;
+    n->mode = PM_MODE_TIMER;
+    n->flags |= PM_FLAG_THROTTLED;
+    t->cold[node].throttled_from = n->visits + 1;
+}
+
+/* The innermost open region below the top frame, after it is popped. */
+static inline void pm_pop(struct pm_thread *t)
+{
+    t->depth--;
+    t->cur = t->depth > 0 ? pm_frame_node(pm_frame(t, t->depth - 1)) : -1;
+}
+
+/* Close a frame that took no reading: time only, or nothing (folded). */
+static __attribute__((noinline)) void pm_close_uncounted(struct pm_thread *t, uint64_t ticks,
+                                                         uint32_t extra_flags)
+{
+    uint64_t *f = pm_frame(t, t->depth - 1);
+    int32_t node = pm_frame_node(f);
+    struct pm_node *n = &t->nodes[node];
+    if (pm_frame_mode(f) == PM_FRAME_FOLDED) {
+        t->cold[node].folded++;
+    } else {
+        n->visits++;
+        n->ticks += ticks - f[PM_F_TICKS];
+    }
+    n->flags |= extra_flags;
+    pm_pop(t);
 }
 
 /* Close the innermost open region with a reading taken now. */
 static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
 {
     uint64_t ticks = pm_ticks();  /* first: the region's time excludes our read */
+    uint64_t *f = pm_frame(t, t->depth - 1);
+    if (pm_unlikely(pm_frame_mode(f) != PM_MODE_COUNTED)) {
+        pm_close_uncounted(t, ticks, extra_flags);
+        return;
+    }
     uint64_t *now = t->scratch;
+    uint64_t reads_before = t->reads;
     uint64_t gen = pm_thread_read(t, now);
     int cpu = sched_getcpu();
-    uint64_t *f = pm_frame(t, --t->depth);
-    int32_t node = (int32_t)(uint32_t)f[0];
-    int enter_cpu = (int)(f[0] >> 32);
+    int32_t node = pm_frame_node(f);
     struct pm_node *n = &t->nodes[node];
     uint32_t flags = extra_flags;
 
     n->visits++;
-    n->ticks += ticks - f[1];
+    n->ticks += ticks - f[PM_F_TICKS];
+    n->reads += reads_before - f[PM_F_READS];
     /* Each read ends a counting window: TopDown's 8-bit metrics are
      * quantised per window (pm_td_is_short); in the TopDown rdpmc mode the
      * lags turn readings into equivalent windows (pm_counterset.h). */
-    n->windows += t->reads - t->cs.td_exit_lag - f[3];
-    if (gen == f[2]) {
+    n->windows += t->reads - t->cs.td_exit_lag - f[PM_F_WINDOW];
+    if (gen == f[PM_F_GEN]) {
         const uint64_t *then = f + PM_FRAME_HEADER;
         uint64_t *acc = t->acc + (size_t)node * t->stride;
         unsigned e = (unsigned)t->cs.nevents, g = (unsigned)t->cs.ngroups;
@@ -317,20 +429,22 @@ static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
     } else {
         flags |= PM_FLAG_LOST_GENERATION;
     }
-    if (cpu != enter_cpu)
+    if (cpu != pm_frame_cpu(f))
         flags |= PM_FLAG_MIGRATED;
     n->flags |= flags;
     t->cpu_last = cpu;
-    t->cur = n->parent;
+    if (pm_unlikely(n->visits == t->throttle_warmup))
+        pm_throttle_judge(t, node);
+    pm_pop(t);
 }
+
+static inline int32_t pm_frame_name(const uint64_t *f) { return (int32_t)(uint32_t)f[PM_F_NAME]; }
 
 static int32_t pm_open_level(const struct pm_thread *t, int32_t name)
 {
-    for (int32_t level = t->depth - 1; level >= 0; level--) {
-        const uint64_t *f = t->stack + (size_t)level * t->frame_words;
-        if (t->nodes[(int32_t)(uint32_t)f[0]].name == name)
+    for (int32_t level = t->depth - 1; level >= 0; level--)
+        if (pm_frame_name(t->stack + (size_t)level * t->frame_words) == name)
             return level;
-    }
     return -1;
 }
 
@@ -347,16 +461,22 @@ static int pm_unbalanced_exit(struct pm_thread *t, int32_t name)
     }
     pm_msg(PM_MSG_UNBALANCED, "region end '%.200s' on thread %d while '%.200s' is still "
            "open inside it: closed the inner region(s) there, flagged UNBALANCED",
-           pm_name_get(name), t->index, pm_name_get(t->nodes[t->cur].name));
+           pm_name_get(name), t->index,
+           pm_name_get(pm_frame_name(pm_frame(t, t->depth - 1))));
     while (t->depth - 1 > level)
         pm_close_top(t, PM_FLAG_UNBALANCED);
     pm_close_top(t, 0);
     return -1;
 }
 
+static inline int pm_top_is(struct pm_thread *t, int32_t name)
+{
+    return t->depth > 0 && pm_frame_name(pm_frame(t, t->depth - 1)) == name;
+}
+
 int pm_thread_exit(struct pm_thread *t, int32_t name)
 {
-    if (pm_unlikely(t->depth == 0 || t->nodes[t->cur].name != name))
+    if (pm_unlikely(!pm_top_is(t, name)))
         return pm_unbalanced_exit(t, name);
     pm_close_top(t, 0);
     return 0;
@@ -364,13 +484,13 @@ int pm_thread_exit(struct pm_thread *t, int32_t name)
 
 int pm_thread_exit_bytes(struct pm_thread *t, int32_t name, int64_t bytes)
 {
-    if (pm_unlikely(t->depth == 0 || t->nodes[t->cur].name != name))
+    if (pm_unlikely(!pm_top_is(t, name)))
         return pm_unbalanced_exit(t, name);
-    struct pm_node *n = &t->nodes[t->cur];
+    struct pm_node_cold *c = &t->cold[t->cur];
     if (bytes >= 0)
-        n->bytes += (uint64_t)bytes;
-    else if (n->bytes_unknown != UINT32_MAX)
-        n->bytes_unknown++;
+        c->bytes += (uint64_t)bytes;
+    else if (c->bytes_unknown != UINT32_MAX)
+        c->bytes_unknown++;
     pm_close_top(t, 0);
     return 0;
 }
@@ -379,7 +499,8 @@ int pm_thread_end_name(struct pm_thread *t, const char *name)
 {
     /* The balanced case needs no lookup: compare with the innermost name. */
     if (pm_likely(t->depth > 0 && t->nodes[t->cur].kind == PM_KIND_USER &&
-                  pm_streq(name, t->nodes[t->cur].str, PM_NAME_MAX))) {
+                  pm_streq(name, t->nodes[t->cur].str, PM_NAME_MAX) &&
+                  t->nodes[t->cur].name == pm_frame_name(pm_frame(t, t->depth - 1)))) {
         pm_close_top(t, 0);
         return 0;
     }
@@ -434,29 +555,65 @@ static int pm_task_cpu(pid_t tid, int fallback)
     return p && sscanf(p + 1, "%d", &cpu) == 1 ? cpu : fallback;
 }
 
+/* The visits a thread still running elsewhere has open: counted up to
+ * `now` (a reading taken from outside, or NULL if none could be), never
+ * closed. The thread may be pushing a frame this very moment: a frame that
+ * does not look whole is left alone. */
+static void pm_count_open_visits(struct pm_thread *t, int32_t depth, const uint64_t *now,
+                                 uint64_t ticks)
+{
+    unsigned e = (unsigned)t->cs.nevents, g = (unsigned)t->cs.ngroups;
+    for (int32_t level = 0; level < depth; level++) {
+        const uint64_t *f = pm_frame(t, level);
+        int32_t node = pm_frame_node(f);
+        unsigned mode = pm_frame_mode(f);
+        if (node < 0 || node >= t->nnodes || f[PM_F_TICKS] > ticks)
+            continue;
+        struct pm_node *n = &t->nodes[node];
+        n->flags |= PM_FLAG_UNBALANCED | PM_FLAG_PARTIAL;
+        if (mode == PM_FRAME_FOLDED) {
+            t->cold[node].folded++;
+            continue;
+        }
+        n->visits++;
+        n->ticks += ticks - f[PM_F_TICKS];
+        if (mode != PM_MODE_COUNTED || !t->stride)
+            continue;
+        if (!now || f[PM_F_GEN] != t->cs.generation) {
+            n->flags |= PM_FLAG_LOST_GENERATION;
+            continue;
+        }
+        const uint64_t *then = f + PM_FRAME_HEADER;
+        uint64_t *acc = t->acc + (size_t)node * t->stride;
+        for (unsigned i = 0; i < e + 2 * g; i++)
+            acc[i] += now[i] > then[i] ? now[i] - then[i] : 0;
+        for (unsigned k = 0; k < g; k++)
+            if (now[e + g + k] - then[e + g + k] < now[e + k] - then[e + k])
+                n->flags |= now[e + g + k] > then[e + g + k] ? PM_FLAG_MULTIPLEXED
+                                                             : PM_FLAG_NOT_COUNTED;
+    }
+}
+
 void pm_thread_finish_remote(struct pm_thread *t)
 {
     int32_t depth = t->depth;
     t->open_at_end = depth;
-    for (int32_t level = 0; level < depth; level++) {
-        int32_t node = (int32_t)(uint32_t)pm_frame(t, level)[0];
-        t->nodes[node].flags |= PM_FLAG_UNBALANCED;
-    }
     if (depth > 0)
         pm_msg(PM_MSG_UNBALANCED, "thread %d is still running inside %d region(s) at exit: "
-               "those visits are not counted, regions flagged UNBALANCED", t->index,
-               (int)depth);
+               "those visits are counted up to now, regions flagged UNBALANCED and PARTIAL",
+               t->index, (int)depth);
     t->cpu_last = pm_task_cpu(t->tid, t->cpu_last);
     uint64_t *now = calloc(t->stride + 1, sizeof *now);
-    if (!now)
-        return;
+    uint64_t ticks = pm_ticks();
     /* Reading another thread's counters is allowed (the fds are the
      * process's), but only its owner may close them: a thread exiting right
      * now makes the read fail, and then its totals stay as they were. */
-    if (!t->stride || pm_counterset_peek(&t->cs, now) == 0)
+    int have = now && (!t->stride || pm_counterset_peek(&t->cs, now) == 0);
+    if (have)
         pm_settle_totals(t, now, t->cs.generation);
     else
-        t->end_ticks = pm_ticks();
+        t->end_ticks = ticks;
+    pm_count_open_visits(t, depth, have ? now : NULL, ticks);
     free(now);
 }
 
@@ -466,10 +623,11 @@ void pm_thread_after_fork(struct pm_thread *t)
     for (int32_t n = 0; n < t->nnodes; n++) {
         t->nodes[n].visits = 0;
         t->nodes[n].ticks = 0;
-        t->nodes[n].flags = 0;
-        t->nodes[n].bytes = 0;
-        t->nodes[n].bytes_unknown = 0;
+        t->nodes[n].flags &= PM_FLAG_TIMER_ONLY | PM_FLAG_THROTTLED;
         t->nodes[n].windows = 0;
+        t->nodes[n].reads = 0;
+        uint64_t throttled_from = t->cold[n].throttled_from ? 1 : 0;
+        t->cold[n] = (struct pm_node_cold){.throttled_from = throttled_from};
     }
     memset(t->acc, 0, (size_t)t->nnodes * t->stride * sizeof *t->acc);
     memset(t->total, 0, t->stride * sizeof *t->total);

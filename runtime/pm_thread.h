@@ -17,24 +17,71 @@
 
 #define PM_NAME_CACHE 256
 
+/* How a region's visits are measured (docs/design.md, "Which visits read
+ * counters"). */
+enum pm_mode {
+    PM_MODE_COUNTED = 0, /* counters read at enter and exit */
+    PM_MODE_TIMER,       /* throttled: visits and time only, counts stay in the parent */
+    PM_MODE_POLL,        /* an MPI poll or query: never read; time sampled after the warm-up */
+};
+
 /* One cache line exactly (the array is 64-byte aligned): every counter
  * read evicts much of L1, and a node touched at each exit should cost one
- * line to bring back. */
+ * line to bring back. What only some regions need is in pm_node_cold. */
 struct pm_node {
     int32_t parent;   /* node index, -1 at top level */
     int32_t name;     /* pm_names id */
     uint32_t flags;   /* pm_flag bits */
     uint32_t depth;
-    uint64_t visits;
-    uint64_t ticks;   /* inclusive, pm_clock ticks */
+    uint64_t visits;  /* every visit, whatever its mode */
+    uint64_t ticks;   /* inclusive, pm_clock ticks, of the visits that were timed */
     const char *str;  /* the interned name, for end(name) without a lookup */
-    uint64_t windows;        /* counter read windows inside the visits (TopDown SHORT) */
-    uint64_t bytes;          /* automatic regions: bytes moved (MPI: count x type size) */
-    uint32_t bytes_unknown;  /* visits whose byte count could not be determined (saturates) */
-    uint8_t kind;            /* enum pm_kind */
+    union {
+        uint64_t windows;  /* counted regions: counter read windows inside the visits (TopDown SHORT) */
+        uint64_t untimed;  /* PM_MODE_POLL: visits counted without taking the time */
+    };
+    uint64_t reads;   /* counter reads perfmark made inside the counted visits (nested regions') */
+    uint8_t kind;     /* enum pm_kind */
+    uint8_t mode;     /* enum pm_mode */
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct pm_node) == 64, "struct pm_node must stay one cache line");
+
+/* Per node, beside the hot line: MPI bytes and the throttle's record. */
+struct pm_node_cold {
+    uint64_t bytes;          /* automatic regions: bytes moved (MPI: count x type size) */
+    uint64_t throttled_from; /* first visit taken without a reading (0: never throttled) */
+    uint64_t folded;         /* overflow bucket: begins inside an open visit of itself */
+    uint32_t bytes_unknown;  /* visits whose byte count could not be determined (saturates) */
+};
+
+/* Which visits read counters: one policy per process (PERFMARK_THROTTLE),
+ * set before the first thread starts. */
+struct pm_visit_policy {
+    uint64_t warmup;       /* visits before a region is judged; 0: never throttle */
+    uint64_t limit_ticks;  /* throttle a region whose mean visit is shorter than this */
+    int polls;             /* MPI polls and queries take no reading (PM_MODE_POLL) */
+};
+extern struct pm_visit_policy pm_policy;
+
+/* One in this many visits of a poll region is timed after its warm-up
+ * (the stride between timed visits is drawn at random around it). */
+#define PM_POLL_SAMPLE 32
+
+/* A frame of the open-region stack: this header, then the reading taken at
+ * enter (stride words; absent readings are not looked at). */
+enum {
+    PM_F_NODE = 0,  /* node | cpu << 32 | mode << 56 */
+    PM_F_TICKS,     /* time at enter, taken after the reading */
+    PM_F_GEN,       /* generation of the reading */
+    PM_F_WINDOW,    /* reads - TopDown enter lag, for windows */
+    PM_F_NAME,      /* the name the region was entered with (buckets hold many) */
+    PM_F_READS,     /* reads after the enter reading, for nested reads */
+    PM_FRAME_HEADER
+};
+/* Frame modes beyond enum pm_mode: a begin folded into the overflow bucket
+ * that is already the innermost region (no time, no counts). */
+#define PM_FRAME_FOLDED 7
 
 struct pm_name_slot {
     const char *key;       /* the caller's pointer */
@@ -59,17 +106,21 @@ struct pm_thread {
     unsigned stride;        /* words per reading: E counts, G enabled, G running */
     unsigned frame_words;
     uint32_t child_mask;
-    uint64_t *stack;        /* frames of frame_words: node|cpu, ticks, generation, reads, reading */
+    uint64_t *stack;        /* frames of frame_words: PM_F_* header, then the reading */
     struct pm_node *nodes;  /* region tree, parents before children */
     uint64_t *acc;          /* nodes × stride accumulated deltas */
     uint64_t *scratch;      /* reading at exit */
     uint64_t reads;         /* counter reads so far: windows between reads */
+    uint64_t throttle_warmup, throttle_ticks;  /* pm_policy, copied to the hot lines */
+    uint64_t poll_countdown;  /* poll visits until the next timed one */
+    uint64_t rng;             /* xorshift state for the poll sampling stride */
     uint64_t base_generation;
     int32_t *child;         /* hash (parent, name) → node; -1 empty */
     uint64_t *child_key;
     struct pm_counterset cs;
 
     /* Cold: thread identity, totals, growth. */
+    struct pm_node_cold *cold;  /* per node */
     int32_t nnodes, node_cap;
     int32_t overflow_node;  /* "too many regions" bucket, -1 until needed */
     int32_t index;          /* thread number in this process, order of first sight */
@@ -96,7 +147,10 @@ extern __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec
 
 struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
                                    int32_t index);
-/* Region by name id (handles); 0, or -1 when the call was unbalanced. */
+/* Region by name id (handles): 0 when entered (exit it), -1 when the call
+ * was refused, PM_ENTER_COUNTED when a poll visit was counted without a
+ * frame (do not exit it). */
+#define PM_ENTER_COUNTED 1
 int pm_thread_enter(struct pm_thread *t, int32_t name);
 int pm_thread_exit(struct pm_thread *t, int32_t name);
 /* Automatic region exit with the bytes the call moved (< 0: unknown). */
@@ -109,7 +163,8 @@ int32_t pm_thread_name_id(struct pm_thread *t, const char *name);
  * the occasion for the message ("exited", "is still running at exit"). */
 void pm_thread_finish(struct pm_thread *t, const char *why);
 /* Settle totals of a thread that is still running elsewhere; its open
- * regions are flagged but not closed. */
+ * visits are counted up to now (flagged PARTIAL and UNBALANCED) but not
+ * closed. */
 void pm_thread_finish_remote(struct pm_thread *t);
 /* In a fork child: reopen counters lazily, forget the parent's data. */
 void pm_thread_after_fork(struct pm_thread *t);

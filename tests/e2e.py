@@ -21,7 +21,8 @@ PERFMARK = os.path.join(BUILD, "bin", "perfmark")
 PROGS = os.path.join(BUILD, "tests")
 SKIP = 77
 FLAGS = {"MULTIPLEXED": 0x01, "NOT_COUNTED": 0x02, "LOST_GENERATION": 0x04,
-         "MIGRATED": 0x08, "UNBALANCED": 0x10, "SHORT": 0x20, "PARTIAL": 0x40}
+         "MIGRATED": 0x08, "UNBALANCED": 0x10, "SHORT": 0x20, "PARTIAL": 0x40,
+         "TIMER_ONLY": 0x80, "THROTTLED": 0x100, "OVERHEAD": 0x200}
 
 
 class Failure(Exception):
@@ -183,8 +184,11 @@ def case_visits():
             v = int(m.visits[:, m.region(path)].sum())
             check(v == reps // 100, "%s: %d visits, want %d" % (path, v, reps // 100))
         check(len(m.paths) == 5 + 100, "%d regions, want 105" % len(m.paths))
-        # MIGRATED is real under load (the scheduler moves the thread); nothing else may be set
-        check(not (m.flags & ~FLAGS["MIGRATED"]).any(), "flags set: %s" % m.flags[m.flags != 0])
+        # MIGRATED is real under load (the scheduler moves the thread); these
+        # empty regions are throttled after their warm-up and are mostly
+        # perfmark's own reads (OVERHEAD); nothing else may be set
+        allowed = FLAGS["MIGRATED"] | FLAGS["THROTTLED"] | FLAGS["OVERHEAD"]
+        check(not (m.flags & ~allowed).any(), "flags set: %s" % m.flags[m.flags != 0])
         # nesting: inner's time is inside outer's
         check(m.wall[:, m.region("outer/inner")].sum() < m.wall[:, m.region("outer")].sum(),
               "inner wall time not below outer")
@@ -387,8 +391,9 @@ def case_bad_end_without_begin():
     check(any("without a matching begin" in l for l in perfmark_lines(p.stderr)), "no message")
     check("UNBALANCED" in m.flag_names(0, "never_begun"), "never_begun not flagged")
     check(int(m.visits[0, m.region("never_begun")]) == 0, "phantom visit counted")
-    check(m.flag_names(0, "fine") <= {"MIGRATED"} and int(m.visits[0, m.region("fine")]) == 1,
-          "a later good region was disturbed")
+    # an empty region is mostly perfmark's own reads: OVERHEAD is right there
+    check(m.flag_names(0, "fine") <= {"MIGRATED", "OVERHEAD"} and
+          int(m.visits[0, m.region("fine")]) == 1, "a later good region was disturbed")
 
 
 def case_bad_mismatched():

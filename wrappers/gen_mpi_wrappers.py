@@ -88,9 +88,15 @@ class Function:
         if len(fields) not in (3, 4):
             raise TableError("%s: want NAME | C PARAMETERS | BYTES [| FORTRAN PARAMETERS], "
                              "got %d fields" % (where, len(fields)))
-        self.name = fields[0]
+        words = fields[0].split()
+        self.name = words[0] if words else ""
         if not re.match(r"^MPI_[A-Z][a-z0-9_]*$", self.name):
             raise TableError("%s: %r is not an MPI C function name" % (where, self.name))
+        attrs = words[1:]
+        if any(a != "poll" for a in attrs):
+            raise TableError("%s: unknown attribute(s) %s after the name (only `poll`)"
+                             % (where, [a for a in attrs if a != "poll"]))
+        self.poll = "poll" in attrs
         where = "%s (%s)" % (where, self.name)
         plist = fields[1]
         self.params = [] if plist == "void" else [Param(p, where) for p in plist.split(",")]
@@ -110,6 +116,9 @@ class Function:
             p.f_type(where)
 
         self.bytes = fields[2]
+        if self.poll and self.bytes != "0":
+            raise TableError("%s: a `poll` call moves no bytes (its visits may not be "
+                             "bracketed), so its byte rule must be 0" % where)
         self.rule, self.rule_params = None, []
         if self.bytes not in ("0", "unknown") and self.bytes not in LIFECYCLE:
             m = re.match(r"^([a-z_]\w*)\((.*)\)$", self.bytes)
@@ -153,7 +162,8 @@ class Function:
     def bracket(self, real_call, fortran, rc):
         """The body around the real call, shared by the three bindings."""
         out = ["    struct pm_mpi_call call;",
-               '    pm_mpi_begin(&call, &%s, "%s");' % (self.slot(), self.name),
+               '    pm_mpi_begin(&call, &%s, "%s", %d);' % (self.slot(), self.name,
+                                                            1 if self.poll else 0),
                real_call,
                "    pm_mpi_returned(&call);",
                "    int64_t bytes = %s;" % ("-1" if self.bytes == "unknown" else "0")]

@@ -8,7 +8,7 @@
  * unmeasured, so a region is always one application call):
  *
  *     struct pm_mpi_call call;
- *     pm_mpi_begin(&call, &region_slot, "MPI_Send");
+ *     pm_mpi_begin(&call, &region_slot, "MPI_Send", 0);   // 1: a `poll` row
  *     rc = PMPI_Send(...);
  *     pm_mpi_returned(&call);
  *     pm_mpi_end(&call, call.on ? pm_bytes_p2p(rc, ...) : 0);
@@ -36,7 +36,8 @@ struct pm_mpi_call {
 
 extern __thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));
 
-static inline void pm_mpi_begin(struct pm_mpi_call *c, int32_t *slot, const char *name)
+static inline void pm_mpi_begin(struct pm_mpi_call *c, int32_t *slot, const char *name,
+                                int poll)
 {
     c->err = errno;
     c->on = 0;
@@ -44,7 +45,7 @@ static inline void pm_mpi_begin(struct pm_mpi_call *c, int32_t *slot, const char
     if (c->outer) {
         int32_t r = __atomic_load_n(slot, __ATOMIC_RELAXED);
         if (r < 0) {
-            r = pm_auto_region(name, PM_KIND_MPI);
+            r = poll ? pm_auto_poll_region(name, PM_KIND_MPI) : pm_auto_region(name, PM_KIND_MPI);
             __atomic_store_n(slot, r, __ATOMIC_RELAXED);
         }
         c->region = r;

@@ -11,6 +11,11 @@ usage: /usr/bin/python3 check_hostile.py BUILD_DIR CASE
                      depths 0..9999, parents chained; display paths bounded;
                      the report renders it
   deepnames_10k      "n<i>" nested 10,000 deep: the same with distinct names
+  limit_nested       PERFMARK_MAX_REGIONS=2, three threads each open 2000 new
+                     names inside "outer", each holding "inner": no crash, the
+                     program's status and output kept, every new path counted
+                     in outer/[other regions] with exact visits and page faults
+  limit_nested_mpirun  the same for two ranks under mpirun, 10^5 names each
 Exit 0 = pass, 77 = skipped, anything else = failure.
 """
 import os
@@ -98,6 +103,56 @@ def deep_case(mode, n):
               % (size, longest, peak_rss_kb(p.stdout)))
         check(size < 64 * 2 ** 20, "file of %d bytes for %d regions" % (size, n))
         report_ok(out)
+
+
+def limit_nested_check(m, n, threads):
+    """One file of `hostile nested n` at PERFMARK_MAX_REGIONS=2."""
+    check(sorted(m.paths) == sorted(["after", "outer", "outer/" + OVERFLOW]),
+          "regions %r" % m.paths)
+    bucket = m.region("outer/" + OVERFLOW)
+    rows = m.rows_visiting("outer")
+    check(len(rows) == threads, "%d threads visited outer, want %d" % (len(rows), threads))
+    for t in rows:
+        check(int(m.visits[t, m.region("outer")]) == 1, "outer visits")
+        # every x<i> and every inner inside it is one visit of the bucket
+        check(int(m.visits[t, bucket]) == 2 * n, "bucket visits %d, want %d"
+              % (m.visits[t, bucket], 2 * n))
+        pf = m.count(t, "outer/" + OVERFLOW, "page-faults")
+        check(2 * n <= pf <= 2 * n + 8, "bucket: %d page faults for %d pages" % (pf, 2 * n))
+        outer = m.count(t, "outer", "page-faults")
+        check(outer >= pf and outer <= pf + 8, "outer %d page faults, bucket %d" % (outer, pf))
+        check(int(m.wall[t, m.region("outer")]) >= int(m.wall[t, bucket]), "time not nested")
+        check(not m.flag_names(t, "outer/" + OVERFLOW) & {"UNBALANCED", "LOST_GENERATION"},
+              "bucket flags %s" % m.flag_names(t, "outer/" + OVERFLOW))
+    check(int(m.visits[:, m.region("after")].sum()) == 4, "after visits")
+    said = [x for x in m.messages if "region names" in x or "region paths" in x]
+    check(len(said) >= 1 and all("PERFMARK_MAX_REGIONS" in x for x in said),
+          "messages %r" % m.messages)
+
+
+def case_limit_nested():
+    n = 2000
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [PROG, "nested", str(n)], env={"PERFMARK_MAX_REGIONS": "2",
+                                                                   "PERFMARK_THROTTLE": "off"})
+        check("nested done" in p.stdout, "the program's output is lost: %r" % p.stdout[-300:])
+        limit_nested_check(Measured(out), n, 3)
+        report_ok(out)
+
+
+def case_limit_nested_mpirun():
+    n = 100000
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.h5")
+        env = dict(e2e.MPI_ENV, PERFMARK_MAX_REGIONS="2", PERFMARK_THROTTLE="off", TMPDIR=tmp)
+        p = run([e2e.PERFMARK, "run", "-e", "sw", "-o", out, "--"] + e2e.MPIRUN +
+                ["-np", "2", PROG, "nested", str(n)], env=env, cwd=tmp)
+        check(p.stdout.count("nested done") == 2, "the ranks' output is lost: %r"
+              % p.stdout[-300:])
+        for r in range(2):
+            path = os.path.join(tmp, "out.rank%d.h5" % r)
+            limit_nested_check(Measured(path), n, 3)
+        report_ok(os.path.join(tmp, "out.rank0.h5"))
 
 
 def case_names_1m():

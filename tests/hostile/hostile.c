@@ -6,8 +6,16 @@
  *        hostile deep N      region "d" nested N deep (N distinct paths of
  *                            one name), then "after" 3 times
  *        hostile deepnames N "n<i>" nested N deep, then "after" 3 times
+ *        hostile nested N    "after" once, then on the main thread and two
+ *                            more: "outer" holding N regions "x<i>", each
+ *                            touching one fresh page and holding "inner",
+ *                            which touches one more (2N pages per thread);
+ *                            then "after" 3 times. Run with
+ *                            PERFMARK_MAX_REGIONS=2, every x<i> and inner
+ *                            is beyond the limit, inside a region.
  * Prints "peak_rss_kb K" (VmHWM) at the end, before perfmark writes. */
 #include <perfmark.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +31,38 @@ static long peak_rss_kb(void)
     if (f)
         fclose(f);
     return kb;
+}
+
+static long nested_n;
+
+/* One fresh page written: exactly one page fault. */
+static void touch_fresh(char **next)
+{
+    **next = 1;
+    *next += 4096;
+}
+
+static void *nested(void *arg)
+{
+    (void)arg;
+    char *pages = malloc((size_t)(2 * nested_n + 2) * 4096);
+    if (!pages)
+        abort();
+    char *next = (char *)(((unsigned long)pages + 4095) & ~4095ul);
+    char name[32];
+    perfmark_region_begin("outer");
+    for (long i = 0; i < nested_n; i++) {
+        snprintf(name, sizeof name, "x%ld", i);
+        perfmark_region_begin(name);
+        touch_fresh(&next);
+        perfmark_region_begin("inner");
+        touch_fresh(&next);
+        perfmark_region_end("inner");
+        perfmark_region_end(name);
+    }
+    perfmark_region_end("outer");
+    free(pages);
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -53,6 +93,17 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "n%ld", i);
             perfmark_region_end(name);
         }
+    } else if (strcmp(argv[1], "nested") == 0) {
+        perfmark_region_begin("after");
+        perfmark_region_end("after");
+        nested_n = n;
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th[i], NULL, nested, NULL);
+        nested(NULL);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        printf("nested done\n");
     } else {
         fprintf(stderr, "hostile: unknown mode '%s'\n", argv[1]);
         return 2;

@@ -76,7 +76,7 @@ def expect_more(r, n):
     total = n * (n + 1) // 2          # ints of the blocks j+1 of all ranks j
     root = r == 0
     return {"p2p_modes/MPI_Bsend": (1, 12, 0),
-            "p2p_modes/MPI_Recv": (2, 12 + 20, 0),
+            "p2p_modes/MPI_Recv": (1, 12, 0),
             "p2p_modes/MPI_Irecv": (5, 0, 5),
             "p2p_modes/MPI_Barrier": (1, 0, 0),
             "p2p_modes/MPI_Ssend": (1, 8, 0),
@@ -88,6 +88,7 @@ def expect_more(r, n):
             "p2p_modes/MPI_Send": (1, 20, 0),
             "p2p_modes/MPI_Probe": (1, 0, 0),
             "p2p_modes/MPI_Iprobe": (1, 0, 0),
+            "p2p_modes/MPI_Improbe": (1, 0, 0),
             "p2p_modes/MPI_Sendrecv_replace": (1, 24, 0),
             "completion/MPI_Irecv": (2, 0, 2),
             "completion/MPI_Isend": (2, 8, 0),
@@ -95,6 +96,7 @@ def expect_more(r, n):
             "completion/MPI_Testall": (1, 0, 0),
             "completion/MPI_Testany": (1, 0, 0),
             "completion/MPI_Testsome": (1, 0, 0),
+            "completion/MPI_Request_get_status": (1, 0, 0),
             "completion/MPI_Waitany": (1, 0, 0),
             "completion/MPI_Waitsome": (1, 0, 0),
             "completion/MPI_Wait": (1, 0, 0),
@@ -146,6 +148,9 @@ def expect_fortran(r, n):
 
 
 
+COUNTING = True  # the file measured events (else nothing is TIMER_ONLY)
+
+
 # ---- reading the job's file(s) ----------------------------------------------------
 
 def cells_by_rank(tmp):
@@ -179,17 +184,29 @@ def cells_by_rank(tmp):
 
 
 def check_job(tmp, np_, expect):
+    global COUNTING
     ranks, events = cells_by_rank(tmp)
+    COUNTING = events != {""}
     check(sorted(ranks) == list(range(np_)), "ranks in the file(s): %s" % sorted(ranks))
     for r in range(np_):
         check_rank(r, ranks[r], expect(r, np_))
     return events
 
 
+def poll_functions():
+    """The table's `poll` rows: never a counter reading (TIMER_ONLY)."""
+    table = os.path.join(SOURCE, "wrappers", "mpi_functions.def")
+    header = os.path.join(SOURCE, "wrappers", "pm_mpi.h")
+    return {fn.name for fn in gen_mpi_wrappers.read_table(table, gen_mpi_wrappers.read_rules(header))
+            if fn.poll}
+
+
 def check_rank(r, cells, want):
-    """One rank's cells against the expected MPI regions and their user regions."""
+    """One rank's cells against the expected MPI regions and their user regions;
+    `poll` rows are TIMER_ONLY and no other is."""
     mpi = dict((p, c) for (p, k), c in cells.items() if k == "mpi")
     user = dict((p, c) for (p, k), c in cells.items() if k == "user")
+    polls = poll_functions()
     check(set(mpi) == set(want), "rank %d: MPI regions\n  extra %s\n  missing %s" % (
         r, sorted(set(mpi) - set(want)), sorted(set(want) - set(mpi))))
     for path, (visits, nbytes, unknown) in sorted(want.items()):
@@ -199,6 +216,10 @@ def check_rank(r, cells, want):
               % (r, path, got, (visits, nbytes, unknown)))
         check(mpi[path][3] > 0, "rank %d %s: no wall time" % (r, path))
         check(mpi[path][4] & 0x10 == 0, "rank %d %s: UNBALANCED" % (r, path))
+        if COUNTING:
+            timer_only = bool(mpi[path][4] & e2e.FLAGS["TIMER_ONLY"])
+            check(timer_only == (path.split("/")[-1] in polls), "rank %d %s: TIMER_ONLY is %s"
+                  % (r, path, timer_only))
     for path in {p.split("/")[0] for p in want if "/" in p}:  # the enclosing user regions
         check(path in user and user[path][0] == 1 and user[path][1:3] == [0, 0],
               "rank %d: user region %s is %s" % (r, path, user.get(path)))

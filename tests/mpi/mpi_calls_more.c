@@ -5,10 +5,12 @@
  * Rank r of n, next = (r+1)%n, prev = (r-1+n)%n, all from/to these:
  *   p2p_modes   Bsend 3 ints (Recv); Irecvs posted, Barrier, then Ssend 2 ints,
  *               Rsend 4 ints, Ibsend/Issend/Irsend 1 int each, one Waitall;
- *               Send 5 ints, Probe + Iprobe (flag already true) + Recv;
+ *               Send 5 ints, Probe + Iprobe (flag already true) + Improbe
+ *               (matches it) + Mrecv (not wrapped);
  *               Sendrecv_replace of 3 ints. Receives with status
  *   completion  2 Isend + 2 Irecv of 1 int; Test, Testall, Testany,
- *               Testsome once each, then Waitany, Waitsome, Wait, Waitall
+ *               Testsome, Request_get_status once each, then Waitany,
+ *               Waitsome, Wait, Waitall
  *               once each (each finishes what is left; visits stay exact)
  *   coll_more   Alltoall 2 ints per rank; Allgatherv, Gatherv (root 0, in
  *               place at the root), Scatterv (root 0) with rank j's block
@@ -57,13 +59,17 @@ void more_p2p(int rank, int size)
     MPI_Send(out, 5, MPI_INT, next, 16, MPI_COMM_WORLD);
     MPI_Probe(prev, 16, MPI_COMM_WORLD, &st);
     MPI_Iprobe(prev, 16, MPI_COMM_WORLD, &flag, &st);
-    MPI_Recv(in + 25, 7, MPI_INT, prev, 16, MPI_COMM_WORLD, &st);
+    int matched = 0;
+    MPI_Message msg;
+    MPI_Improbe(prev, 16, MPI_COMM_WORLD, &matched, &msg, &st);
+    MPI_Mrecv(in + 25, 7, MPI_INT, &msg, &st);
     int three[3] = {rank, rank, rank};
     MPI_Sendrecv_replace(three, 3, MPI_INT, next, 17, prev, 17, MPI_COMM_WORLD, &st);
     perfmark_region_end("p2p_modes");
     MPI_Buffer_detach(&buffer, &bsize);
     free(buffer);
-    expect(flag && in[21] == prev && in[29] == prev && three[2] == prev, rank, "p2p modes");
+    expect(flag && matched && in[21] == prev && in[29] == prev && three[2] == prev, rank,
+           "p2p modes");
 }
 
 void completion(int rank, int size)
@@ -81,6 +87,7 @@ void completion(int rank, int size)
     MPI_Testall(1, &s[1], &flag, sts);
     MPI_Testany(2, r, &index, &flag, &st);
     MPI_Testsome(2, r, &outcount, indices, sts);
+    MPI_Request_get_status(r[0], &flag, &st);
     MPI_Waitany(2, r, &index, &st);       /* one left, or none: returns */
     MPI_Waitsome(2, r, &outcount, indices, sts);
     MPI_Wait(&s[0], &st);

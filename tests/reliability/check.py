@@ -66,6 +66,16 @@ def check_partial_file(out, open_region="waiting", pages=500, sig=None):
     check(int(m.f.attrs["partial"]) == 1, "root attribute partial not set")
     check("UNBALANCED" in m.flag_names(0, open_region), "open region %s not UNBALANCED"
           % open_region)
+    # the open region keeps its counts up to the signal: the 200 pages of
+    # the completed touch200 inside it, and one visit
+    check({"PARTIAL", "UNBALANCED"} <= m.flag_names(0, open_region), "open region flags %s"
+          % m.flag_names(0, open_region))
+    check(int(m.visits[0, m.region(open_region)]) == 1, "open region's visit not kept")
+    pf = m.count(0, open_region, "page-faults")
+    check(200 <= pf <= 216, "open region %s: %d page faults, want the 200 before the signal"
+          % (open_region, pf))
+    check(int(m.wall[0, m.region(open_region)]) >= int(m.wall[0, m.region(open_region + "/touch200")]),
+          "open region's time not kept")
     if sig:
         check(any("signal %d" % sig in x for x in m.messages), "no message naming signal %d: %r"
               % (sig, m.messages))
@@ -163,10 +173,13 @@ def case_exit_from_thread():
     check(len(w) == 1, "worker row missing")
     touch_exact(m, w[0], "touch300", 300)
     check("UNBALANCED" in m.flag_names(w[0], "worker_open"), "worker_open not UNBALANCED")
-    # the main thread was still running: its open visit is not counted
-    # (it cannot be closed from outside), but the region is flagged
+    # the main thread was still running: its open visit cannot be closed
+    # from outside, but it is counted up to the exit and flagged
     main = [t for t in range(len(m.threads)) if t not in w][0]
-    check("UNBALANCED" in m.flag_names(main, "main_open"), "main_open not UNBALANCED")
+    check({"UNBALANCED", "PARTIAL"} <= m.flag_names(main, "main_open"),
+          "main_open flags %s" % m.flag_names(main, "main_open"))
+    check(int(m.visits[main, m.region("main_open")]) == 1, "main_open's open visit not kept")
+    check(int(m.wall[main, m.region("main_open")]) > 0, "main_open's time not kept")
     check(int(m.visits[w[0], m.region("worker_open")]) == 1, "worker_open visit dropped")
 
 

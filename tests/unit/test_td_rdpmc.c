@@ -350,7 +350,7 @@ static void enter(const char *name)
     before_reading();
     pm_thread_enter(T, id);
     after_reading();
-    check_reading(T->stack + (size_t)(T->depth - 1) * T->frame_words + 4 /* frame header */);
+    check_reading(T->stack + (size_t)(T->depth - 1) * T->frame_words + PM_FRAME_HEADER);
     open_[depth].name = id;
     open_[depth].node = T->cur;
     open_[depth].slots = pmu.truth_slots;
