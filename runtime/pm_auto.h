@@ -16,6 +16,7 @@
 #define PM_AUTO_H
 
 #include "pm_names.h"
+#include "pm_session.h"
 
 #include <stdint.h>
 
@@ -30,6 +31,28 @@ int32_t pm_auto_poll_region(const char *name, enum pm_kind kind);
 int pm_auto_enter(int32_t region);
 /* `bytes` < 0: unknown (counted as such, never guessed). */
 int pm_auto_exit(int32_t region, int64_t bytes);
+
+/* A poll region's visit after its warm-up, counted inline: a polling loop
+ * makes millions, and most of them are only counted. 1 when this visit was
+ * counted that way (nothing to exit); 0: call pm_auto_enter, which also
+ * handles first sight, the warm-up, the timed sample and another parent.
+ * Nothing here can touch errno. */
+static inline __attribute__((always_inline)) int pm_auto_poll_counted(int32_t region)
+{
+    struct pm_thread *t = pm_self;
+    if (t == NULL || region < 0 || __atomic_load_n(&pm_state, __ATOMIC_RELAXED) != PM_ON)
+        return 0;
+    const struct pm_handle_memo *m = &t->handle_memo[(uint32_t)region & (PM_HANDLE_MEMO - 1)];
+    if (m->name != region || m->parent != t->cur || m->node < 0)
+        return 0;
+    struct pm_node *n = &t->nodes[m->node];
+    if (n->mode != PM_MODE_POLL || n->visits < t->throttle_warmup || t->poll_countdown <= 1)
+        return 0;
+    t->poll_countdown--;
+    n->visits++;
+    n->untimed++;
+    return 1;
+}
 
 /* The OMPT tool was initialised by the OpenMP runtime (its version string):
  * OpenMP constructs are visible. */

@@ -36,33 +36,44 @@ struct pm_mpi_call {
 
 extern __thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));
 
-static inline void pm_mpi_begin(struct pm_mpi_call *c, int32_t *slot, const char *name,
+static inline __attribute__((always_inline)) void pm_mpi_begin(struct pm_mpi_call *c, int32_t *slot, const char *name,
                                 int poll)
 {
-    c->err = errno;
     c->on = 0;
     c->outer = pm_mpi_depth++ == 0;
-    if (c->outer) {
-        int32_t r = __atomic_load_n(slot, __ATOMIC_RELAXED);
-        if (r < 0) {
-            r = poll ? pm_auto_poll_region(name, PM_KIND_MPI) : pm_auto_region(name, PM_KIND_MPI);
-            __atomic_store_n(slot, r, __ATOMIC_RELAXED);
-        }
+    if (!c->outer)
+        return;
+    int32_t r = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    c->region = r;
+    /* A poll after its warm-up is only counted, inline, with nothing to
+     * exit; that path never touches errno, the others save it. */
+    if (poll && pm_auto_poll_counted(r))
+        return;
+    c->err = errno;
+    if (r < 0) {
+        r = poll ? pm_auto_poll_region(name, PM_KIND_MPI) : pm_auto_region(name, PM_KIND_MPI);
+        __atomic_store_n(slot, r, __ATOMIC_RELAXED);
         c->region = r;
-        c->on = pm_auto_enter(r) == 0;
     }
+    c->on = pm_auto_enter(r) == 0;
     errno = c->err;
 }
 
-/* Right after the real call: keep the errno it left. */
-static inline void pm_mpi_returned(struct pm_mpi_call *c) { c->err = errno; }
-
-static inline void pm_mpi_end(struct pm_mpi_call *c, int64_t bytes)
+/* Right after the real call: keep the errno it left (only needed when the
+ * region must be exited: nothing else here touches errno). */
+static inline __attribute__((always_inline)) void pm_mpi_returned(struct pm_mpi_call *c)
 {
     if (c->on)
+        c->err = errno;
+}
+
+static inline __attribute__((always_inline)) void pm_mpi_end(struct pm_mpi_call *c, int64_t bytes)
+{
+    if (c->on) {
         pm_auto_exit(c->region, bytes);
+        errno = c->err;
+    }
     pm_mpi_depth--;
-    errno = c->err;
 }
 
 /* The Fortran lifecycle wrappers (the C ones are in mpi_lifecycle.c).
