@@ -42,6 +42,12 @@ static hwloc_topology_t pm_topology_locked(void)
     if (pm_topo_state == 0) {
         pm_topo_state = -1;
         if (hwloc_topology_init(&pm_topo) == 0) {
+            /* Cores, packages, NUMA nodes and PUs are all perfmark asks
+             * about: leaving out I/O devices and caches halves the load
+             * (4-7 ms to 2-4 ms here), which every measured process pays. */
+            hwloc_topology_set_io_types_filter(pm_topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+            hwloc_topology_set_cache_types_filter(pm_topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+            hwloc_topology_set_icache_types_filter(pm_topo, HWLOC_TYPE_FILTER_KEEP_NONE);
             if (hwloc_topology_load(pm_topo) == 0)
                 pm_topo_state = 1;
             else
