@@ -362,11 +362,6 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
 /* The kernel counts Intel's TopDown metrics only in a group led by the
  * slots fixed counter (config 0x400 on the core PMU); such an event leads its
  * group itself instead of the dummy. */
-int pm_event_must_lead(const struct pm_event *ev)
-{
-    return ev->attr.type == PERF_TYPE_RAW && ev->attr.config == 0x400;
-}
-
 static int pm_open_leader(const struct pm_event *ev)
 {
     struct perf_event_attr attr;

@@ -77,7 +77,10 @@ int pm_event_probe(const char *name, char *why, size_t whylen);
 const char *pm_event_open_failure(int err);
 
 /* 1 if the event must lead its kernel group (TopDown slots). */
-int pm_event_must_lead(const struct pm_event *ev);
+static inline int pm_event_must_lead(const struct pm_event *ev)
+{
+    return ev->attr.type == PERF_TYPE_RAW && ev->attr.config == 0x400;
+}
 /* Drop the TopDown method when its slots counter did not open. */
 void pm_topdown_check(struct pm_eventset *set);
 

@@ -321,7 +321,7 @@ static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_
         pm_shorten_path(paths[r]);
         int kind = reg[r].kind >= 0 && reg[r].kind < PM_KINDS ? reg[r].kind : PM_KIND_USER;
         rows[r] = (struct pm_h5_region){reg[r].name, reg[r].parent, reg[r].depth,
-                                        pm_kind_names[kind], paths[r]};
+                                        pm_kind_name((enum pm_kind)kind), paths[r]};
     }
     hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
     hsize_t dims[1] = {(hsize_t)n};

@@ -17,6 +17,11 @@ static unsigned char *pm_kind_chunks[PM_MAX_CHUNKS];  /* kind | PM_POLL_BIT */
 #define PM_POLL_BIT 0x80
 
 const char *const pm_kind_names[PM_KINDS] = {"user", "mpi", "omp"};
+
+const char *pm_kind_name(enum pm_kind kind)
+{
+    return kind >= 0 && kind < PM_KINDS ? pm_kind_names[kind] : "";
+}
 static int32_t pm_count;
 static int32_t *pm_hash;      /* open addressing: name id + 1, 0 = empty */
 static uint32_t pm_hash_mask;

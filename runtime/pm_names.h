@@ -12,6 +12,7 @@
  * automatic one are two regions. */
 enum pm_kind { PM_KIND_USER = 0, PM_KIND_MPI, PM_KIND_OMP, PM_KINDS };
 extern const char *const pm_kind_names[PM_KINDS];
+const char *pm_kind_name(enum pm_kind kind);
 
 /* Longer names are truncated (and a message says so). */
 #define PM_NAME_MAX 1024

@@ -3,11 +3,12 @@
 #include "pm_clock.h"
 #include "pm_config.h"
 #include "pm_emergency.h"
-#include "pm_h5out.h"
+#include "pm_output.h"
 #include "pm_log.h"
 #include "pm_names.h"
 #include "pm_pin.h"
 #include "pm_rank.h"
+#include "pm_writer.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -40,7 +41,6 @@ static pid_t pm_own_pid;  /* the measured process (a vfork child is not) */
 static int pm_output_dir;  /* PERFMARK_OUTPUT named a directory at start */
 static char pm_command[2048];
 static struct pm_rank_info pm_rank;
-static pm_job_writer_fn pm_job_writer;
 static int pm_partial;  /* the data stops short of the program's end */
 static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
 static uint64_t pm_read_cost_ticks;  /* one reading of a thread's groups (pm_calibrate_reads) */
@@ -49,7 +49,6 @@ static void pm_describe_openmp(char *out, size_t len);
 static void pm_write_outputs(int collective);
 static void pm_session_emergency(int sig);
 
-void pm_session_set_job_writer(pm_job_writer_fn fn) { pm_job_writer = fn; }
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
                                           where the program chdir'ed to */
 
@@ -186,6 +185,7 @@ static void pm_session_start(void)
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
     pm_emergency_install(pm_session_emergency);
+    pm_writer_preload();  /* in the background, while the program starts */
     pm_session_pin_start();
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
@@ -355,6 +355,7 @@ static void pm_thread_gone(void *arg)
 
 static void pm_atfork_prepare(void)
 {
+    pm_writer_before_fork();
     pm_names_lock();
     pthread_mutex_lock(&pm_threads_lock);
 }
@@ -376,6 +377,7 @@ static void pm_atfork_child(void)
         return;
     pm_fork_child = 1;
     pm_own_pid = getpid();
+    pm_writer_after_fork();
     pm_msg_reset();
     pm_counterset_close(&pm_process_set);
     pm_nthreads = 0;
@@ -476,7 +478,7 @@ static int pm_write_to(const char *want, const struct pm_output *o, char *final,
     char tmp[PM_PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", want, (long)getpid());
     unlink(tmp);  /* a leftover of an earlier process with our pid */
-    if (pm_h5out_write(tmp, o, err, errlen) != 0)
+    if (pm_writer_write(tmp, o, err, errlen) != 0)
         return -1;
     if (pm_publish(tmp, want, final, len) != 0) {
         snprintf(err, errlen, "cannot rename %s into place: %s", tmp, strerror(errno));
@@ -500,7 +502,7 @@ static int pm_write_job_file(const struct pm_output *o)
     char want[PM_PATH_MAX], tmp[PM_PATH_MAX + 64], final[PM_PATH_MAX + 16],
         err[PM_PATH_MAX + 256] = "";
     pm_wanted_path(want, sizeof want, 0);
-    int role = pm_job_writer(o, want, tmp, sizeof tmp, err, sizeof err);
+    int role = pm_writer_job()(o, want, tmp, sizeof tmp, err, sizeof err);
     if (role < 0) {
         if (err[0])
             pm_msg(PM_MSG_ONCE, "%s; each rank writes its own file instead", err);
@@ -611,6 +613,9 @@ static void pm_write_outputs(int collective)
      * nothing measurable writes no file. */
     if (pm_fork_child && !pm_any_data())
         return;
+    /* The writer's load (a thread of its own) has ended before anything
+     * below walks the loaded objects (pm_describe_openmp). */
+    pm_writer_wait();
 
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
@@ -632,7 +637,7 @@ static void pm_write_outputs(int collective)
         .read_cost_ns = (double)pm_read_cost_ticks * pm_clock_ns_per_tick(),
         .throttle = pm_throttle_text,
     };
-    if (collective && pm_job_writer && !pm_fork_child && pm_write_job_file(&o) == 0)
+    if (collective && !pm_fork_child && pm_writer_job() && pm_write_job_file(&o) == 0)
         return;
     pm_write_file(&o);
 }

@@ -56,13 +56,4 @@ void pm_session_finalize_partial(void);
  * now. Returns 1 if written (the measurement has stopped). */
 int pm_session_before_exec(const char *what);
 
-struct pm_output;
-/* A job writer writes the whole job's file collectively at `tmp` (which it
- * chooses from `want`, identically on every rank). Returns 1 on the one rank
- * that must publish `tmp` under `want`, 0 on the others, and -1 on every rank
- * when the job file could not be written (each rank then writes its own). */
-typedef int (*pm_job_writer_fn)(const struct pm_output *o, const char *want, char *tmp,
-                                size_t tmplen, char *err, size_t errlen);
-void pm_session_set_job_writer(pm_job_writer_fn fn);
-
 #endif

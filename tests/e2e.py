@@ -467,6 +467,8 @@ def case_two_copies():
     copy = os.path.join(tmp, "copy")
     os.mkdir(copy)
     shutil.copy(os.path.join(BUILD, "lib", "libperfmark.so.0"), os.path.join(copy, "libperfmark.so"))
+    # an install puts the HDF5 writer beside the runtime (runtime/pm_writer.h)
+    shutil.copy(os.path.join(BUILD, "lib", "libperfmark_writer.so"), copy)
     out = os.path.join(tmp, "out.h5")
     run([prog("pagefaults"), "100", "1"], cwd=tmp,
         env={"LD_PRELOAD": os.path.join(copy, "libperfmark.so"), "PERFMARK_ENABLE": "1",

@@ -18,7 +18,6 @@
 #include "pm_h5out.h"
 #include "pm_log.h"
 #include "pm_names.h"
-#include "pm_session.h"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -566,8 +565,13 @@ static int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct 
     return rc;
 }
 
-static int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp,
-                             size_t tmplen, char *err, size_t errlen)
+/* The job writer (pm_writer.h, struct pm_writer_entry): 1 on the rank that
+ * must publish `tmp` under `want`, 0 on the others, -1 on every rank when
+ * the job file could not be written (each rank then writes its own). */
+int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, size_t tmplen,
+                      char *err, size_t errlen);
+int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, size_t tmplen,
+                      char *err, size_t errlen)
 {
     int initialized = 0, finalized = 0;
     if (PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
@@ -646,9 +650,4 @@ out:
     pm_merge_free(&m, o->nthreads);
     PMPI_Comm_free(&comm);
     return role;
-}
-
-__attribute__((constructor)) static void pm_mpi_job_writer_register(void)
-{
-    pm_session_set_job_writer(pm_mpi_job_writer);
 }

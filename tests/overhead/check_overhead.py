@@ -178,8 +178,12 @@ def case_omp_short():
     regions = 20000
     env = {"OMP_NUM_THREADS": "2"}
     plain = run([APP_OMP, str(regions), "256"], env=env)
+    # K so large that every visit shorter than ~1 s counts as short: the
+    # test is about the throttle reaching OMPT regions, and on a loaded
+    # machine a team's barrier can wait out whole time slices
+    throttle = {"PERFMARK_THROTTLE": "warmup=1000,k=1000000"}
     with tempfile.TemporaryDirectory() as tmp:
-        p, out = perfmark_run(tmp, [APP_OMP, str(regions), "256"], env=env)
+        p, out = perfmark_run(tmp, [APP_OMP, str(regions), "256"], env=dict(env, **throttle))
         check(p.stdout == plain.stdout, "output changed: %r vs %r" % (p.stdout, plain.stdout))
         m = Measured(out)
         par = [i for i, x in enumerate(m.paths) if x.startswith("omp parallel")

@@ -549,7 +549,7 @@ def user_tree(tmp):
     libdir = os.path.join(e2e.BUILD, "lib")
     for d in ("bin", "lib"):
         os.makedirs(os.path.join(tmp, d), mode=0o755, exist_ok=True)
-    for so in glob.glob(os.path.join(libdir, "libperfmark.so*")):
+    for so in glob.glob(os.path.join(libdir, "libperfmark*.so*")):
         dst = os.path.join(tmp, "lib", os.path.basename(so))
         if os.path.islink(so):
             os.symlink(os.readlink(so), dst)

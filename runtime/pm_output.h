@@ -1,0 +1,36 @@
+/* pm_output — everything the runtime hands to the HDF5 writer at the end
+ * (pm_writer.h): the event set, the threads' states and the run's facts.
+ * No HDF5 here: the runtime proper never includes hdf5.h. */
+#ifndef PM_OUTPUT_H
+#define PM_OUTPUT_H
+
+#include "pm_thread.h"
+
+#include <stdint.h>
+
+#define PM_SCHEMA_VERSION 1
+#define PM_HOST_LEN 64   /* /threads host: fixed size (parallel-writable) */
+
+struct pm_output {
+    const struct pm_eventset *set;
+    struct pm_thread **threads;
+    int32_t nthreads;
+    const uint64_t *totals;      /* inherited process set reading (stride words), or NULL */
+    int rank, ranks;             /* MPI rank of this process and job size (0 and 1 outside MPI) */
+    double ns_per_tick;
+    const char *command, *host, *start_time, *clock;
+    long pid;
+    uint64_t duration_ns;
+    int bind_cpu;
+    int partial;
+    const char *openmp;          /* which OpenMP runtime, and whether constructs were visible */
+    const char *pinning;         /* PERFMARK_PIN: the mode and what was done (pm_pin_describe) */
+    double read_cost_ns;         /* one counter reading of a thread's groups, measured at start */
+    const char *throttle;        /* PERFMARK_THROTTLE as applied: "warmup=N,k=K" or "off" */
+};
+
+/* A cell is OVERHEAD when perfmark's own reads are more than this share of
+ * its time-like counts (docs/design.md, "What measuring costs"). */
+#define PM_OVERHEAD_SHARE 0.10
+
+#endif
