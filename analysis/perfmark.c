@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PERFMARK_VERSION
@@ -64,6 +65,11 @@ static const char pm_usage_run[] =
     "      --bind-cpu N     testing aid: count each thread only while it runs on\n"
     "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
     "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
+    "\n"
+    "Exit status: that of CMD; 2 without starting CMD when an option is wrong or the\n"
+    "output directory does not exist or is not writable; 126/127 when CMD cannot\n"
+    "be run. Where the file goes when it cannot be written at the end:\n"
+    "PERFMARK_FALLBACK_DIR, then $TMPDIR, /tmp, /var/tmp.\n"
     "\n"
     "Works as `perfmark run -- ./app`, `perfmark run -- mpirun ... ./app` and\n"
     "`mpirun ... perfmark run -- ./app`. Programs that only link the markers and\n"
@@ -193,6 +199,40 @@ static int pm_preloads_runtime(const char *list)
     return 0;
 }
 
+/* Where the file will go: the directory of PERFMARK_OUTPUT (the directory
+ * itself when it names one), or the working directory, in `dir`. NULL if
+ * this process can create files there, else what is wrong. */
+static const char *pm_output_dir_problem(char *dir, size_t len, char *why, size_t whylen)
+{
+    const char *out = getenv("PERFMARK_OUTPUT");
+    struct stat st;
+    if (!out || !*out)
+        snprintf(dir, len, ".");
+    else if (out[strlen(out) - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode)))
+        snprintf(dir, len, "%s", out);
+    else if (strrchr(out, '/'))
+        snprintf(dir, len, "%.*s", strrchr(out, '/') == out ? 1 : (int)(strrchr(out, '/') - out),
+                 out);
+    else
+        snprintf(dir, len, ".");
+    if (stat(dir, &st) != 0)
+        return errno == ENOENT ? "does not exist" : strerror(errno);
+    if (!S_ISDIR(st.st_mode))
+        return "is not a directory";
+    /* access() says yes to root almost everywhere (/proc, say): create a
+     * file to be sure, and remove it. */
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.perfmark-check-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot take a file (%s)", strerror(errno));
+        return why;
+    }
+    close(fd);
+    unlink(probe);
+    return NULL;
+}
+
 static int pm_cmd_run(int argc, char **argv)
 {
     int i = 1;
@@ -224,6 +264,14 @@ static int pm_cmd_run(int argc, char **argv)
         i++;
     if (i >= argc) {
         fprintf(stderr, "perfmark run: no command given\n\n%s", pm_usage_run);
+        return 2;
+    }
+    /* Found out now, not after hours of compute. */
+    char dir[PATH_MAX], why[256];
+    const char *problem = pm_output_dir_problem(dir, sizeof dir, why, sizeof why);
+    if (problem) {
+        fprintf(stderr, "perfmark run: the output directory %s %s (-o or PERFMARK_OUTPUT); "
+                "nothing was started\n", dir, problem);
         return 2;
     }
     char lib[PATH_MAX];

@@ -118,6 +118,7 @@ void pm_config_read(struct pm_config *cfg)
     cfg->launch_pid = pid < 0 ? 0 : pid;
     pm_env_string("PERFMARK_EVENTS", cfg->events, sizeof cfg->events, "default");
     pm_env_string("PERFMARK_OUTPUT", cfg->output, sizeof cfg->output, "");
+    pm_env_string("PERFMARK_FALLBACK_DIR", cfg->fallback_dir, sizeof cfg->fallback_dir, "");
     cfg->bind_cpu = (int)pm_env_long("PERFMARK_BIND_CPU", 1 << 20);
     cfg->pinned = pm_env_bool("PERFMARK_PINNED", 0);
     long max_regions = pm_env_long("PERFMARK_MAX_REGIONS", 100000000L);
@@ -133,6 +134,7 @@ void pm_config_read(struct pm_config *cfg)
             pm_msg(PM_MSG_ONCE, "PERFMARK_TOPDOWN_READ='%.64s' is not auto or read; using auto",
                    td_read);
     }
+    cfg->job_gather_max = pm_env_long("PERFMARK_JOB_GATHER_MAX", 1L << 40);
     const char *throttle = getenv("PERFMARK_THROTTLE");
     if (pm_parse_throttle(throttle && *throttle ? throttle : "on", &cfg->throttle) != 0)
         pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "

@@ -11,12 +11,16 @@ struct pm_config {
     long launch_pid;          /* PERFMARK_PID: the process `perfmark run` exec'd, 0 if unset */
     char events[1024];        /* PERFMARK_EVENTS, "default" if unset */
     char output[PM_PATH_MAX]; /* PERFMARK_OUTPUT, "" for the default name */
+    char fallback_dir[PM_PATH_MAX]; /* PERFMARK_FALLBACK_DIR: the first place to try when
+                                       the output cannot be written, "" if unset */
     int bind_cpu;             /* PERFMARK_BIND_CPU (testing aid), -1 if unset */
     int pinned;               /* PERFMARK_PINNED: pin per-thread groups */
     int quiet;                /* PERFMARK_QUIET: no stderr messages */
     int max_regions;          /* PERFMARK_MAX_REGIONS: names per process, paths per thread */
     int pin;                  /* PERFMARK_PIN: enum pm_pin_mode, keep if unset */
     int topdown_rdpmc;        /* PERFMARK_TOPDOWN_READ: 1 auto (rdpmc where granted), 0 read */
+    long long job_gather_max; /* PERFMARK_JOB_GATHER_MAX: larger job files are written
+                                 collectively (pm_writer.h), -1 if unset */
     struct pm_throttle {      /* PERFMARK_THROTTLE (docs/guide.md, "Overhead") */
         int on;               /* 0: every visit of every region reads counters */
         long warmup;          /* visits before a region is judged */

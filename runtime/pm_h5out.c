@@ -144,7 +144,7 @@ static int pm_attr_scalar(hid_t loc, const char *name, hid_t type, const void *v
 
 /* Chunk large datasets (last dimensions first), shuffle and deflate. The
  * layout depends only on the global shape, so every rank agrees on it. */
-static hid_t pm_create_plist(int ndims, const hsize_t *dims)
+hid_t pm_h5out_dcpl(int ndims, const hsize_t *dims)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hsize_t total = 1;
@@ -177,7 +177,7 @@ static int pm_slab_write(hid_t loc, const char *name, hid_t type, int ndims, con
         count[i] = i == 0 ? nrows : dims[i];
     }
     hid_t fspace = H5Screate_simple(ndims, dims, NULL);
-    hid_t dcpl = pm_create_plist(ndims, dims);
+    hid_t dcpl = pm_h5out_dcpl(ndims, dims);
     hid_t ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : 0;
     if (rc == 0 && total > 0) {
@@ -728,9 +728,50 @@ int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
 
 /* ---- one process, one file --------------------------------------------------------- */
 
-int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_t errlen)
+/* A file that lives in memory only (HDF5's core driver, no backing
+ * store): perfmark builds every file this way and writes the bytes itself
+ * (pm_h5out.h, "Why in memory"). */
+hid_t pm_h5out_mem_create(char *err, size_t errlen)
+{
+    static unsigned serial;
+    char name[64];
+    snprintf(name, sizeof name, "perfmark-image-%ld-%u", (long)getpid(), serial++);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+    H5Pset_fapl_core(fapl, (size_t)1 << 20, 0);
+    hid_t file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (file < 0)
+        snprintf(err, errlen, "HDF5 cannot create a file in memory (out of memory?)");
+    return file;
+}
+
+int pm_h5out_mem_take(hid_t file, void **image, size_t *len, char *err, size_t errlen)
+{
+    *image = NULL;
+    *len = 0;
+    ssize_t n = H5Fflush(file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(file, NULL, 0);
+    void *buf = n > 0 ? malloc((size_t)n) : NULL;
+    if (buf && H5Fget_file_image(file, buf, (size_t)n) != n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (H5Fclose(file) < 0 || !buf) {
+        free(buf);
+        snprintf(err, errlen, "HDF5 could not finish the file in memory (out of memory?)");
+        return -1;
+    }
+    *image = buf;
+    *len = (size_t)n;
+    return 0;
+}
+
+int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *err,
+                   size_t errlen)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  /* our message, not HDF5's stack dump */
+    *image = NULL;
+    *len = 0;
     struct pm_merged m;
     struct pm_region_desc *regions = NULL;
     const char **messages = calloc(pm_msg_count() + 1, sizeof *messages);
@@ -749,14 +790,8 @@ int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_
     for (size_t i = 0; i < pm_msg_count(); i++)
         messages[i] = pm_msg_get(i);
 
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
-    errno = 0;
-    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
+    hid_t file = pm_h5out_mem_create(err, errlen);
     if (file < 0) {
-        int e = errno;
-        snprintf(err, errlen, "cannot create %s: %s", path, e ? strerror(e) : "HDF5 error");
         rc = -1;
     } else {
         struct pm_slab slab = {.thread_offset = 0, .thread_total = (hsize_t)o->nthreads,
@@ -764,10 +799,11 @@ int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_
                                .regions = (hsize_t)m.n, .dxpl = H5P_DEFAULT};
         rc = pm_h5out_tables(file, o, regions, m.n, messages, pm_msg_count());
         rc |= pm_h5out_rows(file, o, m.map, &slab);
-        rc |= H5Fclose(file) < 0;
         if (rc) {
-            unlink(path);
-            snprintf(err, errlen, "writing %s failed (disk full or HDF5 error)", path);
+            H5Fclose(file);
+            snprintf(err, errlen, "HDF5 could not build the file (out of memory?)");
+        } else {
+            rc = pm_h5out_mem_take(file, image, len, err, errlen);
         }
     }
     pm_merge_free(&m, o->nthreads);

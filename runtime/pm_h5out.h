@@ -52,8 +52,24 @@ int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
 int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_region_desc *regions,
                     int32_t nregions, const char *const *messages, size_t nmessages);
 
-/* The whole file for one process: create `path` (which must not exist).
- * 0, or -1 with a reason in err (the partly written file is removed). */
-int pm_h5out_write(const char *path, const struct pm_output *o, char *err, size_t errlen);
+/* The whole file for one process, built in memory: *image (malloc'ed,
+ * the caller frees it) of *len bytes. 0, or -1 with a reason in err.
+ *
+ * Why in memory: HDF5 that meets a full disk half way through a file keeps
+ * it open in a broken state and crashes in its own atexit handler (seen:
+ * SIGSEGV in H5F__close_cb, the program's exit status and buffered output
+ * lost). In memory, HDF5 never sees the disk; perfmark writes the bytes
+ * with write(2), where a failure is one errno and the bytes can go to the
+ * next place (pm_session.c). The file is at most the size of the data the
+ * runtime already holds. */
+int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *err,
+                   size_t errlen);
+/* The dataset creation properties of a dataset of these dimensions
+ * (chunked and compressed when large). */
+hid_t pm_h5out_dcpl(int ndims, const hsize_t *dims);
+/* The two halves, for the job writer: an empty file in memory, and its
+ * bytes (the file is closed either way). */
+hid_t pm_h5out_mem_create(char *err, size_t errlen);
+int pm_h5out_mem_take(hid_t file, void **image, size_t *len, char *err, size_t errlen);
 
 #endif

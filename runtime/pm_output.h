@@ -27,6 +27,7 @@ struct pm_output {
     const char *pinning;         /* PERFMARK_PIN: the mode and what was done (pm_pin_describe) */
     double read_cost_ns;         /* one counter reading of a thread's groups, measured at start */
     const char *throttle;        /* PERFMARK_THROTTLE as applied: "warmup=N,k=K" or "off" */
+    uint64_t job_gather_max;     /* job files up to this size are built on rank 0 (pm_writer.h) */
 };
 
 /* A cell is OVERHEAD when perfmark's own reads are more than this share of

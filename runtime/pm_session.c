@@ -8,6 +8,8 @@
 #include "pm_names.h"
 #include "pm_pin.h"
 #include "pm_rank.h"
+#include "pm_store.h"
+#include "pm_summary.h"
 #include "pm_writer.h"
 
 #include <dlfcn.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,8 +48,12 @@ static int pm_partial;  /* the data stops short of the program's end */
 static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
 static uint64_t pm_read_cost_ticks;  /* one reading of a thread's groups (pm_calibrate_reads) */
 static char pm_throttle_text[64];    /* root attribute `throttle` */
+/* Less free space than this where the file goes is said at start: even a
+ * small job's file is ~20-100 KiB, a large one megabytes. */
+#define PM_OUTPUT_ROOM_MIN ((uint64_t)1 << 20)
 static void pm_describe_openmp(char *out, size_t len);
 static void pm_write_outputs(int collective);
+static void pm_wanted_path(char *out, size_t len, int per_rank);
 static void pm_session_emergency(int sig);
 
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
@@ -172,12 +179,34 @@ static void pm_calibrate_reads(struct pm_thread *t)
     t->throttle_ticks = pm_policy.limit_ticks;
 }
 
+/* Say at start what can be known at start (the file is written at the
+ * end, maybe hours later): the output directory is missing or not
+ * writable, or clearly too small. The data still goes to a fallback then. */
+static void pm_check_output(void)
+{
+    char want[PM_PATH_MAX], dir[PM_PATH_MAX];
+    pm_wanted_path(want, sizeof want, 0);
+    enum pm_msg_kind kind = pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE;
+    int bad = pm_store_dir_check(want, dir, sizeof dir);
+    struct statvfs st;
+    if (bad)
+        pm_msg(kind, "the output directory %s %s: the file will go to the first of "
+               "PERFMARK_FALLBACK_DIR, $TMPDIR, /tmp that takes it", dir,
+               bad == ENOENT ? "does not exist" : "is not writable");
+    else if (statvfs(dir, &st) == 0 &&
+             (uint64_t)st.f_bavail * st.f_frsize < PM_OUTPUT_ROOM_MIN)
+        pm_msg(kind, "only %llu KiB are free in %s: the file may not fit there (it then goes "
+               "to the first of PERFMARK_FALLBACK_DIR, $TMPDIR, /tmp that takes it)",
+               (unsigned long long)st.f_bavail * st.f_frsize / 1024, dir);
+}
+
 static void pm_session_start(void)
 {
     pm_clock_init();
     pm_policy_start();
     pm_mark_start();
     pm_read_command();
+    pm_check_output();
     pm_names_set_limit(pm_cfg.max_regions);
     pm_name_overflow();  /* interned now: it must never be refused */
     pm_eventset_build(pm_cfg.events, &pm_set);
@@ -437,124 +466,90 @@ static void pm_wanted_path(char *out, size_t len, int per_rank)
     }
 }
 
-/* `path` with ".N" before the extension (N = 0: path itself). */
-static void pm_numbered(const char *path, int n, char *out, size_t len)
-{
-    if (n == 0) {
-        snprintf(out, len, "%s", path);
-        return;
-    }
-    size_t l = strlen(path);
-    if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
-        snprintf(out, len, "%.*s.%d.h5", (int)(l - 3), path, n);
-    else
-        snprintf(out, len, "%s.%d", path, n);
-}
-
-/* Publish tmp under `want` or a numbered variant, never replacing a file
- * (link() fails on an existing name where rename() would clobber it). */
-static int pm_publish(const char *tmp, const char *want, char *final, size_t len)
-{
-    for (int n = 0; n < 1000; n++) {
-        pm_numbered(want, n, final, len);
-        if (link(tmp, final) == 0) {
-            unlink(tmp);
-            return 0;
-        }
-        if (errno == EEXIST)
-            continue;
-        /* No hard links here (some parallel file systems): rename if free. */
-        if (access(final, F_OK) == 0)
-            continue;
-        return rename(tmp, final);
-    }
-    errno = EEXIST;
-    return -1;
-}
-
-static int pm_write_to(const char *want, const struct pm_output *o, char *final, size_t len,
-                       char *err, size_t errlen)
-{
-    char tmp[PM_PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", want, (long)getpid());
-    unlink(tmp);  /* a leftover of an earlier process with our pid */
-    if (pm_writer_write(tmp, o, err, errlen) != 0)
-        return -1;
-    if (pm_publish(tmp, want, final, len) != 0) {
-        snprintf(err, errlen, "cannot rename %s into place: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-static void pm_announce(const char *final, const struct pm_output *o, const char *what)
+static void pm_announce(const char *final, const char *what)
 {
     if (!pm_cfg.quiet)
         fprintf(stderr, "perfmark: wrote %s (%s, events: %s) — see: perfmark report %s\n",
                 final, what, pm_set.n ? pm_set.group_name : "none", final);
 }
 
-/* One file for the whole job, written collectively; 0 if done (on every
- * rank), -1 if each rank must write its own. */
+/* A finished file's bytes to `want` or a fallback (pm_store.h), with one
+ * message saying where they went. 0, or -1 when no place took them. */
+static int pm_store_image(const char *want, const void *image, size_t len, const char *what)
+{
+    struct pm_store_result r;
+    if (pm_store_bytes(want, image, len, pm_cfg.fallback_dir, &r) != 0) {
+        pm_msg(PM_MSG_ONCE, "%s; no other place took the data either (tried %s): a summary "
+               "follows on stderr", r.why, r.tried[0] ? r.tried : "none");
+        return -1;
+    }
+    if (r.place > 0)
+        pm_msg(PM_MSG_ONCE, "%s; wrote %s instead", r.why, r.final);
+    else if (strcmp(r.final, want) != 0)
+        pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
+               want, r.final);
+    pm_announce(r.final, what);
+    return 0;
+}
+
+struct pm_job_ctx {
+    const char *want;
+    char what[64];
+};
+
+static int pm_publish_job(const void *image, size_t len, void *arg)
+{
+    const struct pm_job_ctx *c = arg;
+    return pm_store_image(c->want, image, len, c->what);
+}
+
+/* One file for the whole job (pm_writer.h, the job writer's verdicts):
+ * >= 0 done on every rank, -1 each rank writes its own, -2 nowhere. */
 static int pm_write_job_file(const struct pm_output *o)
 {
     char want[PM_PATH_MAX], tmp[PM_PATH_MAX + 64], final[PM_PATH_MAX + 16],
         err[PM_PATH_MAX + 256] = "";
     pm_wanted_path(want, sizeof want, 0);
-    int role = pm_writer_job()(o, want, tmp, sizeof tmp, err, sizeof err);
-    if (role < 0) {
-        if (err[0])
-            pm_msg(PM_MSG_ONCE, "%s; each rank writes its own file instead", err);
-        return -1;
-    }
-    if (role == 0)
-        return 0;
-    if (pm_publish(tmp, want, final, sizeof final) != 0) {
+    struct pm_job_ctx ctx = {.want = want};
+    snprintf(ctx.what, sizeof ctx.what, "one file for %d rank(s)", o->ranks);
+    int verdict = pm_writer_job()(o, want, tmp, sizeof tmp, pm_publish_job, &ctx, err,
+                                  sizeof err);
+    if (verdict == -1 && err[0])
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+               "%s; each rank writes its own file instead", err);
+    if (verdict != 2)
+        return verdict;
+    /* Written collectively at tmp: rank 0 puts it in place. */
+    if (pm_store_publish(tmp, want, final, sizeof final) != 0) {
         /* The data is complete in tmp: say where rather than lose it. */
         pm_msg(PM_MSG_ONCE, "cannot rename %s into place (%s); the job's data is in %s", tmp,
                strerror(errno), tmp);
-        return 0;
+        return 1;
     }
     if (strcmp(final, want) != 0)
         pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
                want, final);
-    char what[64];
-    snprintf(what, sizeof what, "one file for %d rank(s)", o->ranks);
-    pm_announce(final, o, what);
-    return 0;
+    pm_announce(final, ctx.what);
+    return 1;
 }
 
+/* This process's own file; a summary on stderr if it cannot be stored. */
 static void pm_write_file(const struct pm_output *o)
 {
-    char want[PM_PATH_MAX], final[PM_PATH_MAX + 16], err[PM_PATH_MAX + 256];
+    char want[PM_PATH_MAX], err[PM_PATH_MAX + 256] = "", what[64];
     pm_wanted_path(want, sizeof want, 1);
-    if (pm_write_to(want, o, final, sizeof final, err, sizeof err) != 0) {
-        /* Fall back to a place we can write, keeping the file name. */
-        const char *base = strrchr(want, '/') ? strrchr(want, '/') + 1 : want;
-        const char *dirs[] = {getenv("TMPDIR"), "/tmp", "/var/tmp"};
-        int written = 0;
-        char err2[PM_PATH_MAX + 256];
-        for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !written; i++) {
-            if (!dirs[i] || !*dirs[i])
-                continue;
-            char alt[PM_PATH_MAX];
-            snprintf(alt, sizeof alt, "%s/%s", dirs[i], base);
-            written = pm_write_to(alt, o, final, sizeof final, err2, sizeof err2) == 0;
-        }
-        if (!written) {
-            pm_msg(PM_MSG_ONCE, "could not write the measurement: %s; nothing was saved", err);
-            return;
-        }
-        pm_msg(PM_MSG_ONCE, "%s; wrote %s instead", err, final);
+    snprintf(what, sizeof what, "%d thread(s)", (int)o->nthreads);
+    void *image = NULL;
+    size_t len = 0;
+    if (pm_writer_image(o, &image, &len, err, sizeof err) != 0) {
+        pm_msg(PM_MSG_ONCE, "could not build the measurement's file (%s): a summary follows "
+               "on stderr", err);
+        pm_summary_print(o, stderr);
         return;
     }
-    if (strcmp(final, want) != 0)
-        pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
-               want, final);
-    char what[64];
-    snprintf(what, sizeof what, "%d thread(s)", (int)o->nthreads);
-    pm_announce(final, o, what);
+    if (pm_store_image(want, image, len, what) != 0)
+        pm_summary_print(o, stderr);
+    free(image);
 }
 
 /* The inherited set sums every thread, live or gone; while a thread is in
@@ -636,9 +631,16 @@ static void pm_write_outputs(int collective)
         .partial = pm_partial, .openmp = openmp, .pinning = pinning,
         .read_cost_ns = (double)pm_read_cost_ticks * pm_clock_ns_per_tick(),
         .throttle = pm_throttle_text,
+        .job_gather_max = pm_cfg.job_gather_max >= 0 ? (uint64_t)pm_cfg.job_gather_max
+                                                     : PM_JOB_GATHER_MAX,
     };
-    if (collective && !pm_fork_child && pm_writer_job() && pm_write_job_file(&o) == 0)
-        return;
+    if (collective && !pm_fork_child && pm_writer_job()) {
+        int verdict = pm_write_job_file(&o);
+        if (verdict == -2)
+            pm_summary_print(&o, stderr);
+        if (verdict != -1)
+            return;
+    }
     pm_write_file(&o);
 }
 

@@ -23,9 +23,27 @@
 
 struct pm_output;  /* pm_h5out.h */
 
-/* A job writer (wrappers/mpi_job_writer.c): pm_session.h, pm_job_writer_fn. */
+/* Where a finished file's bytes go (the runtime's pm_store): 0 when some
+ * place took them. */
+typedef int (*pm_writer_publish_fn)(const void *image, size_t len, void *ctx);
+
+/* The job writer (wrappers/mpi_job_writer.c), called by every rank in
+ * MPI_Finalize, builds the job's one file. A job file up to
+ * pm_output.job_gather_max bytes (PERFMARK_JOB_GATHER_MAX, default
+ * PM_JOB_GATHER_MAX) is built in memory on rank 0 from every rank's
+ * rows and handed to `publish` there: only rank 0 touches the disk, and a
+ * failure there is one errno, not a collective that half the ranks left.
+ * A larger one is written collectively (parallel HDF5) at `tmp`, chosen
+ * from `want`, after rank 0 checked the free space. Every rank returns the
+ * same verdict, so none waits for ever:
+ *   1  rank 0: published through `publish`       0  other ranks: done
+ *   2  rank 0: complete at `tmp`, publish it under `want`
+ *  -1  no job file: each rank writes its own
+ *  -2  built, but no place took it: each rank prints its summary */
 typedef int (*pm_writer_job_fn)(const struct pm_output *o, const char *want, char *tmp,
-                                size_t tmplen, char *err, size_t errlen);
+                                size_t tmplen, pm_writer_publish_fn publish, void *ctx,
+                                char *err, size_t errlen);
+#define PM_JOB_GATHER_MAX ((size_t)512 << 20)
 
 /* What the writer needs from the runtime it was loaded by. */
 struct pm_writer_host {
@@ -41,15 +59,16 @@ struct pm_writer_host {
 
 /* What the writer gives back. */
 struct pm_writer_entry {
-    /* One process's file (pm_h5out_write). */
-    int (*write)(const char *path, const struct pm_output *o, char *err, size_t errlen);
+    /* One process's file, in memory (pm_h5out_image). */
+    int (*image)(const struct pm_output *o, void **image, size_t *len, char *err,
+                 size_t errlen);
     /* The job's file under MPI, or NULL in a writer built without MPI. */
     pm_writer_job_fn job;
 };
 
 /* Bumped whenever either struct changes: a runtime and a writer from two
  * builds must not be mixed. */
-#define PM_WRITER_ABI 1
+#define PM_WRITER_ABI 2
 #define PM_WRITER_ENTRY "pm_writer_attach"
 typedef int (*pm_writer_attach_fn)(const struct pm_writer_host *host,
                                    struct pm_writer_entry *out);
@@ -57,9 +76,11 @@ typedef int (*pm_writer_attach_fn)(const struct pm_writer_host *host,
 /* Runtime side (pm_writer_load.c). Start loading the writer in the
  * background; idempotent. */
 void pm_writer_preload(void);
-/* Wait for the load and write one process's file: pm_h5out_write's
- * contract. If the writer could not be loaded, -1 with the reason in err. */
-int pm_writer_write(const char *path, const struct pm_output *o, char *err, size_t errlen);
+/* Wait for the load and build one process's file in memory:
+ * pm_h5out_image's contract. If the writer could not be loaded, -1 with the
+ * reason in err. */
+int pm_writer_image(const struct pm_output *o, void **image, size_t *len, char *err,
+                    size_t errlen);
 /* Wait for the load; the job writer, or NULL (no MPI, or no writer). */
 pm_writer_job_fn pm_writer_job(void);
 /* Wait until the load has ended (either way). */

@@ -173,7 +173,8 @@ static const struct pm_writer_entry *pm_writer_ready(void)
     return ready ? &pm_entry : NULL;
 }
 
-int pm_writer_write(const char *path, const struct pm_output *o, char *err, size_t errlen)
+int pm_writer_image(const struct pm_output *o, void **image, size_t *len, char *err,
+                    size_t errlen)
 {
     const struct pm_writer_entry *w = pm_writer_ready();
     if (!w) {
@@ -181,7 +182,7 @@ int pm_writer_write(const char *path, const struct pm_output *o, char *err, size
                  "which belongs beside libperfmark.so (%s)", pm_load_error);
         return -1;
     }
-    return w->write(path, o, err, errlen);
+    return w->image(o, image, len, err, errlen);
 }
 
 pm_writer_job_fn pm_writer_job(void)

@@ -363,10 +363,20 @@ def case_bad_too_many_events():
 
 
 def case_bad_unwritable_output():
+    """perfmark run refuses an output directory it cannot write, before
+    anything starts; under a bare LD_PRELOAD the runtime says so at start
+    and the data goes to the fallback at the end."""
     tmp = tempfile.mkdtemp()
     out = "/proc/perfmark-nonexistent/out.h5"
     p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--", prog("misuse"), "plain"],
-            env={"TMPDIR": tmp}, expect=3)
+            env={"TMPDIR": tmp}, expect=2)
+    check("misuse plain done" not in p.stdout, "the program ran")
+    check(len(p.stderr.strip().splitlines()) == 1 and "/proc/perfmark-nonexistent" in p.stderr,
+          "want one message naming the directory: %r" % p.stderr)
+    lib = os.path.join(BUILD, "lib", "libperfmark.so")
+    p = run([prog("misuse"), "plain"], env={"TMPDIR": tmp, "LD_PRELOAD": lib,
+                                            "PERFMARK_EVENTS": "sw", "PERFMARK_OUTPUT": out},
+            expect=3)
     lines = perfmark_lines(p.stderr)
     where = os.path.join(tmp, "out.h5")
     msg = [l for l in lines if "instead" in l and out in l]

@@ -1,26 +1,37 @@
 /* mpi_job_writer — one HDF5 file for the whole MPI job, written inside the
- * MPI_Finalize wrapper while MPI still works.
+ * MPI_Finalize wrapper while MPI still works (runtime/pm_writer.h: the
+ * contract and the verdicts).
  *
  * 1. Regions: every rank's merged region list travels up a binomial tree
  *    (rank r sends to r - 2^k in round k) and is unioned by path at each
  *    step; rank 0 broadcasts the union. Cost per rank O(R_union · log P);
- *    nothing proportional to P is gathered anywhere. Messages ride along the
+ *    nothing proportional to P is gathered for it. Messages ride along the
  *    same tree, deduplicated by text and capped.
- * 2. Rows: thread offsets by MPI_Exscan; every rank writes its own slab of
- *    every per-thread dataset collectively into one parallel file.
- * 3. Tables: variable-length strings cannot be written in parallel with
- *    HDF5 1.10, so rank 0 reopens the file serially for /events, /regions,
- *    /messages and the root attributes.
- * Any failure is agreed on by all ranks, and each then writes its own file.
- * All MPI traffic uses PMPI on a private communicator: perfmark's own
- * messages are never counted as the application's. */
+ * 2. Rows: every rank builds its own rows (threads, cells, totals) as a
+ *    small HDF5 file in memory.
+ * 3a. Up to PM_JOB_GATHER_MAX in all (nearly every job): the rows files go
+ *    to rank 0, which builds the job's file in memory (tables, then each
+ *    rank's rows at its offset) and hands its bytes to the runtime. Only
+ *    rank 0 touches the disk, with write(2): a full disk is one errno there,
+ *    never a collective HDF5 call that some ranks left (which hung whole
+ *    jobs). Faster too: one serial file instead of MPI-IO opens and two
+ *    dozen collective dataset writes.
+ * 3b. Larger: rank 0 checks the free space where the file goes (twice the
+ *    rows' size), then every rank writes its slab collectively into one
+ *    parallel file, and rank 0 reopens it serially for the string tables
+ *    (parallel HDF5 1.10 cannot write variable-length strings).
+ * Any failure is agreed on by all ranks. All MPI traffic uses PMPI on a
+ * private communicator: perfmark's own messages are never counted as the
+ * application's. */
 #define _GNU_SOURCE
 #include "pm_h5out.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_writer.h"
 
 #include <hdf5.h>
 #include <mpi.h>
+#include <sys/statvfs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,6 +530,268 @@ static int pm_write_tables(const char *tmp, const struct pm_output *o, const str
     return rc;
 }
 
+/* ---- the job's file in memory on rank 0 (3a) -------------------------------------- */
+
+/* This rank's rows as a file in memory: /threads and the datasets of the
+ * region, thread and rank groups, for its own threads, row 0 first. */
+static int pm_rows_image(const struct pm_output *o, int32_t *const *map, hsize_t regions,
+                         void **image, size_t *len, char *err, size_t errlen)
+{
+    hid_t file = pm_h5out_mem_create(err, errlen);
+    if (file < 0)
+        return -1;
+    struct pm_slab slab = {.thread_offset = 0, .thread_total = (hsize_t)o->nthreads,
+                           .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
+                           .regions = regions, .dxpl = H5P_DEFAULT};
+    if (pm_h5out_rows(file, o, map, &slab) != 0) {
+        H5Fclose(file);
+        snprintf(err, errlen, "HDF5 could not build this rank's rows (out of memory?)");
+        return -1;
+    }
+    return pm_h5out_mem_take(file, image, len, err, errlen);
+}
+
+static hid_t pm_open_image(void *image, size_t len)
+{
+    static unsigned serial;
+    char name[64];
+    snprintf(name, sizeof name, "perfmark-rows-%ld-%u", (long)getpid(), serial++);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_core(fapl, (size_t)1 << 20, 0);
+    H5Pset_file_image(fapl, image, len);
+    hid_t file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    return file;
+}
+
+/* The row datasets of one rows file, as H5Ovisit finds them. */
+struct pm_rowsets {
+    char **path;
+    size_t n, cap;
+    int failed;
+};
+
+static herr_t pm_rowsets_add(hid_t obj, const char *name, const H5O_info_t *info, void *arg)
+{
+    (void)obj;
+    struct pm_rowsets *s = arg;
+    if (info->type != H5O_TYPE_DATASET)
+        return 0;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 32;
+        char **grown = realloc(s->path, cap * sizeof *grown);
+        if (!grown) {
+            s->failed = 1;
+            return -1;
+        }
+        s->path = grown;
+        s->cap = cap;
+    }
+    if (!(s->path[s->n] = strdup(name))) {
+        s->failed = 1;
+        return -1;
+    }
+    s->n++;
+    return 0;
+}
+
+static void pm_rowsets_free(struct pm_rowsets *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->path[i]);
+    free(s->path);
+}
+
+/* Copy the attributes of `from` onto `to` (the flag names of /region/flags). */
+static herr_t pm_copy_attr(hid_t from, const char *name, const H5A_info_t *info, void *to)
+{
+    (void)info;
+    hid_t a = H5Aopen(from, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+    size_t size = t >= 0 ? H5Tget_size(t) : 0;
+    hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    void *buf = size && n > 0 ? calloc((size_t)n, size) : NULL;
+    herr_t rc = -1;
+    if (buf && H5Aread(a, t, buf) >= 0) {
+        hid_t b = H5Acreate2(*(hid_t *)to, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+        rc = b >= 0 && H5Awrite(b, t, buf) >= 0 ? 0 : -1;
+        if (b >= 0)
+            H5Aclose(b);
+    }
+    free(buf);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+/* Dataset `path` of every rows file, one after the other in rank order, into
+ * `job` (created there with the summed first dimension). */
+static int pm_merge_rowset(hid_t job, const hid_t *rows, int nranks, const char *path)
+{
+    hsize_t total = 0, dims[3] = {0, 0, 0};
+    int ndims = -1, rc = 0;
+    hid_t type = -1, first = -1;
+    for (int r = 0; r < nranks && rc == 0; r++) {
+        hid_t ds = H5Dopen2(rows[r], path, H5P_DEFAULT);
+        hid_t sp = ds >= 0 ? H5Dget_space(ds) : -1;
+        hsize_t d[3];
+        int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, d, NULL) : -1;
+        if (nd < 1 || nd > 3 || (ndims >= 0 && nd != ndims))
+            rc = -1;
+        else {
+            if (ndims < 0) {
+                ndims = nd;
+                memcpy(dims, d, sizeof d);
+                type = H5Dget_type(ds);
+                first = r;
+            }
+            for (int i = 1; i < nd; i++)
+                rc |= d[i] != dims[i];
+            total += d[0];
+        }
+        if (sp >= 0)
+            H5Sclose(sp);
+        if (ds >= 0)
+            H5Dclose(ds);
+    }
+    if (rc != 0 || ndims < 0) {
+        if (type >= 0)
+            H5Tclose(type);
+        return -1;
+    }
+    dims[0] = total;
+    hid_t fspace = H5Screate_simple(ndims, dims, NULL), dcpl = pm_h5out_dcpl(ndims, dims);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t out = H5Dcreate2(job, path, type, fspace, lcpl, dcpl, H5P_DEFAULT);
+    H5Pclose(lcpl), H5Pclose(dcpl);
+    rc = out >= 0 ? 0 : -1;
+    hsize_t row0 = 0;
+    size_t esize = H5Tget_size(type);
+    for (int r = 0; r < nranks && rc == 0; r++) {
+        hid_t ds = H5Dopen2(rows[r], path, H5P_DEFAULT);
+        hid_t sp = H5Dget_space(ds);
+        hsize_t d[3], start[3] = {row0, 0, 0};
+        H5Sget_simple_extent_dims(sp, d, NULL);
+        hsize_t cells = 1;
+        for (int i = 0; i < ndims; i++)
+            cells *= d[i];
+        if (cells > 0) {
+            void *buf = malloc(cells * esize);
+            hid_t mspace = H5Screate_simple(ndims, d, NULL);
+            rc = buf && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 &&
+                         H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, d, NULL) >= 0 &&
+                         H5Dwrite(out, type, mspace, fspace, H5P_DEFAULT, buf) >= 0
+                     ? 0
+                     : -1;
+            H5Sclose(mspace);
+            free(buf);
+        }
+        if (rc == 0 && r == first)
+            H5Aiterate2(ds, H5_INDEX_NAME, H5_ITER_INC, NULL, pm_copy_attr, &out);
+        row0 += d[0];
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+    if (out >= 0)
+        H5Dclose(out);
+    H5Sclose(fspace);
+    H5Tclose(type);
+    return rc;
+}
+
+/* Rank 0: the job's file from the tables and every rank's rows file. */
+static int pm_job_image(const struct pm_output *o, const struct pm_union *u,
+                        const struct pm_joblog *log, void **images, const size_t *lens,
+                        int nranks, void **image, size_t *len, char *err, size_t errlen)
+{
+    hid_t job = pm_h5out_mem_create(err, errlen);
+    hid_t *rows = calloc((size_t)nranks, sizeof *rows);
+    struct pm_region_desc *desc = calloc((size_t)u->n + 1, sizeof *desc);
+    size_t nlines = 0;
+    char **lines = pm_joblog_lines(log, o->ranks, &nlines);
+    struct pm_rowsets sets = {0};
+    int rc = job >= 0 && rows && desc && lines ? 0 : -1;
+    for (int r = 0; r < nranks && rows; r++)
+        rows[r] = -1;
+    for (int r = 0; r < nranks && rc == 0; r++)
+        rc = (rows[r] = pm_open_image(images[r], lens[r])) >= 0 ? 0 : -1;
+    if (rc == 0) {
+        for (int32_t i = 0; i < u->n; i++)
+            desc[i] = (struct pm_region_desc){u->name[i], u->parent[i], u->depth[i],
+                                              u->kind[i]};
+        struct pm_output whole = *o;
+        whole.rank = -1;  /* the file holds every rank */
+        rc = pm_h5out_tables(job, &whole, desc, u->n, (const char *const *)lines, nlines);
+        rc |= H5Ovisit2(rows[0], H5_INDEX_NAME, H5_ITER_INC, pm_rowsets_add, &sets,
+                        H5O_INFO_BASIC) < 0 || sets.failed;
+    }
+    for (size_t i = 0; i < sets.n && rc == 0; i++)
+        rc = pm_merge_rowset(job, rows, nranks, sets.path[i]);
+    for (int r = 0; r < nranks && rows; r++)
+        if (rows[r] >= 0)
+            H5Fclose(rows[r]);
+    if (rc == 0)
+        rc = pm_h5out_mem_take(job, image, len, err, errlen);
+    else if (job >= 0) {
+        H5Fclose(job);
+        snprintf(err, errlen, "HDF5 could not build the job's file in memory (out of memory?)");
+    }
+    pm_rowsets_free(&sets);
+    for (size_t i = 0; lines && i < nlines; i++)
+        free(lines[i]);
+    free(lines), free(desc), free(rows);
+    return rc;
+}
+
+/* Every rank's rows file to rank 0 (sizes, then bytes). On rank 0,
+ * images[r] and lens[r] are set (images[0] is rank 0's own). */
+static int pm_gather_images(MPI_Comm comm, int rank, int size, void *mine, size_t mylen,
+                            void **images, size_t *lens)
+{
+    uint64_t len64 = mylen, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    int ok = rank != 0 || all;
+    if (!pm_all_ok(comm, ok)) {
+        free(all);
+        return -1;
+    }
+    if (PMPI_Gather(&len64, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, comm) != MPI_SUCCESS) {
+        free(all);
+        return -1;
+    }
+    int *counts = NULL, *displs = NULL;
+    char *buf = NULL;
+    if (rank == 0) {
+        counts = calloc((size_t)size, sizeof *counts);
+        displs = calloc((size_t)size, sizeof *displs);
+        uint64_t total = 0;
+        for (int r = 0; r < size; r++)
+            total += all[r];
+        buf = counts && displs && total < INT32_MAX ? malloc(total ? total : 1) : NULL;
+        for (int r = 0, at = 0; buf && r < size; at += (int)all[r], r++)
+            counts[r] = (int)all[r], displs[r] = at;
+        ok = buf != NULL;
+    }
+    int rc = -1;
+    if (pm_all_ok(comm, ok) &&
+        PMPI_Gatherv(mine, (int)mylen, MPI_BYTE, buf, counts, displs, MPI_BYTE, 0, comm) ==
+            MPI_SUCCESS) {
+        rc = 0;
+        for (int r = 0; rank == 0 && r < size; r++) {
+            images[r] = buf + displs[r];
+            lens[r] = (size_t)all[r];
+        }
+    }
+    if (rc != 0)
+        free(buf);  /* on success the caller frees images[0]'s block: buf */
+    free(all), free(counts), free(displs);
+    return rc;
+}
+
 /* This rank's regions and messages as the starting union. */
 static void pm_local_tables(const struct pm_merged *m, int rank, struct pm_union *u,
                             struct pm_joblog *log)
@@ -565,13 +838,27 @@ static int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct 
     return rc;
 }
 
-/* The job writer (pm_writer.h, struct pm_writer_entry): 1 on the rank that
- * must publish `tmp` under `want`, 0 on the others, -1 on every rank when
- * the job file could not be written (each rank then writes its own). */
+/* Rank 0 checks that twice the rows' size is free where the parallel file
+ * goes: ENOSPC inside collective parallel HDF5 calls can leave ranks
+ * waiting for each other. */
+static int pm_room_for(const char *want, uint64_t bytes)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", want);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    struct statvfs st;
+    if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &st) != 0)
+        return 0;
+    return (uint64_t)st.f_bavail * st.f_frsize >= 2 * bytes + ((uint64_t)1 << 20);
+}
+
+/* The job writer (pm_writer.h, pm_writer_job_fn). */
 int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, size_t tmplen,
-                      char *err, size_t errlen);
+                      pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen);
 int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, size_t tmplen,
-                      char *err, size_t errlen)
+                      pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen)
 {
     int initialized = 0, finalized = 0;
     if (PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
@@ -590,11 +877,13 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     struct pm_merged m;
     struct pm_union u = {0};
     struct pm_joblog log = {0};
+    void *mine = NULL, **images = NULL, *job = NULL;
+    size_t mylen = 0, *lens = NULL, joblen = 0;
     int ok = pm_merge(&m, o) == 0;
     if (ok)
         pm_local_tables(&m, rank, &u, &log);
     u.failed |= !ok;  /* travels up the tree to rank 0 */
-    int role = -1;
+    int verdict = -1;
 
     if (!pm_all_ok(comm, pm_same_events(comm, o->set))) {
         snprintf(err, errlen, "the ranks measured different event sets (nodes of different "
@@ -611,16 +900,55 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
         goto out;
     }
 
-    /* Row offsets: threads in rank order; /rank rows for ranks with totals. */
-    long long mine[2] = {o->nthreads, o->totals ? 1 : 0}, before[2] = {0, 0}, total[2];
-    PMPI_Exscan(mine, before, 2, MPI_LONG_LONG, MPI_SUM, comm);
-    PMPI_Allreduce(mine, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
+    /* 2. this rank's rows, and how big the job's rows are in all */
+    char why[256] = "";
+    int built = pm_rows_image(o, m.map, (hsize_t)u.n, &mine, &mylen, why, sizeof why) == 0;
+    uint64_t rows_bytes = built ? mylen : 0, all_bytes = 0;
+    if (!pm_all_ok(comm, built) ||
+        PMPI_Allreduce(&rows_bytes, &all_bytes, 1, MPI_UINT64_T, MPI_SUM,
+                       comm) != MPI_SUCCESS) {
+        snprintf(err, errlen, "building the rows of the job file failed (%s)",
+                 why[0] ? why : "on another rank");
+        goto out;
+    }
+
+    if (all_bytes <= o->job_gather_max) {
+        /* 3a. in memory on rank 0 */
+        if (rank == 0) {
+            images = calloc((size_t)size, sizeof *images);
+            lens = calloc((size_t)size, sizeof *lens);
+        }
+        if (!pm_all_ok(comm, rank != 0 || (images && lens)) ||
+            pm_gather_images(comm, rank, size, mine, mylen, images, lens) != 0) {
+            snprintf(err, errlen, "gathering the rows of the job file on rank 0 failed");
+            goto out;
+        }
+        int built_job = rank != 0 || pm_job_image(o, &u, &log, images, lens, size, &job,
+                                                  &joblen, err, errlen) == 0;
+        if (!pm_all_ok(comm, built_job)) {
+            if (rank != 0)
+                snprintf(err, errlen, "rank 0 could not build the job's file");
+            goto out;
+        }
+        int stored = rank != 0 || publish(job, joblen, ctx) == 0;
+        verdict = pm_all_ok(comm, stored) ? (rank == 0 ? 1 : 0) : -2;
+        goto out;
+    }
+
+    /* 3b. collectively, where rank 0 sees room for it */
+    int room = rank != 0 || pm_room_for(want, all_bytes);
+    if (!pm_all_ok(comm, room)) {
+        snprintf(err, errlen, "not enough free space for the job's file beside %s", want);
+        goto out;
+    }
+    long long counts[2] = {o->nthreads, o->totals ? 1 : 0}, before[2] = {0, 0}, total[2];
+    PMPI_Exscan(counts, before, 2, MPI_LONG_LONG, MPI_SUM, comm);
+    PMPI_Allreduce(counts, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
     if (rank == 0)
         before[0] = before[1] = 0;  /* Exscan leaves rank 0's result undefined */
     struct pm_slab slab = {.thread_offset = (hsize_t)before[0], .thread_total = (hsize_t)total[0],
                            .rank_offset = (hsize_t)before[1], .rank_total = (hsize_t)total[1],
                            .regions = (hsize_t)u.n};
-
     /* Same temporary name everywhere: rank 0's pid. */
     long pid = (long)getpid();
     PMPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
@@ -628,7 +956,6 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     if (rank == 0)
         unlink(tmp);  /* a leftover of an earlier job with the same pid */
     PMPI_Barrier(comm);
-
     if (pm_write_rows(comm, tmp, o, m.map, &slab) != 0) {
         snprintf(err, errlen, "writing the job file %s in parallel failed", tmp);
         if (rank == 0)
@@ -643,11 +970,14 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
             unlink(tmp);
         goto out;
     }
-    role = rank == 0 ? 1 : 0;
+    verdict = rank == 0 ? 2 : 0;
 out:
+    if (images)
+        free(images[0]);  /* the one block every rank's rows were gathered into */
+    free(images), free(lens), free(mine), free(job);
     pm_union_free(&u);
     pm_joblog_free(&log);
     pm_merge_free(&m, o->nthreads);
     PMPI_Comm_free(&comm);
-    return role;
+    return verdict;
 }

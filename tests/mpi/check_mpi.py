@@ -235,7 +235,7 @@ def app_lines(stdout):
     return sorted(l for l in stdout.splitlines() if l.startswith("mpi_calls"))
 
 
-def measured_run(np_, prog_args, expect, events="sw", env=None):
+def measured_run(np_, prog_args, expect, events="sw", env=None, one_file=False):
     """Run plain and under perfmark in fresh directories: same output, same
     exit status; then check the measurement."""
     plain_dir, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
@@ -253,6 +253,9 @@ def measured_run(np_, prog_args, expect, events="sw", env=None):
           % (lines, app_lines(plain.stdout)))
     check(len(lines) == np_ and all(l.endswith(": ok") for l in lines),
           "the program saw wrong data: %s" % lines)
+    if one_file:
+        files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+        check(files == ["out.h5"], "want one job file, got %s" % files)
     result = check_job(tmp, np_, expect)
     print("np %d: %d MPI regions per rank checked exactly (%.1f s for both runs)"
           % (np_, len(expect(0, np_)), time.time() - start))
@@ -270,7 +273,7 @@ def program(name):
 # ---- cases --------------------------------------------------------------------------
 
 def c_case(np_):
-    measured_run(np_, [program("mpi_calls")], expect_c)
+    measured_run(np_, [program("mpi_calls")], expect_c, one_file=np_ > 1)
 
 
 def case_c_np1():
@@ -287,6 +290,13 @@ def case_c_np4():
 
 def case_c_np8():
     c_case(8)
+
+
+def case_c_np4_collective():
+    """The job file written collectively with parallel HDF5 (the path of job
+    files larger than PERFMARK_JOB_GATHER_MAX), same numbers exactly."""
+    measured_run(4, [program("mpi_calls")], expect_c, env={"PERFMARK_JOB_GATHER_MAX": "0"},
+                 one_file=True)
 
 
 def case_c_init_thread():
