@@ -366,6 +366,7 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
         {"fallback", offsetof(struct pm_file, fallback)},
         {"topdown_method", offsetof(struct pm_file, topdown_method)},
         {"cpu_model", offsetof(struct pm_file, cpu_model)},
+        {"throttle", offsetof(struct pm_file, throttle)},
     };
     int64_t groups = -1;
     int rc;
@@ -423,10 +424,12 @@ static int pm_check_shape(struct pm_rd *rd, const char *name, const char *shape,
     return pm_fail(rd, "%s has shape [%s], expected [%s] = [%s]", name, got, shape, want);
 }
 
-/* Read integer dataset `name` of shape `dims` (PM_ANY entries are taken from
- * the file and returned) converted to memtype, into a new array. */
-static int pm_read_ints(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                        hsize_t *dims, hid_t memtype, size_t elsize, void **out)
+/* Read dataset `name` of class `cls` (integer or float) and shape `dims`
+ * (PM_ANY entries are taken from the file and returned) converted to
+ * memtype, into a new array. */
+static int pm_read_array(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                         hsize_t *dims, H5T_class_t cls, hid_t memtype, size_t elsize,
+                         void **out)
 {
     struct pm_reason why;
     hid_t dset, type = -1, space = -1;
@@ -440,8 +443,8 @@ static int pm_read_ints(struct pm_rd *rd, const char *name, const char *shape, i
         return pm_fail(rd, "missing dataset %s", name);
     type = H5Dget_type(dset);
     space = H5Dget_space(dset);
-    if (type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER) {
-        pm_fail(rd, "%s is not an integer array", name);
+    if (type < 0 || space < 0 || H5Tget_class(type) != cls) {
+        pm_fail(rd, "%s is not %s array", name, cls == H5T_FLOAT ? "a floating-point" : "an integer");
         goto done;
     }
     if (pm_check_shape(rd, name, shape, space, ndims, dims) < 0)
@@ -473,6 +476,12 @@ done:
     return rc;
 }
 
+static int pm_read_ints(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                        hsize_t *dims, hid_t memtype, size_t elsize, void **out)
+{
+    return pm_read_array(rd, name, shape, ndims, dims, H5T_INTEGER, memtype, elsize, out);
+}
+
 static int pm_read_u64(struct pm_rd *rd, const char *name, const char *shape, int ndims,
                        hsize_t *dims, uint64_t **out)
 {
@@ -482,18 +491,25 @@ static int pm_read_u64(struct pm_rd *rd, const char *name, const char *shape, in
 
 /* An optional dataset (absent in files of older writers) reads as zeros, so
  * the report code never has to test for it. */
-static int pm_read_ints_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                            hsize_t *dims, hid_t memtype, size_t elsize, void **out)
+static int pm_read_array_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                             hsize_t *dims, H5T_class_t cls, hid_t memtype, size_t elsize,
+                             void **out)
 {
     size_t n = 1;
 
     if (pm_link_exists(rd, name))
-        return pm_read_ints(rd, name, shape, ndims, dims, memtype, elsize, out);
+        return pm_read_array(rd, name, shape, ndims, dims, cls, memtype, elsize, out);
     for (int i = 0; i < ndims; i++)
         if (pm_mul(n, (size_t)dims[i], &n) < 0)
             return pm_fail(rd, "%s is too large", name);
     *out = calloc(n ? n : 1, elsize);
     return *out ? 0 : pm_oom(rd);
+}
+
+static int pm_read_ints_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
+                            hsize_t *dims, hid_t memtype, size_t elsize, void **out)
+{
+    return pm_read_array_opt(rd, name, shape, ndims, dims, H5T_INTEGER, memtype, elsize, out);
 }
 
 static int pm_read_u64_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
@@ -1094,6 +1110,19 @@ static int pm_load_tables(struct pm_rd *rd, struct pm_file *d, int stream)
     return 0;
 }
 
+/* Files since the throttle: /region/reads, timer_visits, timed_visits,
+ * throttled_from (any one of them). */
+static int pm_has_visit_data(struct pm_rd *rd)
+{
+    static const char *const names[] = {"/region/reads", "/region/timer_visits",
+                                        "/region/timed_visits", "/region/throttled_from"};
+    int any = 0;
+
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        any |= pm_link_exists(rd, names[i]);
+    return any;
+}
+
 static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
 {
     hsize_t tr[2] = {d->T, d->R};
@@ -1108,8 +1137,16 @@ static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
         pm_read_u64(rd, "/region/enabled_ns", "T,R,G", 3, trg, &d->enabled_ns) < 0 ||
         pm_read_u64(rd, "/region/running_ns", "T,R,G", 3, trg, &d->running_ns) < 0 ||
         pm_read_u64_opt(rd, "/region/bytes", "T,R", 2, tr, &d->bytes) < 0 ||
-        pm_read_u64_opt(rd, "/region/bytes_unknown", "T,R", 2, tr, &d->bytes_unknown) < 0)
+        pm_read_u64_opt(rd, "/region/bytes_unknown", "T,R", 2, tr, &d->bytes_unknown) < 0 ||
+        pm_read_u64_opt(rd, "/region/reads", "T,R", 2, tr, &d->reads) < 0 ||
+        pm_read_u64_opt(rd, "/region/timer_visits", "T,R", 2, tr, &d->timer_visits) < 0 ||
+        pm_read_u64_opt(rd, "/region/throttled_from", "T,R", 2, tr, &d->throttled_from) < 0)
         return -1;
+    /* absent: every visit was timed (pm_file_rows gives visits) */
+    if (pm_link_exists(rd, "/region/timed_visits") &&
+        pm_read_u64(rd, "/region/timed_visits", "T,R", 2, tr, &d->timed_visits) < 0)
+        return -1;
+    d->has_visit_data = pm_has_visit_data(rd);
     return 0;
 }
 
@@ -1128,8 +1165,12 @@ static int pm_load_thread_totals(struct pm_rd *rd, struct pm_file *d)
         pm_read_u64(rd, "/thread/enabled_ns", "T,G", 2, tg, &d->thread_enabled_ns) < 0 ||
         pm_read_u64(rd, "/thread/running_ns", "T,G", 2, tg, &d->thread_running_ns) < 0 ||
         pm_read_ints_opt(rd, "/thread/flags", "T", 1, t, H5T_NATIVE_UINT32, sizeof(uint32_t),
-                         (void **)&d->thread_flags) < 0)
+                         (void **)&d->thread_flags) < 0 ||
+        pm_read_u64_opt(rd, "/thread/reads", "T", 1, t, &d->thread_reads) < 0 ||
+        pm_read_array_opt(rd, "/thread/read_cost_ns", "T", 1, t, H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                          sizeof(double), (void **)&d->thread_read_cost_ns) < 0)
         return -1;
+    d->has_read_cost = pm_link_exists(rd, "/thread/read_cost_ns");
     return 0;
 }
 
@@ -1258,6 +1299,16 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_file *d)
     }
     if (scan.oom)
         return pm_oom(rd);
+    for (size_t i = 0; i < d->nflagnames; i++) {
+        const struct pm_file_flagname *f = &d->flagnames[i];
+
+        if (f->bit == PM_FILE_FLAG_TIMER_ONLY && strcmp(f->name, "TIMER_ONLY") == 0)
+            d->flag_timer_only = f->bit;
+        if (f->bit == PM_FILE_FLAG_THROTTLED && strcmp(f->name, "THROTTLED") == 0)
+            d->flag_throttled = f->bit;
+        if (f->bit == PM_FILE_FLAG_OVERHEAD && strcmp(f->name, "OVERHEAD") == 0)
+            d->flag_overhead = f->bit;
+    }
     /* insertion sort by bit: a handful of entries */
     for (size_t i = 1; i < d->nflagnames; i++)
         for (size_t k = i; k > 0 && d->flagnames[k - 1].bit > d->flagnames[k].bit; k--) {
@@ -1290,7 +1341,8 @@ static size_t pm_chunk_rows(hid_t file)
 
 /* ------------------------------------------------------------ streaming */
 
-enum { PM_NCELLS = 8 };
+/* The cell arrays, in the order of struct pm_cells' buf[]. */
+enum { PM_NCELLS = 12, PM_CELL_TIMED = 10 };
 
 static const struct {
     const char *name;
@@ -1301,11 +1353,13 @@ static const struct {
     {"/region/flags", "T,R", 0},      {"/region/counts", "T,R,E", 0},
     {"/region/enabled_ns", "T,R,G", 0}, {"/region/running_ns", "T,R,G", 0},
     {"/region/bytes", "T,R", 1},      {"/region/bytes_unknown", "T,R", 1},
+    {"/region/reads", "T,R", 1},      {"/region/timer_visits", "T,R", 1},
+    {"/region/timed_visits", "T,R", 1}, {"/region/throttled_from", "T,R", 1},
 };
 
-enum { PM_NTOTALS = 5 };
-
 /* The /thread totals, in the order of struct pm_totals' buf[]. */
+enum { PM_NTOTALS = 7, PM_TOTAL_FLAGS = 4, PM_TOTAL_COST = 6 };
+
 static const struct {
     const char *name;
     const char *shape;
@@ -1313,8 +1367,21 @@ static const struct {
 } pm_total_sets[PM_NTOTALS] = {
     {"/thread/wall_ns", "T", 0},      {"/thread/counts", "T,E", 0},
     {"/thread/enabled_ns", "T,G", 0}, {"/thread/running_ns", "T,G", 0},
-    {"/thread/flags", "T", 1},
+    {"/thread/flags", "T", 1},        {"/thread/reads", "T", 1},
+    {"/thread/read_cost_ns", "T", 1},
 };
+
+/* Memory type and bytes per element of /thread total k. */
+static hid_t pm_total_type(int k)
+{
+    return k == PM_TOTAL_FLAGS ? H5T_NATIVE_UINT32
+           : k == PM_TOTAL_COST ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT64;
+}
+
+static size_t pm_total_elsize(int k)
+{
+    return k == PM_TOTAL_FLAGS ? 4 : 8;
+}
 
 struct pm_file_stream {
     hid_t file;
@@ -1349,9 +1416,11 @@ static int pm_open_totals(struct pm_rd *rd, struct pm_file *d)
             return pm_fail(rd, "missing dataset %s", name);
         type = H5Dget_type(st->tot[k]);
         space = H5Dget_space(st->tot[k]);
-        bad = type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER;
+        bad = type < 0 || space < 0 ||
+              H5Tget_class(type) != (k == PM_TOTAL_COST ? H5T_FLOAT : H5T_INTEGER);
         if (bad)
-            pm_fail(rd, "%s is not an integer array", name);
+            pm_fail(rd, "%s is not %s array", name,
+                    k == PM_TOTAL_COST ? "a floating-point" : "an integer");
         else
             bad = pm_check_shape(rd, name, pm_total_sets[k].shape, space, nd, dims) < 0;
         if (space >= 0)
@@ -1361,6 +1430,7 @@ static int pm_open_totals(struct pm_rd *rd, struct pm_file *d)
         if (bad)
             return -1;
     }
+    d->has_read_cost = st->tot[PM_TOTAL_COST] >= 0;
     return 0;
 }
 
@@ -1458,6 +1528,7 @@ static int pm_open_cells(struct pm_rd *rd, struct pm_file *d)
     }
     if (dapl >= 0)
         H5Pclose(dapl);
+    d->has_visit_data = pm_has_visit_data(rd);
     return 0;
 }
 
@@ -1499,6 +1570,11 @@ int pm_cells_alloc(const struct pm_file *d, size_t cap, struct pm_cells *c)
     c->running_ns = c->buf[5];
     c->bytes = c->buf[6];
     c->bytes_unknown = c->buf[7];
+    c->reads = c->buf[8];
+    c->timer_visits = c->buf[9];
+    /* absent: every visit was timed */
+    c->timed_visits = d->stream->dset[PM_CELL_TIMED] >= 0 ? c->buf[PM_CELL_TIMED] : c->buf[0];
+    c->throttled_from = c->buf[11];
     return 0;
 }
 
@@ -1575,6 +1651,10 @@ int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells 
         c->running_ns = d->running_ns + t0 * d->R * d->G;
         c->bytes = d->bytes + t0 * d->R;
         c->bytes_unknown = d->bytes_unknown + t0 * d->R;
+        c->reads = d->reads + t0 * d->R;
+        c->timer_visits = d->timer_visits + t0 * d->R;
+        c->timed_visits = (d->timed_visits ? d->timed_visits : d->visits) + t0 * d->R;
+        c->throttled_from = d->throttled_from + t0 * d->R;
         return 0;
     }
     if (nt > c->cap) {
@@ -1608,7 +1688,9 @@ int pm_totals_alloc(const struct pm_file *d, size_t cap, struct pm_totals *b)
     b->counts = b->buf[1];
     b->enabled_ns = b->buf[2];
     b->running_ns = b->buf[3];
-    b->flags = b->buf[4];
+    b->flags = b->buf[PM_TOTAL_FLAGS];
+    b->reads = b->buf[5];
+    b->read_cost_ns = b->buf[PM_TOTAL_COST];
     return 0;
 }
 
@@ -1631,15 +1713,14 @@ static int pm_read_totals(const struct pm_file *d, size_t t0, size_t nt, struct 
         int nd = pm_total_sets[k].shape[1] ? 2 : 1;
 
         if (st->tot[k] < 0 || w == 0 || rc < 0) {
-            memset(b->buf[k], 0, nt * w * (k == 4 ? 4 : 8));
+            memset(b->buf[k], 0, nt * w * pm_total_elsize(k));
             continue;
         }
         if (pm_read_slab(st, st->tot[k], pm_total_sets[k].name, nd, start, count,
-                         k == 4 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, b->buf[k], err,
-                         errlen) < 0) {
+                         pm_total_type(k), b->buf[k], err, errlen) < 0) {
             rc = -1;
             for (int j = 0; j <= k; j++) /* a failed block reads as zeros */
-                memset(b->buf[j], 0, nt * pm_total_width(d, j) * (j == 4 ? 4 : 8));
+                memset(b->buf[j], 0, nt * pm_total_width(d, j) * pm_total_elsize(j));
         }
     }
     return rc;
@@ -1660,6 +1741,8 @@ int pm_file_totals(const struct pm_file *d, size_t t0, size_t nt, struct pm_tota
         b->enabled_ns = d->thread_enabled_ns + t0 * d->G;
         b->running_ns = d->thread_running_ns + t0 * d->G;
         b->flags = d->thread_flags + t0;
+        b->reads = d->thread_reads + t0;
+        b->read_cost_ns = d->thread_read_cost_ns + t0;
         return 0;
     }
     if (nt > b->cap) {
@@ -1783,7 +1866,7 @@ void pm_file_free(struct pm_file *d)
 {
     char **strs[] = {&d->perfmark_version, &d->command, &d->host, &d->start_time, &d->clock,
                      &d->events_requested, &d->events_measured, &d->event_group, &d->fallback,
-                     &d->topdown_method, &d->cpu_model};
+                     &d->topdown_method, &d->cpu_model, &d->throttle};
 
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
@@ -1802,11 +1885,17 @@ void pm_file_free(struct pm_file *d)
     free(d->running_ns);
     free(d->bytes);
     free(d->bytes_unknown);
+    free(d->reads);
+    free(d->timer_visits);
+    free(d->timed_visits);
+    free(d->throttled_from);
     free(d->thread_wall_ns);
     free(d->thread_counts);
     free(d->thread_enabled_ns);
     free(d->thread_running_ns);
     free(d->thread_flags);
+    free(d->thread_reads);
+    free(d->thread_read_cost_ns);
     free(d->rank_counts);
     free(d->rank_enabled_ns);
     free(d->rank_running_ns);

@@ -27,7 +27,14 @@ enum {
     PM_FILE_FLAG_MIGRATED = 0x08,
     PM_FILE_FLAG_UNBALANCED = 0x10,
     PM_FILE_FLAG_SHORT = 0x20,
-    PM_FILE_FLAG_PARTIAL = 0x40
+    PM_FILE_FLAG_PARTIAL = 0x40,
+    /* added with the throttle: the reader takes these bits for what the
+     * schema says only where /region/flags names them so (every writer that
+     * sets them does; an older file may use the bits for something else):
+     * pm_file.flag_timer_only and friends */
+    PM_FILE_FLAG_TIMER_ONLY = 0x80, /* by design no counter reading (MPI polls) */
+    PM_FILE_FLAG_THROTTLED = 0x100, /* no readings after throttled_from */
+    PM_FILE_FLAG_OVERHEAD = 0x200   /* perfmark's own reads > 10 % of the counts */
 };
 
 struct pm_file_event {
@@ -104,6 +111,8 @@ struct pm_file {
                                does not know) */
     int32_t topdown_levels; /* 0 when absent */
     char *cpu_model;        /* the CPU-model table of the topdown group, or "" */
+    char *throttle;         /* which visits read counters ("warmup=1000,k=40", "off"), or
+                               "" (files before the throttle) */
 
     size_t T, R, E, G, N, M;
 
@@ -123,6 +132,17 @@ struct pm_file {
     /* optional in the file (older writers): all zeros when absent */
     uint64_t *bytes;         /* [T,R] */
     uint64_t *bytes_unknown; /* [T,R] */
+    /* which visits read counters and what that cost (files since the
+     * throttle; has_visit_data). Absent: reads, timer_visits and
+     * throttled_from are zeros, and timed_visits is NULL after pm_file_load,
+     * meaning every visit was timed (pm_file_rows then gives visits) */
+    uint64_t *reads;          /* [T,R] counter readings inside the counted visits */
+    uint64_t *timer_visits;   /* [T,R] visits that took no reading */
+    uint64_t *timed_visits;   /* [T,R] visits whose time wall_ns holds */
+    uint64_t *throttled_from; /* [T,R] first visit taken without a reading, 0: none */
+    int has_visit_data;       /* the file has any of the four */
+    uint32_t flag_timer_only, flag_throttled, flag_overhead; /* PM_FILE_FLAG_* where the
+                                                                 file names them so, else 0 */
 
     /* /thread totals: [T] after pm_file_load; NULL after pm_file_open, whose
      * readers take them a block of rows at a time (pm_file_totals) */
@@ -131,6 +151,9 @@ struct pm_file {
     uint64_t *thread_enabled_ns; /* [T,G] */
     uint64_t *thread_running_ns; /* [T,G] */
     uint32_t *thread_flags;      /* [T], all zeros when absent (older writers) */
+    uint64_t *thread_reads;      /* [T] every reading perfmark made, zeros when absent */
+    double *thread_read_cost_ns; /* [T] what one reading cost, zeros when absent */
+    int has_read_cost;           /* the file has /thread/read_cost_ns */
 
     uint64_t *rank_counts;     /* [N,E] */
     uint64_t *rank_enabled_ns; /* [N,G] */
@@ -154,16 +177,21 @@ struct pm_cells {
     size_t t0, nt, cap;
     const uint64_t *visits, *wall_ns, *counts, *enabled_ns, *running_ns, *bytes, *bytes_unknown;
     const uint32_t *flags;
-    void *buf[8]; /* owned buffers of a streamed file (NULL in memory) */
+    /* zeros where the file lacks them; timed_visits is then visits */
+    const uint64_t *reads, *timer_visits, *timed_visits, *throttled_from;
+    void *buf[12]; /* owned buffers of a streamed file (NULL in memory) */
 };
 
-/* Rows [t0, t0 + nt) of the /thread totals, indexed with t - t0: wall_ns
- * and flags [nt], counts [nt,E], enabled_ns and running_ns [nt,G]. */
+/* Rows [t0, t0 + nt) of the /thread totals, indexed with t - t0: wall_ns,
+ * flags, reads and read_cost_ns [nt], counts [nt,E], enabled_ns and
+ * running_ns [nt,G]. */
 struct pm_totals {
     size_t t0, nt, cap;
     const uint64_t *wall_ns, *counts, *enabled_ns, *running_ns;
     const uint32_t *flags;
-    void *buf[5]; /* owned buffers of a streamed file (NULL in memory) */
+    const uint64_t *reads;
+    const double *read_cost_ns;
+    void *buf[7]; /* owned buffers of a streamed file (NULL in memory) */
 };
 
 /* Row-major indices into the [T,R], [T,R,E] and [T,R,G] arrays. */

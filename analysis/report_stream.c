@@ -199,7 +199,10 @@ struct pm_engine {
 size_t pm_block_rows(const struct pm_file *d)
 {
     const char *s = getenv("PERFMARK_REPORT_BLOCK");
-    size_t row = d->R * (d->E + 2 * d->G + 5) * 8, want, c = d->chunk_threads;
+    /* the [T,R] arrays: visits, wall_ns, flags, bytes, bytes_unknown, and
+     * reads, timer_visits, timed_visits, throttled_from where the file has them */
+    size_t words = d->E + 2 * d->G + 5 + (d->has_visit_data ? 4 : 0);
+    size_t row = d->R * words * 8, want, c = d->chunk_threads;
 
     want = row ? PM_BLOCK_BYTES / row : d->T;
     if (want == 0)
