@@ -24,11 +24,17 @@
 
 enum { PM_BY_SHOWN = 1, PM_BY_HAS = 2 }; /* record bits; the mark is << 2 */
 
+/* How far to trust a time (report_measure.c). */
+static int pm_time_mark(int kind, int bad)
+{
+    return (kind == PM_V_ESTIMATE ? PM_MARK_ESTIMATE : 0) |
+           (kind == PM_V_NONE || bad ? PM_MARK_UNTRUSTED : 0);
+}
+
 /* The view's metric of cell (t, r) of block `c`, and how far to trust it
- * (pm_cell_metric and pm_cell_mark on a block). `excl` = the thread's
- * exclusive times. */
+ * (pm_cell_metric and pm_cell_mark on a block). `tm` = the thread's times. */
 static double pm_by_metric(const struct pm_report *rep, const struct pm_cells *c, size_t t,
-                           size_t r, const uint64_t *excl, int *has, int *mark)
+                           size_t r, const struct pm_ctime *tm, int *has, int *mark)
 {
     const struct pm_file *d = rep->d;
     size_t i = pm_cell_tr(d, c, t, r), e, g;
@@ -37,11 +43,25 @@ static double pm_by_metric(const struct pm_report *rep, const struct pm_cells *c
     *has = 1;
     *mark = c->flags[i] & PM_FILE_FLAG_LOST_GENERATION ? PM_MARK_UNTRUSTED : 0;
     switch (rep->view.metric) {
-    case PM_VM_TIME: *mark = 0; return (double)c->wall_ns[i]; /* time and visits are exact */
-    case PM_VM_EXCL: *mark = 0; return (double)excl[r];
-    case PM_VM_VISITS: *mark = 0; return (double)c->visits[i];
+    case PM_VM_TIME: /* a sampled cell's time is an estimate */
+        *mark = pm_time_mark(tm[r].kind, 0);
+        *has = tm[r].kind != PM_V_NONE;
+        return (double)tm[r].ns;
+    case PM_VM_EXCL:
+        *mark = pm_time_mark(tm[r].excl_kind, tm[r].excl_bad);
+        *has = tm[r].excl_kind != PM_V_NONE;
+        return (double)tm[r].excl;
+    case PM_VM_VISITS: *mark = 0; return (double)c->visits[i]; /* visits are exact */
     default: break;
     }
+    /* a timer-only cell read no counter: its zeros are no value of the region */
+    if (d->flag_timer_only && (c->flags[i] & d->flag_timer_only)) {
+        *has = 0;
+        *mark = 0;
+        return 0;
+    }
+    if (d->flag_throttled && (c->flags[i] & d->flag_throttled))
+        *mark |= PM_MARK_PARTIAL;
     e = rep->view.metric_event;
     g = (size_t)d->events[e].group;
     switch (pm_cell_value(c->counts[i * d->E + e], c->enabled_ns[i * d->G + g],
@@ -74,7 +94,7 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
     int by_rank = v->by == PM_BY_RANK;
     size_t B = rep->block_rows ? rep->block_rows : 1, R1 = d->R ? d->R : 1;
     size_t nu = by_rank ? rep->nranks : d->T, n1 = v->nrows ? v->nrows : 1;
-    uint64_t *child = malloc(R1 * sizeof *child), *excl = malloc(B * R1 * sizeof *excl);
+    struct pm_ctime *tm = malloc(B * R1 * sizeof *tm);
     unsigned char *rec = NULL;
     struct pm_cells cells;
     int rc = -1;
@@ -91,7 +111,7 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
         rec = malloc(B * PM_BY_REC);
         by->win = malloc(PM_BY_WINDOW * PM_BY_REC);
     }
-    if (!child || !excl || !by->total || (by_rank ? !by->val || !by->st
+    if (!tm || !by->total || (by_rank ? !by->val || !by->st
                                                   : !by->spool || !rec || !by->win) ||
         pm_cells_alloc(d, B, &cells) < 0) {
         snprintf(err, errlen, "%s: out of memory (or no temporary file)", rep->path);
@@ -102,25 +122,16 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
 
         if (pm_file_rows(d, t0, nt, &cells, err, errlen) < 0)
             goto done;
-        /* each thread's exclusive times, as report_stream.c makes them */
-        for (size_t t = t0; v->metric == PM_VM_EXCL && t < t0 + nt; t++) {
-            const uint64_t *wall = &cells.wall_ns[pm_cell_tr(d, &cells, t, 0)];
-            uint64_t *x = &excl[(t - t0) * R1];
-
-            memset(child, 0, R1 * sizeof *child);
-            for (size_t q = d->R; q-- > 0;) {
-                x[q] = wall[q] > child[q] ? wall[q] - child[q] : 0;
-                if (d->regions[q].parent >= 0)
-                    child[d->regions[q].parent] = pm_add_sat(child[d->regions[q].parent],
-                                                             wall[q]);
-            }
-        }
+        /* each thread's times, as report_stream.c takes them */
+        for (size_t t = t0; (v->metric == PM_VM_TIME || v->metric == PM_VM_EXCL) && t < t0 + nt;
+             t++)
+            pm_thread_times(d, &cells, t, &tm[(t - t0) * R1]);
         for (size_t i = 0; i < v->nrows; i++) {
             size_t r = v->rows[i];
 
             for (size_t t = t0; t < t0 + nt; t++) {
                 int h, m;
-                double x = pm_by_metric(rep, &cells, t, r, &excl[(t - t0) * R1], &h, &m);
+                double x = pm_by_metric(rep, &cells, t, r, &tm[(t - t0) * R1], &h, &m);
                 int skip = cells.visits[pm_cell_tr(d, &cells, t, r)] == 0 && x == 0;
 
                 if (!skip && h)
@@ -150,8 +161,7 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
     rc = 0;
 done:
     pm_cells_free(&cells);
-    free(child);
-    free(excl);
+    free(tm);
     free(rec);
     return rc;
 }

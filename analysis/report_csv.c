@@ -163,8 +163,10 @@ static void pm_csv_region_part(FILE *out, const struct pm_report *rep, size_t i)
     pm_csv_str(out, g->name);
     putc(',', out);
     pm_csv_str(out, g->kind);
-    fprintf(out, ",%" PRIu64 ",%zu,%" PRIu64, s->visits, s->nvisited, s->wall_total);
-    if (s->nvisited)
+    fprintf(out, ",%" PRIu64 ",%zu,", s->visits, s->nvisited);
+    if (s->has_wall)
+        fprintf(out, "%" PRIu64, s->wall_total);
+    if (s->nwall)
         fprintf(out, ",%" PRIu64 ",%.17g,%" PRIu64 ",", s->wall_min, s->wall_mean, s->wall_max);
     else
         fputs(",,,,", out);
@@ -200,7 +202,9 @@ static void pm_csv_more_part(FILE *out, const struct pm_report *rep, size_t r, s
     const struct pm_regstat *s = &rep->reg[r];
     const struct pm_tstat *x = &s->excl_thr, *w = &s->wall_thr;
 
-    fprintf(out, ",%" PRIu64, s->excl_total);
+    putc(',', out);
+    if (s->has_wall)
+        fprintf(out, "%" PRIu64, s->excl_total);
     pm_csv_num(out, x->n > 0, x->min);
     pm_csv_num(out, x->n > 0, x->mean);
     pm_csv_num(out, x->n > 0, x->max);
@@ -226,6 +230,39 @@ static void pm_csv_more_part(FILE *out, const struct pm_report *rep, size_t r, s
     pm_csv_num(out, s->has_omp_wait_share, s->omp_wait_share);
 }
 
+/* Appended to every row after all others, files since the throttle only
+ * (report_measure.c): which visits were measured and perfmark's part in the
+ * row's region; the last two are the whole run's (the same on every row:
+ * CSV stays one table). Empty where there is no value. */
+static const char pm_csv_measuring_header[] =
+    ",wall_raw_ns,time_estimate,threads_time_na,excl_estimate,timed_visits,timer_visits"
+    ",timer_only,throttled_threads,throttled_from_min,throttled_from_max,reads"
+    ",perfmark_cpu_ns,perfmark_wall_ns,perfmark_cpu_share,run_perfmark_reads_ns"
+    ",run_perfmark_reads_share";
+
+static void pm_csv_measuring_part(FILE *out, const struct pm_report *rep, size_t r)
+{
+    const struct pm_regstat *s = &rep->reg[r];
+    int has = rep->has_read_cost;
+
+    if (!rep->measuring)
+        return;
+    fprintf(out, ",%" PRIu64 ",%s,%zu,%s,%" PRIu64 ",%" PRIu64 ",%s,%zu,", s->wall_raw,
+            s->time_est ? "true" : "false", s->time_na, s->excl_est ? "true" : "false",
+            s->timed_visits, s->timer_visits, s->timer_only ? "true" : "false", s->throttled);
+    if (s->throttled)
+        fprintf(out, "%" PRIu64 ",%" PRIu64, s->throttled_min, s->throttled_max);
+    else
+        putc(',', out);
+    fprintf(out, ",%" PRIu64, s->reads);
+    pm_csv_num(out, has, s->own_cpu_ns);
+    pm_csv_num(out, has, s->own_wall_ns);
+    pm_csv_num(out, has && s->has_own_share, s->own_share);
+    pm_csv_num(out, has, rep->run_reads_ns);
+    pm_csv_num(out, has && rep->run_thread_ns > 0,
+               rep->run_reads_ns / (double)(rep->run_thread_ns ? rep->run_thread_ns : 1));
+}
+
 void pm_render_csv(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -236,6 +273,8 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
         fputs(pm_csv_rank_header, out);
     pm_csv_td_header(out, rep);
     fputs(pm_csv_more_header, out);
+    if (rep->measuring)
+        fputs(pm_csv_measuring_header, out);
     putc('\n', out);
     /* the regions --region/--top chose (all, in tree order, by default) */
     for (size_t k = 0; k < rep->view.nrows; k++) {
@@ -247,6 +286,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
             pm_csv_rank_part(out, rep, r, d->E);
             pm_csv_td_part(out, rep, r);
             pm_csv_more_part(out, rep, r, d->E);
+            pm_csv_measuring_part(out, rep, r);
             putc('\n', out);
         }
         for (size_t e = 0; e < d->E; e++) {
@@ -255,6 +295,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
             pm_csv_rank_part(out, rep, r, e);
             pm_csv_td_part(out, rep, r);
             pm_csv_more_part(out, rep, r, e);
+            pm_csv_measuring_part(out, rep, r);
             putc('\n', out);
         }
     }

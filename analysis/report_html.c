@@ -61,6 +61,48 @@ static void pm_html_dd(FILE *out, const char *label, const char *value)
     fputs("</dd>\n", out);
 }
 
+/* Files since the throttle: which visits read counters, and perfmark's
+ * reads over the whole run (report_measure.c). */
+static void pm_html_measuring(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char a[48], b[48];
+
+    if (d->throttle[0]) {
+        fputs("<dt>throttle</dt><dd>", out);
+        pm_html_esc(out, d->throttle, 100, 0);
+        fputs(strcmp(d->throttle, "off") == 0 ? " (every visit of every region read and timed)"
+                                              : " (short regions THROTTLED after their warm-up; "
+                                                "MPI polls TIMER_ONLY)", out);
+        fputs("</dd>\n", out);
+    }
+    if (!d->has_read_cost)
+        return;
+    fputs("<dt>perfmark&#39;s reads</dt><dd>", out);
+    if (!rep->has_read_cost) {
+        fprintf(out, "%s</dd>\n", rep->run_reads ? "their cost was not measured"
+                                                 : "none (no counter was read)");
+        return;
+    }
+    pm_html_time(a, sizeof a, rep->run_reads_ns);
+    fprintf(out, "~<span data-k=\"reads_ns\" data-v=\"%.17g\">%s</span>, ", rep->run_reads_ns, a);
+    if (rep->run_thread_ns > 0) {
+        double share = rep->run_reads_ns / (double)rep->run_thread_ns;
+        fprintf(out, "<span data-k=\"reads_share\" data-v=\"%.17g\">%.1f %%</span>", share,
+                100.0 * share);
+    } else {
+        fputs("<span data-k=\"reads_share\" data-v=\"\">n/a</span>", out);
+    }
+    pm_html_count(b, sizeof b, (double)rep->run_reads);
+    pm_html_time(a, sizeof a, rep->cost_min);
+    fprintf(out, " of the thread time (<span data-k=\"reads\" data-v=\"%" PRIu64 "\">%s</span> "
+            "reads at ~%s", rep->run_reads, b, a);
+    pm_html_time(b, sizeof b, rep->cost_max);
+    if (strcmp(a, b) != 0) /* processes measured different costs */
+        fprintf(out, " to ~%s", b);
+    fputs(" each, measured at start); an estimate, subtracted nowhere</dd>\n", out);
+}
+
 static void pm_html_head(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -99,6 +141,7 @@ static void pm_html_head(FILE *out, const struct pm_report *rep)
     fprintf(out, "<dt>shape</dt><dd>%zu region%s, %zu thread%s, %zu rank%s</dd>\n", d->R,
             d->R == 1 ? "" : "s", d->T, d->T == 1 ? "" : "s", rep->nranks,
             rep->nranks == 1 ? "" : "s");
+    pm_html_measuring(out, rep);
     fputs("</dl>\n</header>\n", out);
     if (d->partial)
         fputs("<div class=\"box partial\">PARTIAL: this file was written by an emergency dump "
@@ -107,9 +150,23 @@ static void pm_html_head(FILE *out, const struct pm_report *rep)
 
 /* ------------------------------------------------------ flag summary */
 
-static const char *pm_html_flag_meaning(uint32_t bit)
+static const char *pm_html_flag_meaning(const struct pm_flagdef *f)
 {
-    switch (bit) {
+    switch (f->kind) {
+    case PM_FK_TIMER_ONLY:
+        return "by design, not a problem: an MPI call that only polls reads no counter; its "
+               "counts are in the enclosing region (shown as timer only), its time is sampled "
+               "(~ estimate)";
+    case PM_FK_THROTTLED:
+        return "a short region throttled after its warm-up: visits and time exact, counts of "
+               "the visits before the throttle only (marked *), the later ones are in the "
+               "enclosing region";
+    case PM_FK_OVERHEAD:
+        return "perfmark's own readings are over 10 % of the counts (see perfmark est): real "
+               "numbers, but much of them is perfmark";
+    case PM_FK_OTHER: break;
+    }
+    switch (f->bit) {
     case PM_FILE_FLAG_MULTIPLEXED:
         return "the counters ran part of the time: counts are scaled by enabled/running and "
                "shown as estimates (~, yellow) with the share of time counted";
@@ -177,7 +234,7 @@ static void pm_html_flags(FILE *out, const struct pm_report *rep)
         fprintf(out, "</span></td><td class=\"n\" data-k=\"flag_cells\" data-v=\"%zu\">%zu</td>"
                 "<td>", rep->flags[i].cells, rep->flags[i].cells);
         pm_html_flag_where(out, rep, i);
-        fprintf(out, "</td><td>%s</td></tr>\n", pm_html_flag_meaning(rep->flags[i].bit));
+        fprintf(out, "</td><td>%s</td></tr>\n", pm_html_flag_meaning(&rep->flags[i]));
     }
     fputs("</table>\n</div>\n</section>\n", out);
 }
@@ -189,22 +246,34 @@ static void pm_html_num_u(FILE *out, const char *key, uint64_t v, const char *te
     fprintf(out, "<td class=\"n\" data-k=\"%s\" data-v=\"%" PRIu64 "\">%s</td>", key, v, text);
 }
 
-static void pm_html_wall(FILE *out, const char *key, int has, double v)
+/* A time cell of region s: ~ and yellow when extrapolated from sampled
+ * visits, ! when some visiting threads have no time. */
+static void pm_html_wall(FILE *out, const char *key, const struct pm_regstat *s, int has,
+                         double v)
 {
     char buf[48];
+    int est = s->time_est > 0, bad = s->time_na > 0;
 
-    if (!has) {
-        fprintf(out, "<td class=\"n na\" data-k=\"%s\" data-v=\"\">-</td>", key);
+    if (!has || !s->has_wall) {
+        fprintf(out, "<td class=\"n na\" data-k=\"%s\" data-v=\"\">%s</td>", key,
+                s->has_wall ? "-" : "n/a");
         return;
     }
     pm_html_time(buf, sizeof buf, v);
-    fprintf(out, "<td class=\"n\" data-k=\"%s\" data-v=\"%.17g\">%s</td>", key, v, buf);
+    fprintf(out, "<td class=\"n%s%s\" data-k=\"%s\" data-v=\"%.17g\"", est ? " est" : "",
+            bad ? " bad" : "", key, v);
+    if (est || bad)
+        fprintf(out, " title=\"%s%s\"", est ? "estimate: some visits were not timed (MPI polls "
+                "after their warm-up); time = wall x visits / timed visits. " : "",
+                bad ? "some visiting threads have no timed visit: their time is left out." : "");
+    fprintf(out, ">%s%s%s</td>", est ? "~" : "", buf, bad ? "!" : "");
 }
 
 /* One event of one region: its total with the markers, the spread and the
  * share counted in the tooltip, the share also under the value when the
  * counters did not run all the time. */
-static void pm_html_event_cell(FILE *out, const struct pm_evstat *s, size_t e, int is_time)
+static void pm_html_event_cell(FILE *out, const struct pm_evstat *s, size_t e, int is_time,
+                               int partial)
 {
     char val[48], a[48], b[48], c[48], share[32] = "";
 
@@ -222,6 +291,8 @@ static void pm_html_event_cell(FILE *out, const struct pm_evstat *s, size_t e, i
     fprintf(out, "<td class=\"n%s%s\" data-k=\"ev%zu\" data-v=\"%.17g\" data-est=\"%d\" "
             "data-untrusted=\"%d\"", s->estimate ? " est" : "", s->untrusted ? " bad" : "", e,
             s->total, s->estimate, s->untrusted);
+    if (partial)
+        fputs(" data-partial=\"1\"", out);
     if (s->has_share)
         fprintf(out, " data-share=\"%.17g\"", s->share);
     fputs(" title=\"", out);
@@ -244,9 +315,29 @@ static void pm_html_event_cell(FILE *out, const struct pm_evstat *s, size_t e, i
     }
     if (s->has_share)
         fprintf(out, "counted %s of the enabled time.", share);
-    fprintf(out, "\">%s%s%s", s->estimate ? "~" : "", val, s->untrusted ? "!" : "");
+    if (partial)
+        fputs(" THROTTLED: counts of the visits before the throttle only; the later ones are "
+              "in the enclosing region.", out);
+    fprintf(out, "\">%s%s%s%s", s->estimate ? "~" : "", val, s->untrusted ? "!" : "",
+            partial ? "*" : "");
     if (s->has_share && s->share < 0.9995)
         fprintf(out, "<small>%s counted</small>", share);
+    fputs("</td>", out);
+}
+
+/* perfmark's estimated part in the region's CPU time (report_measure.c). */
+static void pm_html_own(FILE *out, const struct pm_regstat *s)
+{
+    char buf[48], pct[32] = "";
+
+    pm_html_time(buf, sizeof buf, s->own_cpu_ns);
+    if (s->has_own_share)
+        pm_html_pct(pct, sizeof pct, s->own_share);
+    fprintf(out, "<td class=\"n\" data-k=\"own_cpu\" data-v=\"%.17g\" title=\"estimate of "
+            "perfmark's own readings in the region's CPU time: (readings inside + counted visits) "
+            "x read cost; in its wall time: %.0f ns\">%s", s->own_cpu_ns, s->own_wall_ns, buf);
+    if (pct[0])
+        fprintf(out, "<small>%s of cpu</small>", pct);
     fputs("</td>", out);
 }
 
@@ -263,6 +354,10 @@ static void pm_html_region_flags(FILE *out, const struct pm_report *rep,
                 s->flag_cells[i], s->flag_cells[i], s->flag_cells[i] == 1 ? "" : "s");
         pm_html_esc(out, rep->flags[i].name, 100, 1);
         fprintf(out, ":%zu</span>", s->flag_cells[i]);
+        if (rep->flags[i].kind == PM_FK_THROTTLED && s->throttled)
+            fprintf(out, s->throttled_min == s->throttled_max ? " from visit %llu" :
+                    " from visit %llu-%llu", (unsigned long long)s->throttled_min,
+                    (unsigned long long)s->throttled_max);
     }
     fputs("</td>", out);
 }
@@ -277,14 +372,24 @@ static void pm_html_regions(FILE *out, const struct pm_report *rep)
             "per-thread min/mean/max over the threads that visited. Event totals are summed "
             "over threads; hover for the per-thread spread. ~ and yellow = estimate "
             "(multiplexed), with the share of time counted; ! = incomplete; n/a = no value."
-            "</p>\n<div class=\"wrap\"><table id=\"region-table\">\n<tr><th>region</th>"
-            "<th>kind</th><th>visits</th><th>threads</th><th>time</th><th>min/thread</th>"
-            "<th>mean/thread</th><th>max/thread</th>", d->R);
+            "</p>\n", d->R);
+    if (rep->measuring)
+        fputs("<p class=\"note\">A time marked ~ is an estimate: some visits were not timed "
+              "(MPI polls after their warm-up: about one call in 32), time = wall x visits / "
+              "timed visits. Timer only: no counter was read in these visits by design, their "
+              "counts are in the enclosing region. Counts marked * are those of the visits "
+              "before the throttle only (THROTTLED). perfmark est = perfmark&#39;s own readings "
+              "in the region&#39;s CPU time, an estimate subtracted nowhere.</p>\n", out);
+    fputs("<div class=\"wrap\"><table id=\"region-table\">\n<tr><th>region</th>"
+          "<th>kind</th><th>visits</th><th>threads</th><th>time</th><th>min/thread</th>"
+          "<th>mean/thread</th><th>max/thread</th>", out);
     for (size_t e = 0; e < d->E; e++) {
         fprintf(out, "<th data-e=\"%zu\">", e);
         pm_html_esc(out, d->events[e].name, 60, 1);
         fputs("</th>", out);
     }
+    if (rep->has_read_cost)
+        fputs("<th>perfmark est</th>", out);
     fputs("<th>flags (threads)</th></tr>\n", out);
     /* the regions --region/--top chose (all, in tree order, without them) */
     for (size_t i = 0; i < rep->view.nrows; i++) {
@@ -309,13 +414,27 @@ static void pm_html_regions(FILE *out, const struct pm_report *rep)
         pm_html_num_u(out, "visits", s->visits, buf);
         snprintf(buf, sizeof buf, "%zu", s->nvisited);
         pm_html_num_u(out, "threads", s->nvisited, buf);
-        pm_html_time(buf, sizeof buf, (double)s->wall_total);
-        pm_html_num_u(out, "wall_total", s->wall_total, buf);
-        pm_html_wall(out, "wall_min", s->nvisited > 0, (double)s->wall_min);
-        pm_html_wall(out, "wall_mean", s->nvisited > 0, s->wall_mean);
-        pm_html_wall(out, "wall_max", s->nvisited > 0, (double)s->wall_max);
-        for (size_t e = 0; e < d->E; e++)
-            pm_html_event_cell(out, &s->ev[e], e, pm_html_event_is_time(&d->events[e]));
+        if (s->time_est || !s->has_wall || s->time_na) {
+            pm_html_wall(out, "wall_total", s, 1, (double)s->wall_total);
+        } else {
+            pm_html_time(buf, sizeof buf, (double)s->wall_total);
+            pm_html_num_u(out, "wall_total", s->wall_total, buf);
+        }
+        pm_html_wall(out, "wall_min", s, s->nwall > 0, (double)s->wall_min);
+        pm_html_wall(out, "wall_mean", s, s->nwall > 0, s->wall_mean);
+        pm_html_wall(out, "wall_max", s, s->nwall > 0, (double)s->wall_max);
+        for (size_t e = 0; e < d->E; e++) {
+            if (s->timer_only)
+                fprintf(out, "<td class=\"n na\" data-k=\"ev%zu\" data-v=\"\" data-timer-only="
+                        "\"1\" title=\"no counter was read in these visits by design (MPI "
+                        "polls, TIMER_ONLY): their counts are in the enclosing region\">timer "
+                        "only</td>", e);
+            else
+                pm_html_event_cell(out, &s->ev[e], e, pm_html_event_is_time(&d->events[e]),
+                                   s->throttled > 0);
+        }
+        if (rep->has_read_cost)
+            pm_html_own(out, s);
         pm_html_region_flags(out, rep, s);
         fputs("</tr>\n", out);
     }
@@ -369,7 +488,7 @@ static void pm_html_threads(FILE *out, const struct pm_report *rep)
             struct pm_evstat s;
 
             pm_thread_evstat(d, tb, t, e, &s);
-            pm_html_event_cell(out, &s, e, pm_html_event_is_time(&d->events[e]));
+            pm_html_event_cell(out, &s, e, pm_html_event_is_time(&d->events[e]), 0);
         }
         fputs("</tr>\n", out);
     }

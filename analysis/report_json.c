@@ -172,9 +172,9 @@ static void pm_json_more(FILE *out, const struct pm_report *rep, const struct pm
     const struct pm_file *d = rep->d;
 
     fputs(",\"by_thread\":{\"wall_ns\":", out);
-    pm_json_tstat(out, 1, (double)s->wall_total, &s->wall_thr);
+    pm_json_tstat(out, s->has_wall, (double)s->wall_total, &s->wall_thr);
     fputs(",\"exclusive_ns\":", out);
-    pm_json_tstat(out, 1, (double)s->excl_total, &s->excl_thr);
+    pm_json_tstat(out, s->has_wall, (double)s->excl_total, &s->excl_thr);
     fputs(",\"events\":{", out);
     for (size_t e = 0; e < d->E; e++) {
         const struct pm_evstat *v = &s->ev[e];
@@ -198,6 +198,30 @@ static void pm_json_more(FILE *out, const struct pm_report *rep, const struct pm
     pm_json_num(out, s->has_omp_wait_share, s->omp_wait_share);
 }
 
+/* Which visits were measured and what measuring cost, per region
+ * (report_measure.c): the raw time beside the report's, perfmark's part. */
+static void pm_json_measuring(FILE *out, const struct pm_report *rep, const struct pm_regstat *s)
+{
+    fprintf(out, ",\"measuring\":{\"wall_ns_raw\":%" PRIu64 ",\"time_estimate\":%s,"
+            "\"threads_time_na\":%zu,\"exclusive_estimate\":%s,\"exclusive_untrusted\":%s,"
+            "\"timed_visits\":%" PRIu64 ",\"timer_visits\":%" PRIu64 ",\"timer_only\":%s,"
+            "\"throttled\":", s->wall_raw, s->time_est ? "true" : "false", s->time_na,
+            s->excl_est ? "true" : "false", s->time_na || s->excl_bad ? "true" : "false",
+            s->timed_visits, s->timer_visits, s->timer_only ? "true" : "false");
+    if (s->throttled)
+        fprintf(out, "{\"threads\":%zu,\"from_min\":%" PRIu64 ",\"from_max\":%" PRIu64 "}",
+                s->throttled, s->throttled_min, s->throttled_max);
+    else
+        fputs("null", out);
+    fprintf(out, ",\"reads\":%" PRIu64 ",\"perfmark_cpu_ns\":", s->reads);
+    pm_json_num(out, rep->has_read_cost, s->own_cpu_ns);
+    fputs(",\"perfmark_wall_ns\":", out);
+    pm_json_num(out, rep->has_read_cost, s->own_wall_ns);
+    fputs(",\"perfmark_cpu_share\":", out);
+    pm_json_num(out, rep->has_read_cost && s->has_own_share, s->own_share);
+    putc('}', out);
+}
+
 static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
 {
     const struct pm_file *d = rep->d;
@@ -213,8 +237,12 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
             g->parent < 0 ? -1LL : (long long)rep->pos[g->parent], (int)g->depth);
     pm_json_str(out, g->kind);
     fprintf(out, ",\"visits\":%" PRIu64 ",\"threads_visited\":%zu", s->visits, s->nvisited);
-    fprintf(out, ",\"wall_ns\":{\"total\":%" PRIu64, s->wall_total);
-    if (s->nvisited)
+    fputs(",\"wall_ns\":{\"total\":", out);
+    if (s->has_wall)
+        fprintf(out, "%" PRIu64, s->wall_total);
+    else
+        fputs("null", out);
+    if (s->nwall)
         fprintf(out, ",\"min\":%" PRIu64 ",\"mean\":%.17g,\"max\":%" PRIu64 "}", s->wall_min,
                 s->wall_mean, s->wall_max);
     else
@@ -252,6 +280,8 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
         }
         putc('}', out);
     }
+    if (rep->measuring) /* appended: files since the throttle only */
+        pm_json_measuring(out, rep, s);
     fputs("}", out);
 }
 
@@ -287,6 +317,9 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thr
         pm_json_str(out, th->binding ? th->binding : "");
         putc('}', out);
     }
+    if (rep->measuring) /* appended: files since the throttle only */
+        fprintf(out, ",\"reads\":%" PRIu64 ",\"read_cost_ns\":%.17g", tb->reads[t - tb->t0],
+                isfinite(tb->read_cost_ns[t - tb->t0]) ? tb->read_cost_ns[t - tb->t0] : 0.0);
     putc('}', out);
 }
 
@@ -488,6 +521,8 @@ static void pm_json_xregion(FILE *out, const struct pm_report *rep, size_t i)
     } else {
         fputs("null", out);
     }
+    if (rep->measuring)
+        fprintf(out, ",\"time_estimate\":%s", x->q[PM_Q_WALL].estimate ? "true" : "false");
     putc('}', out);
 }
 
@@ -510,6 +545,8 @@ static void pm_json_mpif(FILE *out, const struct pm_report *rep, size_t f)
     }
     putc(']', out);
     pm_json_xfixed(out, x, "calls");
+    if (rep->measuring)
+        fprintf(out, ",\"time_estimate\":%s", x->q[PM_Q_WALL].estimate ? "true" : "false");
     putc('}', out);
 }
 
@@ -525,6 +562,8 @@ static void pm_json_share(FILE *out, const struct pm_report *rep)
                      ",\"share\":",
                 k ? "," : "", (int)s->rank, s->mpi_ns, s->total_ns);
         pm_json_num(out, s->has_share, s->share);
+        if (rep->measuring)
+            fprintf(out, ",\"estimate\":%s", s->estimate ? "true" : "false");
         putc('}', out);
     }
     fputs("],\n    ", out);
@@ -628,6 +667,29 @@ static void pm_json_where(FILE *out, const struct pm_report *rep)
     fputs("]}", out);
 }
 
+/* Appended, files since the throttle only: which visits read counters, and
+ * perfmark's reads over the whole run (Σ /thread/reads x read_cost_ns, and
+ * its share of Σ /thread/wall_ns). */
+static void pm_json_run_reads(FILE *out, const struct pm_report *rep)
+{
+    int has = rep->has_read_cost;
+
+    if (!rep->measuring)
+        return;
+    fputs(",\n  \"throttle\":", out);
+    pm_json_str(out, rep->d->throttle);
+    fprintf(out, ",\n  \"perfmark_reads\":{\"reads\":%" PRIu64 ",\"ns\":", rep->run_reads);
+    pm_json_num(out, has, rep->run_reads_ns);
+    fprintf(out, ",\"thread_ns\":%" PRIu64 ",\"share\":", rep->run_thread_ns);
+    pm_json_num(out, has && rep->run_thread_ns > 0,
+                rep->run_reads_ns / (double)(rep->run_thread_ns ? rep->run_thread_ns : 1));
+    fputs(",\"cost_ns_min\":", out);
+    pm_json_num(out, has, rep->cost_min);
+    fputs(",\"cost_ns_max\":", out);
+    pm_json_num(out, has, rep->cost_max);
+    putc('}', out);
+}
+
 void pm_render_json(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -658,5 +720,6 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     pm_json_ranks(out, rep);
     pm_json_topdown(out, rep);
     pm_json_where(out, rep);
+    pm_json_run_reads(out, rep);
     fputs("\n}\n", out);
 }

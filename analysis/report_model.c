@@ -41,13 +41,11 @@ void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en
     pm_acc_add_at(s, a, raw, en, run, visited, PM_NONE);
 }
 
-void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
-                   uint64_t run, int visited, size_t index)
+/* One cell of value v (kind k) into s; raw, en, run as the cell holds them. */
+static void pm_acc_put(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind k, double v,
+                       uint64_t raw, uint64_t en, uint64_t run, int visited, size_t index)
 {
     double delta;
-
-    double v = 0;
-    enum pm_vkind k = pm_cell_value(raw, en, run, &v);
 
     s->raw = pm_add_sat(s->raw, raw);
     a->en = pm_add_sat(a->en, en);
@@ -79,6 +77,23 @@ void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t
     delta = v - a->w_mean;
     a->w_mean += delta / (double)a->nspread;
     a->w_m2 += delta * (v - a->w_mean);
+}
+
+void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
+                   uint64_t run, int visited, size_t index)
+{
+    double v = 0;
+    enum pm_vkind k = pm_cell_value(raw, en, run, &v);
+
+    pm_acc_put(s, a, k, v, raw, en, run, visited, index);
+}
+
+void pm_acc_add_time(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind kind, uint64_t ns,
+                     int visited, size_t index)
+{
+    /* no time (only a visiting cell can lack one) is like a count without an
+     * estimate; times have no enabled/running share */
+    pm_acc_put(s, a, kind, (double)ns, ns, 0, 0, visited, index);
 }
 
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
@@ -411,6 +426,7 @@ static int pm_thread_pass(struct pm_report *rep)
         }
         if (tb->wall_ns[i] > sh->total_ns)
             sh->total_ns = tb->wall_ns[i];
+        pm_measure_thread(rep, tb, t);
         if (td)
             pm_td_add_cell(&rep->td, d, 1, tb->flags[i], &tb->counts[i * d->E],
                            &tb->enabled_ns[i * d->G], &tb->running_ns[i * d->G], &rep->td.run,
@@ -450,6 +466,9 @@ void pm_flag_defs(struct pm_report *rep, uint32_t seen)
         f->bit = bit;
         snprintf(f->hex, sizeof f->hex, "0x%" PRIx32, bit);
         f->name = name ? name : f->hex;
+        f->kind = bit == d->flag_timer_only ? PM_FK_TIMER_ONLY
+                  : bit == d->flag_throttled ? PM_FK_THROTTLED
+                  : bit == d->flag_overhead ? PM_FK_OVERHEAD : PM_FK_OTHER;
         rep->nflags++;
     }
 }
@@ -593,6 +612,7 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
         rep->reg[r].ev = rep->regev + r * d->E;
     rep->ev_instructions = pm_find_event(d, "instructions");
     rep->ev_cycles = pm_find_event(d, "cycles");
+    pm_measure_setup(rep);
     pm_rank_stats(rep);
     if (pm_report_topdown(rep) < 0 || pm_report_ranks_setup(rep) < 0 || pm_thread_pass(rep) < 0)
         return -1;

@@ -67,6 +67,24 @@ struct pm_regstat {
     uint64_t omp_wait_ns;       /* Σ time in omp wait regions below it (pm_is_omp_wait) */
     int has_omp_wait_share;     /* wall_total > 0 */
     double omp_wait_share;      /* omp_wait_ns / wall_total */
+    /* added with the throttle (report_measure.c). Every time above is the
+     * report's time of each cell (pm_cell_time): wall_ns, or, where only some
+     * visits were timed (MPI polls after their warm-up), its estimate */
+    size_t nwall;               /* visiting threads with a time: behind wall_min/mean/max */
+    size_t time_est;            /* cells whose time is an estimate */
+    size_t time_na;             /* visiting cells without a time (no visit was timed) */
+    int has_wall;               /* some cell has a time, or none lacks one */
+    int excl_est, excl_bad;     /* exclusive time: from an estimate / a child without a time */
+    uint64_t wall_raw;          /* Σ /region/wall_ns as stored: the timed visits only */
+    uint64_t timed_visits, timer_visits, reads;
+    double own_cpu_ns;          /* perfmark's part in the CPU time: (reads + counted visits) x cost */
+    double own_wall_ns;         /* ... in the wall time: reads x cost */
+    int has_own_share;          /* the region has a CPU-time event total > 0 */
+    double own_share;           /* own_cpu_ns / that total */
+    size_t throttled;           /* cells with throttled_from > 0 */
+    uint64_t throttled_min, throttled_max; /* their throttled_from */
+    int timer_only;             /* every visiting cell is TIMER_ONLY: no count is the region's
+                                   (its event statistics are left without a value) */
 };
 
 /* Sums of counters and times saturate instead of wrapping. */
@@ -98,6 +116,10 @@ void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en
 void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
                    uint64_t run, int visited, size_t index);
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
+/* A cell's time (pm_cell_time) into `s` like a count: an estimate marks it,
+ * none counts as a cell without a value. */
+void pm_acc_add_time(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind kind, uint64_t ns,
+                     int visited, size_t index);
 /* Thread row t's total of event e (/thread/counts) from the block `b` that
  * holds row t (pm_report_totals), made when asked rather than kept for
  * every thread: the report's memory must not grow with the threads. */
@@ -151,6 +173,7 @@ struct pm_xregion {
 
 struct pm_mpishare {
     int32_t rank;
+    int estimate;      /* some of mpi_ns is extrapolated from sampled visits */
     uint64_t mpi_ns;   /* wall time of its outermost MPI cells, summed over its threads */
     uint64_t total_ns; /* its longest thread's /thread/wall_ns */
     int has_share;     /* total_ns > 0 */
@@ -221,11 +244,16 @@ const char *pm_td_out_name(enum pm_td_out k);
  * categories, the level-2 ones when measured). */
 int pm_td_node_shown(const struct pm_tdreport *td, enum pm_td_node n);
 
+/* What a flag is to the report beyond its name: the flags of the throttle
+ * change what a row shows (pm_file.flag_timer_only and friends). */
+enum pm_flag_kind { PM_FK_OTHER, PM_FK_TIMER_ONLY, PM_FK_THROTTLED, PM_FK_OVERHEAD };
+
 struct pm_flagdef {
     uint32_t bit;
     const char *name;
     char hex[16]; /* name for a bit the file does not name */
     size_t cells; /* cells of the whole file carrying it */
+    enum pm_flag_kind kind;
 };
 
 #define PM_FLAG_WHERE 3 /* cells named per flag in the flags summary */
@@ -339,6 +367,19 @@ struct pm_report {
     /* derived metrics of the CPU-model tables (report_derived.c) */
     struct pm_dgroup dgroups[PM_NGROUPS];
     size_t ndgroups;
+
+    /* perfmark's own reads over the whole run, from the /thread totals
+     * (report_measure.c) */
+    int has_read_cost;        /* some thread records a read cost > 0 */
+    uint64_t run_reads;       /* Σ /thread/reads */
+    double run_reads_ns;      /* Σ reads x read_cost_ns */
+    uint64_t run_thread_ns;   /* Σ /thread/wall_ns */
+    double cost_min, cost_max; /* read_cost_ns over the threads that have one */
+    size_t ev_cpu_time;       /* the task-clock (else cpu-clock) row, SIZE_MAX */
+    int time_est, time_na;    /* some region's time is an estimate / lacks cells */
+    int measuring;            /* the file says which visits read counters (a throttle
+                                 attribute or the /region or /thread data): formats add
+                                 what they show of it; older files keep their layout */
 };
 
 /* One rank's running sum of one quantity of one region: what pm_acc keeps
@@ -349,6 +390,8 @@ struct pm_rq {
     uint32_t n_na : 30, estimate : 1, untrusted : 1;
 };
 void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int visited);
+/* The same for a cell's time (pm_cell_time): kind says exact, estimate or none. */
+void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visited);
 
 /* Running state of a pm_xstat while ranks are folded in (report_ranks.c). */
 struct pm_xacc {
@@ -366,7 +409,7 @@ struct pm_xacc {
  * the statistics after the last rank. */
 int pm_report_ranks_setup(struct pm_report *rep);
 void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
-                         const uint64_t *omp, uint64_t mpi_ns);
+                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est);
 void pm_report_ranks_finish(struct pm_report *rep);
 
 /* The steps of a build around the cells (report_model.c): setup before
@@ -407,9 +450,11 @@ int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char
 /* The value of the view's metric for region row r (0 when it has none). */
 double pm_view_metric(const struct pm_report *rep, size_t r);
 
-/* How far to trust a cell's value of the view's metric: ~ scaled estimate,
- * ! counts missing (no estimate, or counters reopened inside a visit). */
-enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2 };
+/* How far to trust a cell's value of the view's metric: ~ scaled estimate
+ * (or a time extrapolated from sampled visits), ! counts missing (no
+ * estimate, or counters reopened inside a visit), * counts of the visits
+ * before the throttle only (THROTTLED). */
+enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2, PM_MARK_PARTIAL = 4 };
 int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r);
 
 /* An OpenMP wait region: kind "omp", named "omp barrier", "omp taskwait" or
@@ -453,6 +498,49 @@ void pm_report_totals_done(struct pm_totals *b);
 /* The flags present in a region as "NAME:n" joined by `sep` ("" if none). */
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
                          const char *sep, char *buf, size_t len);
+
+/* ------------------------------------------ which visits were measured */
+
+/* report_measure.c: docs/hdf5-schema.md, "Which visits read counters" and
+ * "What measuring costs". */
+
+/* The time of a cell: wall_ns holds its timed visits only, so where fewer
+ * visits were timed than made, the time is wall_ns x visits / timed_visits
+ * (rounded to the ns: PM_V_ESTIMATE); no timed visit at all is no time
+ * (PM_V_NONE, *ns = 0); else wall_ns (PM_V_EXACT). */
+enum pm_vkind pm_cell_time(uint64_t wall, uint64_t visits, uint64_t timed, uint64_t *ns);
+
+/* One cell's time and exclusive time (its time minus its children's,
+ * clamped at 0), with what they rest on. */
+struct pm_ctime {
+    uint64_t ns, excl;
+    unsigned char kind;      /* enum pm_vkind of ns */
+    unsigned char excl_kind; /* PM_V_NONE without a time; PM_V_ESTIMATE when it or a
+                                child's is an estimate */
+    unsigned char excl_bad;  /* a child has no time: excl may be too large */
+};
+
+/* Thread row t of block c: out[r] for every region row r. */
+void pm_thread_times(const struct pm_file *d, const struct pm_cells *c, size_t t,
+                     struct pm_ctime *out);
+
+/* perfmark's part in a cell: CPU time carries (reads + counted visits)
+ * readings, wall time `reads` (each at cost_ns). */
+void pm_cell_own(uint64_t reads, uint64_t visits, uint64_t timer_visits, double cost_ns,
+                 double *cpu_ns, double *wall_ns);
+
+/* Setup: the CPU-time event; per /thread row (pm_thread_pass) the run's
+ * reads. After the cells: which regions are timer only (their event
+ * statistics then have no value, before IPC and derived metrics are made of
+ * them), perfmark's share of each region's CPU time; after the statistics
+ * across ranks, the same for those. */
+void pm_measure_setup(struct pm_report *rep);
+void pm_measure_thread(struct pm_report *rep, const struct pm_totals *b, size_t t);
+void pm_measure_regions(struct pm_report *rep);
+void pm_measure_ranks(struct pm_report *rep);
+
+/* The flag of this kind in rep->flags (SIZE_MAX when the file has none). */
+size_t pm_flag_of_kind(const struct pm_report *rep, enum pm_flag_kind kind);
 
 /* ------------------------------------------------------------ UTF-8 */
 

@@ -77,6 +77,20 @@ void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int vis
     q->nvals++;
 }
 
+void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visited)
+{
+    if (!visited && ns == 0)
+        return;
+    if (kind == PM_V_NONE) {
+        q->n_na++;
+        return;
+    }
+    if (kind == PM_V_ESTIMATE)
+        q->estimate = 1;
+    q->total += (double)ns;
+    q->nvals++;
+}
+
 /* One rank's sums into a statistic across ranks (ranks come in ascending
  * order): the total and the markers over every rank, so that the total
  * equals the sum over threads; min/mean/max/sd over the ranks that entered
@@ -235,7 +249,7 @@ int pm_report_ranks_setup(struct pm_report *rep)
 }
 
 void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
-                         const uint64_t *omp, uint64_t mpi_ns)
+                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est)
 {
     const struct pm_file *d = rep->d;
     size_t nq = PM_Q_EVENTS + d->E;
@@ -291,6 +305,7 @@ void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq
             pm_x_add(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q], rank, &t[q], entered, -1);
     }
     rep->share[k].mpi_ns = mpi_ns;
+    rep->share[k].estimate = mpi_est;
 }
 
 /* The MPI time of each rank (summed over its threads: with

@@ -85,7 +85,10 @@ int pm_report_mpi_end(int rc)
 
 /* One region's accumulators over a set of thread rows. */
 struct pm_regacc {
-    uint64_t visits, wall_total, wall_min, wall_max, wall_sum_visited, nvisited;
+    uint64_t visits, wall_total, wall_min, wall_max, wall_sum_visited, nvisited, nwall;
+    uint64_t time_est, time_na, excl_est, excl_bad; /* cells (report_measure.c) */
+    uint64_t wall_raw, timed, timer, reads, thr_cells, thr_min, thr_max;
+    double own_cpu, own_wall;
     uint64_t excl_total, omp_wait_ns;
     struct pm_tstat wall_thr, excl_thr;
     struct pm_tacc wa, xa;
@@ -122,6 +125,7 @@ struct pm_part {
     struct pm_rq *rq;      /* [nslots][R][nq + 1] */
     uint64_t *omp;         /* [nslots][R][2] */
     uint64_t *mpi_ns;      /* [nslots] */
+    uint64_t *mpi_est;     /* [nslots] some of mpi_ns is an estimate */
 };
 
 static size_t pm_round(size_t n)
@@ -134,7 +138,7 @@ static size_t pm_part_layout(const struct pm_report *rep, size_t nslots, struct 
                              unsigned char *buf)
 {
     const struct pm_file *d = rep->d;
-    size_t nq = PM_Q_EVENTS + d->E, off = 0, o[7];
+    size_t nq = PM_Q_EVENTS + d->E, off = 0, o[8];
 
     o[0] = off, off += pm_round(sizeof(struct pm_part_hdr));
     o[1] = off, off += pm_round(d->R * sizeof(struct pm_regacc));
@@ -143,6 +147,7 @@ static size_t pm_part_layout(const struct pm_report *rep, size_t nslots, struct 
     o[4] = off, off += pm_round(nslots * d->R * (nq + 1) * sizeof(struct pm_rq));
     o[5] = off, off += pm_round(nslots * d->R * 2 * sizeof(uint64_t));
     o[6] = off, off += pm_round(nslots * sizeof(uint64_t));
+    o[7] = off, off += pm_round(nslots * sizeof(uint64_t));
     if (buf) {
         p->buf = buf;
         p->h = (struct pm_part_hdr *)(buf + o[0]);
@@ -152,6 +157,7 @@ static size_t pm_part_layout(const struct pm_report *rep, size_t nslots, struct 
         p->rq = (struct pm_rq *)(buf + o[4]);
         p->omp = (uint64_t *)(buf + o[5]);
         p->mpi_ns = (uint64_t *)(buf + o[6]);
+        p->mpi_est = (uint64_t *)(buf + o[7]);
     }
     return off;
 }
@@ -188,9 +194,9 @@ struct pm_engine {
     size_t *last;     /* [nranks] last thread row of each rank */
     size_t next_done; /* ranks below it are folded into the statistics across ranks */
     size_t *slot_of;  /* [nranks] scratch: slot of a rank in the current block */
-    uint64_t *child;  /* [R] scratch */
-    uint64_t *excl;   /* [R] one thread's exclusive times */
+    struct pm_ctime *tm; /* [R] one thread's times (report_measure.c) */
     struct pm_cells cells;
+    struct pm_totals tot; /* the block's /thread rows, for read_cost_ns */
 };
 
 /* Thread rows per block. The same for every run on the same file (it
@@ -288,36 +294,62 @@ static int pm_cmp_top_row(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One cell into the part. */
+/* One cell into the part: time and exclusive time as report_measure.c
+ * makes them (a sampled cell's time is its estimate), `cost` the thread's
+ * read cost (0 when the file has none). */
 static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t t, size_t r,
-                    size_t c)
+                    size_t c, double cost)
 {
     const struct pm_report *rep = g->rep;
     const struct pm_file *d = g->d;
     const struct pm_cells *cl = &g->cells;
+    const struct pm_ctime *tm = &g->tm[r];
     struct pm_regacc *ra = &p->reg[r];
-    uint64_t v = cl->visits[c], w = cl->wall_ns[c], x = g->excl[r];
+    uint64_t v = cl->visits[c], w = tm->ns, x = tm->excl;
     uint32_t f = cl->flags[c];
     int visited = v > 0, lost = (f & PM_FILE_FLAG_LOST_GENERATION) != 0;
+    int has_w = tm->kind != PM_V_NONE, has_x = tm->excl_kind != PM_V_NONE;
     const uint64_t *cnt = &cl->counts[c * d->E];
     const uint64_t *en = &cl->enabled_ns[c * d->G], *run = &cl->running_ns[c * d->G];
     struct pm_rq *rq = &p->rq[(slot * d->R + r) * (g->nq + 1)];
+    double own_cpu, own_wall;
 
     ra->visits = pm_add_sat(ra->visits, v);
     ra->wall_total = pm_add_sat(ra->wall_total, w);
     ra->excl_total = pm_add_sat(ra->excl_total, x);
-    if (visited) {
-        if (ra->nvisited == 0 || w < ra->wall_min)
+    ra->wall_raw = pm_add_sat(ra->wall_raw, cl->wall_ns[c]);
+    ra->timed = pm_add_sat(ra->timed, cl->timed_visits[c]);
+    ra->timer = pm_add_sat(ra->timer, cl->timer_visits[c]);
+    ra->reads = pm_add_sat(ra->reads, cl->reads[c]);
+    ra->time_est += tm->kind == PM_V_ESTIMATE;
+    ra->time_na += !has_w;
+    ra->excl_est += tm->excl_kind == PM_V_ESTIMATE;
+    ra->excl_bad += tm->excl_bad;
+    pm_cell_own(cl->reads[c], v, cl->timer_visits[c], cost, &own_cpu, &own_wall);
+    ra->own_cpu += own_cpu;
+    ra->own_wall += own_wall;
+    if (cl->throttled_from[c]) {
+        if (ra->thr_cells == 0 || cl->throttled_from[c] < ra->thr_min)
+            ra->thr_min = cl->throttled_from[c];
+        if (ra->thr_cells == 0 || cl->throttled_from[c] > ra->thr_max)
+            ra->thr_max = cl->throttled_from[c];
+        ra->thr_cells++;
+    }
+    if (visited)
+        ra->nvisited++;
+    if (visited && has_w) {
+        if (ra->nwall == 0 || w < ra->wall_min)
             ra->wall_min = w;
-        if (ra->nvisited == 0 || w > ra->wall_max)
+        if (ra->nwall == 0 || w > ra->wall_max)
             ra->wall_max = w;
         ra->wall_sum_visited = pm_add_sat(ra->wall_sum_visited, w);
-        ra->nvisited++;
+        ra->nwall++;
         pm_tacc_add(&ra->wall_thr, &ra->wa, w, t);
-        pm_tacc_add(&ra->excl_thr, &ra->xa, x, t);
         if (rep->top)
             pm_top_add(&rep->top[r * PM_TOP_THREADS], &rep->ntop[r], (double)w, t, f);
     }
+    if (visited && has_x)
+        pm_tacc_add(&ra->excl_thr, &ra->xa, x, t);
     if (rep->heat && !rep->heat_by_rank && t < rep->heat_cols) {
         rep->heat[r * rep->heat_cols + t] += (double)w;
         rep->heat_in[r * rep->heat_cols + t] |= (unsigned char)visited;
@@ -348,7 +380,7 @@ static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t 
         pm_td_add_cell(&rep->td, d, visited, f, cnt, en, run, &ra->td, &ra->tds);
     /* across ranks: the rank's sums (report_ranks.c) */
     pm_rq_add(&rq[PM_Q_VISITS], v, 0, 0, visited);
-    pm_rq_add(&rq[PM_Q_WALL], w, 0, 0, visited);
+    pm_rq_add_time(&rq[PM_Q_WALL], (enum pm_vkind)tm->kind, w, visited);
     pm_rq_add(&rq[PM_Q_BYTES], cl->bytes[c], 0, 0, visited);
     pm_rq_add(&rq[PM_Q_BYTES_UNKNOWN], cl->bytes_unknown[c], 0, 0, visited);
     for (size_t e = 0; e < d->E; e++) {
@@ -358,10 +390,14 @@ static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t 
             rq[PM_Q_EVENTS + e].untrusted = 1;
         pm_rq_add(&rq[PM_Q_EVENTS + e], cnt[e], en[gr], run[gr], visited);
     }
-    pm_rq_add(&rq[g->nq], x, 0, 0, visited);
+    pm_rq_add_time(&rq[g->nq], (enum pm_vkind)tm->excl_kind, x, visited);
+    if (tm->excl_bad)
+        rq[g->nq].untrusted = 1;
     p->omp[(slot * d->R + r) * 2] = pm_add_sat(p->omp[(slot * d->R + r) * 2], w);
-    if (rep->mpi_fn[r] != PM_NONE && rep->mpi_outer[r])
+    if (rep->mpi_fn[r] != PM_NONE && rep->mpi_outer[r]) {
         p->mpi_ns[slot] = pm_add_sat(p->mpi_ns[slot], w);
+        p->mpi_est[slot] |= tm->kind == PM_V_ESTIMATE;
+    }
 }
 
 /* Block b into p (reset first). Returns 0, or -1 with p->h->msg. */
@@ -376,7 +412,8 @@ static int pm_block(struct pm_engine *g, size_t b, struct pm_part *p)
     ns = pm_block_slots(g, b, NULL);
     pm_part_reset(rep, p, ns);
     pm_block_slots(g, b, p->slot_rank);
-    if (pm_file_rows(d, t0, nt, &g->cells, err, sizeof err) < 0) {
+    if (pm_file_rows(d, t0, nt, &g->cells, err, sizeof err) < 0 ||
+        (d->has_read_cost && pm_file_totals(d, t0, nt, &g->tot, err, sizeof err) < 0)) {
         p->h->status = -1;
         snprintf(p->h->msg, sizeof p->h->msg, "%s", err);
         for (size_t s = 0; s < ns; s++)
@@ -385,24 +422,16 @@ static int pm_block(struct pm_engine *g, size_t b, struct pm_part *p)
     }
     for (size_t t = t0; t < t0 + nt; t++) {
         size_t slot = g->slot_of[rep->thread_rank[t]];
-        const uint64_t *wall = &g->cells.wall_ns[pm_cell_tr(d, &g->cells, t, 0)];
+        double cost = d->has_read_cost ? g->tot.read_cost_ns[t - t0] : 0;
 
-        /* exclusive = own inclusive time - the children's, clamped at 0 (a
-         * child closed by perfmark at exit may outlast its parent); rows
-         * are parent-first, so a reverse pass has every child in before its
-         * parent */
-        memset(g->child, 0, (d->R ? d->R : 1) * sizeof *g->child);
-        for (size_t r = d->R; r-- > 0;) {
-            g->excl[r] = wall[r] > g->child[r] ? wall[r] - g->child[r] : 0;
-            if (d->regions[r].parent >= 0)
-                g->child[d->regions[r].parent] = pm_add_sat(g->child[d->regions[r].parent],
-                                                            wall[r]);
-        }
+        if (!(cost > 0) || cost != cost)
+            cost = 0;
+        pm_thread_times(d, &g->cells, t, g->tm);
         for (size_t r = 0; r < d->R; r++)
-            pm_cell(g, p, slot, t, r, pm_cell_tr(d, &g->cells, t, r));
+            pm_cell(g, p, slot, t, r, pm_cell_tr(d, &g->cells, t, r), cost);
         for (size_t k = 0; k < rep->nwait; k++) {
             size_t a = rep->wait_above[k];
-            uint64_t w = wall[rep->wait_row[k]];
+            uint64_t w = g->tm[rep->wait_row[k]].ns;
 
             p->reg[a].omp_wait_ns = pm_add_sat(p->reg[a].omp_wait_ns, w);
             p->omp[(slot * d->R + a) * 2 + 1] = pm_add_sat(p->omp[(slot * d->R + a) * 2 + 1], w);
@@ -432,13 +461,31 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
         x->wall_total = pm_add_sat(x->wall_total, y->wall_total);
         x->excl_total = pm_add_sat(x->excl_total, y->excl_total);
         x->omp_wait_ns = pm_add_sat(x->omp_wait_ns, y->omp_wait_ns);
-        if (y->nvisited) {
-            if (x->nvisited == 0 || y->wall_min < x->wall_min)
+        x->nvisited += y->nvisited;
+        if (y->nwall) {
+            if (x->nwall == 0 || y->wall_min < x->wall_min)
                 x->wall_min = y->wall_min;
-            if (x->nvisited == 0 || y->wall_max > x->wall_max)
+            if (x->nwall == 0 || y->wall_max > x->wall_max)
                 x->wall_max = y->wall_max;
             x->wall_sum_visited = pm_add_sat(x->wall_sum_visited, y->wall_sum_visited);
-            x->nvisited += y->nvisited;
+            x->nwall += y->nwall;
+        }
+        x->time_est += y->time_est;
+        x->time_na += y->time_na;
+        x->excl_est += y->excl_est;
+        x->excl_bad += y->excl_bad;
+        x->wall_raw = pm_add_sat(x->wall_raw, y->wall_raw);
+        x->timed = pm_add_sat(x->timed, y->timed);
+        x->timer = pm_add_sat(x->timer, y->timer);
+        x->reads = pm_add_sat(x->reads, y->reads);
+        x->own_cpu += y->own_cpu;
+        x->own_wall += y->own_wall;
+        if (y->thr_cells) {
+            if (x->thr_cells == 0 || y->thr_min < x->thr_min)
+                x->thr_min = y->thr_min;
+            if (x->thr_cells == 0 || y->thr_max > x->thr_max)
+                x->thr_max = y->thr_max;
+            x->thr_cells += y->thr_cells;
         }
         pm_tacc_merge(&x->wall_thr, &x->wa, &y->wall_thr, &y->wa);
         pm_tacc_merge(&x->excl_thr, &x->xa, &y->excl_thr, &y->xa);
@@ -477,6 +524,7 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
             all->omp[k * d->R * 2 + i] = pm_add_sat(all->omp[k * d->R * 2 + i],
                                                     b->omp[s * d->R * 2 + i]);
         all->mpi_ns[k] = pm_add_sat(all->mpi_ns[k], b->mpi_ns[s]);
+        all->mpi_est[k] |= b->mpi_est[s];
     }
 }
 
@@ -495,10 +543,11 @@ static void pm_ranks_done(struct pm_engine *g, struct pm_part *all, size_t end)
         size_t k = g->next_done++, slot = k % g->W;
 
         pm_report_rank_done(g->rep, k, &all->rq[slot * n], &all->omp[slot * d->R * 2],
-                            all->mpi_ns[slot]);
+                            all->mpi_ns[slot], all->mpi_est[slot] != 0);
         memset(&all->rq[slot * n], 0, n * sizeof *all->rq);
         memset(&all->omp[slot * d->R * 2], 0, d->R * 2 * sizeof *all->omp);
         all->mpi_ns[slot] = 0;
+        all->mpi_est[slot] = 0;
     }
 }
 
@@ -537,11 +586,26 @@ static int pm_finish(struct pm_engine *g, struct pm_part *all)
         s->visits = ra->visits;
         s->wall_total = ra->wall_total;
         s->nvisited = ra->nvisited;
-        if (s->nvisited) {
+        s->nwall = ra->nwall;
+        if (s->nwall) {
             s->wall_min = ra->wall_min;
             s->wall_max = ra->wall_max;
-            s->wall_mean = (double)ra->wall_sum_visited / (double)s->nvisited;
+            s->wall_mean = (double)ra->wall_sum_visited / (double)s->nwall;
         }
+        s->time_est = ra->time_est;
+        s->time_na = ra->time_na;
+        s->has_wall = !(s->time_na > 0 && s->nwall == 0);
+        s->excl_est = ra->excl_est > 0;
+        s->excl_bad = ra->excl_bad > 0;
+        s->wall_raw = ra->wall_raw;
+        s->timed_visits = ra->timed;
+        s->timer_visits = ra->timer;
+        s->reads = ra->reads;
+        s->own_cpu_ns = ra->own_cpu;
+        s->own_wall_ns = ra->own_wall;
+        s->throttled = ra->thr_cells;
+        s->throttled_min = ra->thr_min;
+        s->throttled_max = ra->thr_max;
         s->wall_thr = ra->wall_thr;
         s->excl_thr = ra->excl_thr;
         pm_tacc_finish(&s->wall_thr, &ra->wa);
@@ -561,8 +625,12 @@ static int pm_finish(struct pm_engine *g, struct pm_part *all)
         if (rep->top) /* the chart lists them in row order */
             qsort(&rep->top[r * PM_TOP_THREADS], rep->ntop[r], sizeof *rep->top, pm_cmp_top_row);
     }
+    /* timer-only regions have no counts of their own: before IPC and the
+     * derived metrics are made of them */
+    pm_measure_regions(rep);
     pm_report_derived(rep);
     pm_report_ranks_finish(rep);
+    pm_measure_ranks(rep);
     return 0;
 }
 
@@ -615,9 +683,8 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
     g.nblocks = d->T ? (d->T - 1) / g.B + 1 : 0;
     g.slot_of = malloc((rep->nranks ? rep->nranks : 1) * sizeof *g.slot_of);
     g.last = malloc((rep->nranks ? rep->nranks : 1) * sizeof *g.last);
-    g.child = malloc((d->R ? d->R : 1) * sizeof *g.child);
-    g.excl = malloc((d->R ? d->R : 1) * sizeof *g.excl);
-    if (!g.slot_of || !g.child || !g.excl || !g.last)
+    g.tm = malloc((d->R ? d->R : 1) * sizeof *g.tm);
+    if (!g.slot_of || !g.tm || !g.last)
         goto agree;
     for (size_t t = 0; t < d->T; t++) {
         g.last[rep->thread_rank[t]] = t;
@@ -630,7 +697,8 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
 
         maxslots = n > maxslots ? n : maxslots;
     }
-    if (pm_part_alloc(rep, maxslots, &part) < 0 || pm_cells_alloc(d, g.B, &g.cells) < 0)
+    if (pm_part_alloc(rep, maxslots, &part) < 0 || pm_cells_alloc(d, g.B, &g.cells) < 0 ||
+        (d->has_read_cost && pm_totals_alloc(d, g.B, &g.tot) < 0))
         goto agree;
     /* sorted: the ranks open at once are those of one block, consecutive
      * indices, so k % W never collides */
@@ -698,11 +766,11 @@ oom:
     rc = -1;
 done:
     pm_cells_free(&g.cells);
+    pm_totals_free(&g.tot);
     free(part.buf);
     free(all.buf);
     free(g.slot_of);
     free(g.last);
-    free(g.child);
-    free(g.excl);
+    free(g.tm);
     return rc;
 }

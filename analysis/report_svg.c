@@ -555,7 +555,9 @@ static void pm_svg_x_cells(FILE *out, const struct pm_xstat *q)
             continue;
         }
         pm_html_time(buf, sizeof buf, v[k]);
-        fprintf(out, "<td class=\"n\" data-k=\"%s\" data-v=\"%.17g\">%s</td>", key[k], v[k], buf);
+        /* a time extrapolated from sampled visits (MPI polls) */
+        fprintf(out, "<td class=\"n%s\" data-k=\"%s\" data-v=\"%.17g\">%s%s</td>",
+                q->estimate ? " est" : "", key[k], v[k], q->estimate ? "~" : "", buf);
     }
     if (q->has_imbalance)
         fprintf(out, "<td class=\"n\" data-k=\"imbalance\" data-v=\"%.17g\">%.2f</td>",
@@ -594,8 +596,12 @@ static void pm_svg_mpi_table(FILE *out, const struct pm_report *rep)
         fprintf(out, "<td class=\"n\" data-k=\"bytes_unknown\" data-v=\"%.17g\">%s</td>",
                 x->q[PM_Q_BYTES_UNKNOWN].total, buf);
         pm_html_time(buf, sizeof buf, x->q[PM_Q_WALL].total);
-        fprintf(out, "<td class=\"n\" data-k=\"wall\" data-v=\"%.17g\">%s</td>",
-                x->q[PM_Q_WALL].total, buf);
+        if (!x->q[PM_Q_WALL].has_total) /* no call of it was timed */
+            fputs("<td class=\"n na\" data-k=\"wall\" data-v=\"\">n/a</td>", out);
+        else
+            fprintf(out, "<td class=\"n%s\" data-k=\"wall\" data-v=\"%.17g\">%s%s</td>",
+                    x->q[PM_Q_WALL].estimate ? " est" : "", x->q[PM_Q_WALL].total,
+                    x->q[PM_Q_WALL].estimate ? "~" : "", buf);
         pm_svg_x_cells(out, &x->q[PM_Q_WALL]);
         fputs("</tr>\n", out);
     }

@@ -141,6 +141,27 @@ static int pm_event_is_time(const struct pm_file_event *ev)
            (ev->config == 0 /* CPU_CLOCK */ || ev->config == 1 /* TASK_CLOCK */);
 }
 
+/* A time: "n/a" without one, else the value with the markers ~ (an
+ * estimate: sampled visits) and ! (some visiting threads have no time). */
+static void pm_fmt_time_m(char *buf, size_t len, int has, double ns, int est, int bad)
+{
+    size_t n;
+
+    if (!has) {
+        snprintf(buf, len, "n/a");
+        return;
+    }
+    pm_unit_time(buf, len, ns);
+    n = strlen(buf);
+    snprintf(buf + n, len - n, "%s%s", est ? "~" : "", bad ? "!" : "");
+}
+
+/* A region's inclusive time (total, or one of its per-thread statistics). */
+static void pm_fmt_rtime(char *buf, size_t len, const struct pm_regstat *s, int has, double ns)
+{
+    pm_fmt_time_m(buf, len, has && s->has_wall, ns, s->time_est > 0, s->time_na > 0);
+}
+
 /* A count cell: "n/a" without an estimate, else the value with the
  * markers ~ (estimate) and ! (incomplete); clock events as durations. */
 static void pm_fmt_value(char *buf, size_t len, int has, double v, const struct pm_evstat *s,
@@ -186,7 +207,8 @@ static void pm_flag_summary(const struct pm_report *rep, char *buf, size_t len)
     for (size_t i = 0; i < rep->nflags && used < len; i++) {
         if (rep->flags[i].cells == 0)
             continue;
-        n = snprintf(buf + used, len - used, " %s %zu,", rep->flags[i].name, rep->flags[i].cells);
+        n = snprintf(buf + used, len - used, " %s %zu%s,", rep->flags[i].name, rep->flags[i].cells,
+                     rep->flags[i].kind == PM_FK_TIMER_ONLY ? " (by design)" : "");
         used += n > 0 ? (size_t)n : 0;
     }
     if (used < len && used > 0 && buf[used - 1] == ',')
@@ -238,6 +260,53 @@ static void pm_text_messages(FILE *out, const struct pm_file *d)
         fprintf(out, "  ... %zu more\n", d->M - shown);
 }
 
+/* Files since the throttle: which visits read counters, and what
+ * perfmark's own reads cost over the run (never subtracted anywhere). */
+static void pm_text_measuring(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    unsigned long long warmup, k;
+    char buf[400], a[32], b[32];
+    int n = 0;
+
+    if (d->throttle[0]) {
+        if (strcmp(d->throttle, "off") == 0)
+            snprintf(buf, sizeof buf, "off: every visit of every region read and timed");
+        else if (sscanf(d->throttle, "warmup=%llu,k=%llu%n", &warmup, &k, &n) == 2 &&
+                 d->throttle[n] == '\0')
+            snprintf(buf, sizeof buf, "%s: after %llu visits, a region shorter than %llu counter "
+                     "reads goes on with visits and time only (THROTTLED); MPI polls read no "
+                     "counters (TIMER_ONLY)", d->throttle, warmup, k);
+        else
+            snprintf(buf, sizeof buf, "%s", d->throttle);
+        pm_text_label(out, "throttle", buf);
+    }
+    if (!d->has_read_cost)
+        return;
+    if (!rep->has_read_cost) {
+        snprintf(buf, sizeof buf, "perfmark's reads: %s", rep->run_reads
+                 ? "their cost was not measured" : "none (no counter was read)");
+    } else {
+        pm_unit_time(a, sizeof a, rep->run_reads_ns);
+        n = snprintf(buf, sizeof buf, "perfmark's reads: ~%s, ", a);
+        if (rep->run_thread_ns > 0)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "%.1f %%",
+                          100.0 * rep->run_reads_ns / (double)rep->run_thread_ns);
+        else
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "n/a");
+        pm_unit_count(b, sizeof b, (double)rep->run_reads, "");
+        pm_unit_time(a, sizeof a, rep->cost_min);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " of the thread time (%s reads at ~%s",
+                      b, a);
+        pm_unit_time(b, sizeof b, rep->cost_max);
+        if (strcmp(a, b) != 0) /* processes measured different costs */
+            n += snprintf(buf + n, sizeof buf - (size_t)n, " to ~%s", b);
+        snprintf(buf + n, sizeof buf - (size_t)n, " each, measured at start); an estimate, "
+                 "subtracted nowhere");
+    }
+    pm_text_label(out, "overhead", buf);
+}
+
 static void pm_text_header(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -268,6 +337,7 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
         pm_text_label(out, "fallback", d->fallback);
     if (d->partial)
         pm_text_label(out, "PARTIAL", "written by an emergency dump: data up to that moment only");
+    pm_text_measuring(out, rep);
     pm_flag_summary(rep, buf, sizeof buf);
     pm_text_label(out, "flags", buf);
     pm_flag_where(out, rep);
@@ -303,6 +373,35 @@ static void pm_text_region_name(FILE *out, const struct pm_file_region *g)
     pm_text_field(out, g->name[0] ? g->name : "\"\"", PM_NAME_W - indent, PM_LEFT);
 }
 
+/* The region's flags as "NAME:n" (the CSV's list), THROTTLED with the
+ * visit its counts stop at. */
+static void pm_text_flag_list(const struct pm_report *rep, const struct pm_regstat *s, char *buf,
+                              size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < rep->nflags && used < len; i++) {
+        int n;
+
+        if (s->flag_cells[i] == 0)
+            continue;
+        n = snprintf(buf + used, len - used, "%s%s:%zu", used ? " " : "", rep->flags[i].name,
+                     s->flag_cells[i]);
+        used += n > 0 ? (size_t)n : 0;
+        if (rep->flags[i].kind != PM_FK_THROTTLED || !s->throttled || used >= len)
+            continue;
+        if (s->throttled_min == s->throttled_max)
+            n = snprintf(buf + used, len - used, " (from visit %llu)",
+                         (unsigned long long)s->throttled_min);
+        else
+            n = snprintf(buf + used, len - used, " (from visit %llu-%llu)",
+                         (unsigned long long)s->throttled_min,
+                         (unsigned long long)s->throttled_max);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 static void pm_text_regions(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -321,16 +420,16 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
 
         pm_text_region_name(out, &d->regions[r]);
         pm_fmt_count(a, sizeof a, (double)s->visits);
-        pm_unit_time(b, sizeof b, (double)s->wall_total);
-        if (s->nvisited)
-            pm_unit_time(c, sizeof c, (double)s->wall_max);
+        pm_fmt_rtime(b, sizeof b, s, 1, (double)s->wall_total);
+        if (s->nwall)
+            pm_fmt_rtime(c, sizeof c, s, 1, (double)s->wall_max);
         else
             snprintf(c, sizeof c, "-");
         fprintf(out, " %9s ", a);
         pm_text_field(out, b, 11, PM_RIGHT);
         putc(' ', out);
         pm_text_field(out, c, 11, PM_RIGHT);
-        pm_region_flag_list(rep, s, " ", flags, sizeof flags);
+        pm_text_flag_list(rep, s, flags, sizeof flags);
         if (flags[0]) {
             fputs("  ", out);
             pm_text_wrap(out, flags, PM_FLAGS_COL);
@@ -380,8 +479,18 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
                             s->has_spread};
 
         pm_text_region_name_w(out, &d->regions[r], PM_EV_NAME_W);
+        if (rep->reg[r].timer_only) { /* no counter was read: no count is the region's */
+            for (int k = 0; k < 7; k++) {
+                putc(' ', out);
+                pm_text_field(out, k ? "\xE2\x80\x94" : "timer only", k < 5 ? 11 : 6, PM_RIGHT);
+            }
+            putc('\n', out);
+            continue;
+        }
         for (int k = 0; k < 5; k++) {
             pm_fmt_value(buf, sizeof buf, has[k], v[k], s, pm_event_is_time(&d->events[e]));
+            if (has[k] && rep->reg[r].throttled) /* counts of the first visits only */
+                strcat(buf, "*");
             putc(' ', out);
             pm_text_field(out, buf, 11, PM_RIGHT);
         }
@@ -425,11 +534,12 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
         const struct pm_tstat *w = &s->wall_thr;
 
         pm_text_region_name_w(out, &d->regions[r], PM_EV_NAME_W);
-        pm_unit_time(buf[0], sizeof buf[0], (double)s->wall_total);
-        pm_unit_time(buf[1], sizeof buf[1], (double)s->excl_total);
+        pm_fmt_rtime(buf[0], sizeof buf[0], s, 1, (double)s->wall_total);
+        pm_fmt_time_m(buf[1], sizeof buf[1], s->has_wall, (double)s->excl_total, s->excl_est,
+                      s->time_na > 0 || s->excl_bad);
         if (w->n) {
-            pm_unit_time(buf[2], sizeof buf[2], w->mean);
-            pm_unit_time(buf[3], sizeof buf[3], w->sd);
+            pm_fmt_rtime(buf[2], sizeof buf[2], s, 1, w->mean);
+            pm_fmt_rtime(buf[3], sizeof buf[3], s, 1, w->sd);
         } else {
             snprintf(buf[2], sizeof buf[2], "-");
             snprintf(buf[3], sizeof buf[3], "-");
@@ -458,6 +568,52 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
     }
     if (rep->ev_instructions == SIZE_MAX || rep->ev_cycles == SIZE_MAX)
         fputs("IPC: - (instructions and cycles were not both measured)\n", out);
+}
+
+/* perfmark's own part in each region's numbers (report_measure.c): only for
+ * files that record what a reading cost. */
+static void pm_text_own(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    char buf[5][40];
+    size_t shown = 0;
+
+    if (!rep->has_read_cost || d->R == 0)
+        return;
+    putc('\n', out);
+    pm_text_wrap(out, "perfmark's reads per region: its own part in the region's numbers "
+                      "(estimates; subtracted nowhere)", 0);
+    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    fprintf(out, " %9s %11s %7s %11s %7s\n", "reads in", "cpu est", "of cpu", "wall est",
+            "of wall");
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        size_t r = rep->view.rows[i];
+        const struct pm_regstat *s = &rep->reg[r];
+
+        if (!(s->own_cpu_ns > 0) && !(s->own_wall_ns > 0))
+            continue;
+        pm_text_region_name(out, &d->regions[r]);
+        pm_fmt_count(buf[0], sizeof buf[0], (double)s->reads);
+        pm_unit_time(buf[1], sizeof buf[1], s->own_cpu_ns);
+        pm_fmt_pct(buf[2], sizeof buf[2], s->has_own_share, s->own_share);
+        pm_unit_time(buf[3], sizeof buf[3], s->own_wall_ns);
+        pm_fmt_pct(buf[4], sizeof buf[4], s->has_wall && s->wall_total > 0,
+                   s->wall_total > 0 ? s->own_wall_ns / (double)s->wall_total : 0);
+        for (int k = 0; k < 5; k++) {
+            putc(' ', out);
+            pm_text_field(out, buf[k], k == 0 ? 9 : k % 2 ? 11 : 7, PM_RIGHT);
+        }
+        putc('\n', out);
+        shown++;
+    }
+    if (!shown)
+        fputs("(no region holds a counter reading)\n", out);
+    pm_text_wrap(out, "reads in = readings of the counters made inside the region's counted "
+                      "visits (its nested regions' enter and exit); cpu est = (reads in + counted "
+                      "visits) x the read cost: a counted visit also holds half of its own two "
+                      "readings in its CPU time (of cpu: of the region's task-clock, else "
+                      "cpu-clock); wall est = reads in x the read cost (of wall: of its inclusive "
+                      "time). OVERHEAD marks cells whose cpu est is over 10 % of their counts.", 0);
 }
 
 /* The OpenMP wait below each region that has one: share of its time, and
@@ -711,7 +867,7 @@ static void pm_text_spread(FILE *out, const struct pm_xstat *x, size_t width)
 
     for (int k = 0; k < 3; k++) {
         if (x->nspread)
-            pm_unit_time(buf, sizeof buf, v[k]);
+            pm_fmt_time_m(buf, sizeof buf, 1, v[k], x->estimate, 0);
         else
             snprintf(buf, sizeof buf, "-");
         putc(' ', out);
@@ -744,7 +900,8 @@ static void pm_text_mpi_functions(FILE *out, const struct pm_report *rep)
         pm_fmt_count(b, sizeof b, x->q[PM_Q_BYTES].total);
         pm_fmt_count(c, sizeof c, x->q[PM_Q_BYTES_UNKNOWN].total);
         fprintf(out, " %7s %7s %7s ", a, b, c);
-        pm_unit_time(a, sizeof a, x->q[PM_Q_WALL].total);
+        pm_fmt_time_m(a, sizeof a, x->q[PM_Q_WALL].has_total, x->q[PM_Q_WALL].total,
+                      x->q[PM_Q_WALL].estimate, x->q[PM_Q_WALL].untrusted);
         pm_text_field(out, a, 8, PM_RIGHT);
         pm_text_spread(out, &x->q[PM_Q_WALL], 8);
     }
@@ -756,9 +913,11 @@ static void pm_text_share_line(FILE *out, const struct pm_mpishare *s)
 {
     char a[32], b[32], c[32];
 
-    pm_unit_time(a, sizeof a, (double)s->mpi_ns);
+    pm_fmt_time_m(a, sizeof a, 1, (double)s->mpi_ns, s->estimate, 0);
     pm_unit_time(b, sizeof b, (double)s->total_ns);
     pm_fmt_pct(c, sizeof c, s->has_share, s->share);
+    if (s->has_share && s->estimate)
+        strcat(c, "~");
     fprintf(out, "%8d ", (int)s->rank);
     pm_text_field(out, a, 11, PM_RIGHT);
     putc(' ', out);
@@ -1047,9 +1206,23 @@ static void pm_text_topdown(FILE *out, const struct pm_report *rep)
 
 /* --------------------------------------------------------- footnotes */
 
-static const char *pm_flag_meaning(uint32_t bit)
+static const char *pm_flag_meaning(const struct pm_flagdef *f)
 {
-    switch (bit) {
+    switch (f->kind) {
+    case PM_FK_TIMER_ONLY:
+        return "by design, not a problem: an MPI call that only polls reads no counter; its "
+               "counts are in the enclosing region (shown as 'timer only'), its time is sampled "
+               "(~)";
+    case PM_FK_THROTTLED:
+        return "short region throttled after its warm-up: visits and time exact, counts of the "
+               "visits before 'from visit' only (marked *), the later ones are in the enclosing "
+               "region";
+    case PM_FK_OVERHEAD:
+        return "perfmark's own readings are over 10 % of the counts (perfmark's reads per "
+               "region): real numbers, but much of them is perfmark";
+    case PM_FK_OTHER: break;
+    }
+    switch (f->bit) {
     case PM_FILE_FLAG_MULTIPLEXED:
         return "counts are a sample, scaled by enabled/running (marked ~)";
     case PM_FILE_FLAG_NOT_COUNTED: return "counters never ran in some visit: no estimate for it";
@@ -1068,16 +1241,22 @@ static const char *pm_flag_meaning(uint32_t bit)
 static void pm_text_notes(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
-    int est = 0, na = 0, bad = 0;
+    int est = 0, na = 0, bad = 0, timer_only = 0, partial = 0;
 
     for (size_t i = 0; i < d->R * d->E; i++) {
+        if (rep->reg[i / d->E].timer_only) /* shown as 'timer only' */
+            continue;
         est |= rep->regev[i].estimate;
         na |= !rep->regev[i].has_total || !rep->regev[i].has_spread;
         bad |= rep->regev[i].untrusted;
     }
+    for (size_t r = 0; r < d->R; r++) {
+        timer_only |= rep->reg[r].timer_only && d->E > 0;
+        partial |= rep->reg[r].throttled > 0 && d->E > 0;
+    }
     est |= rep->thread_estimate; /* the /thread totals: summed at setup */
     na |= rep->thread_na;
-    if (!est && !na && !bad && rep->flagged_cells == 0)
+    if (!est && !na && !bad && rep->flagged_cells == 0 && !rep->time_est && !rep->time_na)
         return;
     fputs("\nNotes\n", out);
     if (rep->flagged_cells)
@@ -1087,6 +1266,28 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
         pm_text_wrap(out, "estimate: the counters were multiplexed; each thread's count is "
                           "scaled by enabled/running time. 'counted' is the share of time "
                           "actually counted (sum running / sum enabled).", 7);
+    }
+    if (rep->time_est) {
+        fputs("  ~    ", out);
+        pm_text_wrap(out, "on a time: an estimate from sampled visits. MPI polls are timed at "
+                          "their first calls, then about one call in 32: time = wall_ns x visits "
+                          "/ timed visits", 7);
+    }
+    if (rep->time_na) {
+        fputs("  !    ", out);
+        pm_text_wrap(out, "on a time: some visiting threads had no timed visit; their time is "
+                          "unknown and left out of the sums (n/a when no thread has one)", 7);
+    }
+    if (partial) {
+        fputs("  *    ", out);
+        pm_text_wrap(out, "counts of the visits before the throttle only (THROTTLED): the "
+                          "later visits read no counter, their counts are in the enclosing "
+                          "region", 7);
+    }
+    if (timer_only) {
+        fputs("  timer only ", out);
+        pm_text_wrap(out, "no counter was read in these visits by design (MPI polls, "
+                          "TIMER_ONLY): their counts are in the enclosing region", 13);
     }
     if (na) {
         fputs("  n/a  ", out);
@@ -1105,7 +1306,7 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
         fputs("  ", out);
         pm_text_field(out, rep->flags[i].name, 16, PM_LEFT);
         putc(' ', out);
-        pm_text_wrap(out, pm_flag_meaning(rep->flags[i].bit), 19);
+        pm_text_wrap(out, pm_flag_meaning(&rep->flags[i]), 19);
     }
 }
 
@@ -1114,6 +1315,7 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
     pm_text_header(out, rep);
     pm_text_regions(out, rep);
     pm_text_time(out, rep);
+    pm_text_own(out, rep);
     pm_text_omp_wait(out, rep);
     for (size_t e = 0; e < rep->d->E && rep->d->R > 0; e++)
         pm_text_event(out, rep, e);
@@ -1172,8 +1374,8 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
             else
                 pm_fmt_count(buf, sizeof buf, x);
             size_t used = strlen(buf);
-            snprintf(buf + used, sizeof buf - used, "%s%s", m & PM_MARK_ESTIMATE ? "~" : "",
-                     m & PM_MARK_UNTRUSTED ? "!" : "");
+            snprintf(buf + used, sizeof buf - used, "%s%s%s", m & PM_MARK_ESTIMATE ? "~" : "",
+                     m & PM_MARK_UNTRUSTED ? "!" : "", m & PM_MARK_PARTIAL ? "*" : "");
             putc(' ', out);
             pm_text_field(out, buf, 13, PM_RIGHT);
             pm_fmt_pct(buf, sizeof buf, total > 0, total > 0 ? x / total : 0);
@@ -1183,4 +1385,8 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
     pm_text_wrap(out, "share = of the region's total over every thread; ~ = an estimate "
                       "(multiplexed counts scaled), ! = counts missing (no estimate, or "
                       "counters reopened)", 0);
+    if (d->has_visit_data)
+        pm_text_wrap(out, "a time with ~ is extrapolated from sampled visits (MPI polls); * = "
+                          "counts of the visits before the throttle only (THROTTLED); timer-only "
+                          "cells (TIMER_ONLY) read no counter and are left out of counts", 0);
 }
