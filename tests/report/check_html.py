@@ -266,6 +266,13 @@ def check_regions(ck, page, m, x):
             a, text, whole = c[k]
             ck.ok(check_report.close(num(a.get("data-v")), ev["total"]),
                   "%s event %d: total %r, expected %r" % (where, e, a.get("data-v"), ev["total"]))
+            if reg["timer_only"]:  # no counter read there by design
+                ck.ok(text == "timer only" and a.get("data-timer-only") == "1",
+                      "%s event %d: shows %r, not timer only" % (where, e, text))
+                continue
+            ck.ok(("*" in text) == bool(reg["measuring"]["throttled"]) and
+                  (a.get("data-partial") == "1") == bool(reg["measuring"]["throttled"]),
+                  "%s event %d: throttled marking %r" % (where, e, text))
             if ev["total"] is None:
                 ck.ok(text.startswith("n/a"), "%s event %d: shows %r, not n/a" % (where, e, text))
                 continue
@@ -288,6 +295,15 @@ def check_regions(ck, page, m, x):
                   "%s event %d: shows %r for %r" % (where, e, text, ev["total"]))
         ck.ok(got["flags"] == {clean(k, 100): v for k, v in reg["flags"].items()},
               "%s: flags %r, expected %r" % (where, got["flags"], reg["flags"]))
+        for k in ("wall_total", "wall_max"):  # a sampled time is an estimate
+            if k in c and c[k][0].get("data-v"):
+                ck.ok(c[k][1].startswith("~") == reg["time_est"] and
+                      ("est" in c[k][0].get("class", "").split()) == reg["time_est"],
+                      "%s %s: estimate marking %r" % (where, k, c[k][1]))
+        cost = reg["measuring"]["perfmark_cpu_ns"]
+        ck.ok(("own_cpu" in c) == (cost is not None) and
+              (cost is None or check_report.close(num(c["own_cpu"][0].get("data-v")), cost)),
+              "%s: perfmark est %r, expected %r" % (where, c.get("own_cpu", [{}])[0], cost))
 
 
 def check_flags(ck, page, x):
@@ -330,7 +346,7 @@ def check_heatmap(ck, page, m, x):
     ranks = x["xr"]["ranks"]
     by_rank = len(ranks) > 1
     cols = len(ranks) if by_rank else m["T"]
-    W = m["region/wall_ns"]
+    W = m["time"]  # the report's time: sampled cells extrapolated
     n = 0
     for k, el in enumerate(page.elements):
         a = el[1]
@@ -340,7 +356,7 @@ def check_heatmap(ck, page, m, x):
         r, c = int(a["data-r"]), int(a["data-c"])
         members = [t for t in range(m["T"]) if m["threads"][t]["rank"] == ranks[c]] \
             if by_rank else [c]
-        want = sum(W[t][r] for t in members)
+        want = sum(W[t][r] or 0 for t in members)
         ck.ok(check_report.close(float(a["data-v"]), want),
               "heat map r%d c%d: %s, expected %r" % (r, c, a["data-v"], want))
     ck.ok(n == min(m["R"], 60) * min(cols, 1024), "heat map has %d cells" % n)
@@ -452,8 +468,22 @@ def check_hostile(ck, page, m):
           "hostile host name not shown as text")
 
 
+def check_measuring(ck, page, m, x):
+    """perfmark's reads over the run in the header (files that record a cost)."""
+    got = {el[1]["data-k"]: num(el[1]["data-v"]) for el in page.elements
+           if el[0] == "span" and el[1].get("data-k") in ("reads_ns", "reads_share", "reads")}
+    run = x["run_reads"]
+    if not (m["has_read_cost"] and run["ns"] is not None):
+        ck.ok(got == {}, "perfmark's reads shown without a read cost: %r" % got)
+        return
+    want = {"reads_ns": run["ns"], "reads_share": run["share"], "reads": run["reads"]}
+    ck.ok(set(got) == set(want) and all(check_report.close(got[k], v) for k, v in want.items()),
+          "perfmark's reads %r, expected %r" % (got, want))
+
+
 def check_page(ck, text, m, x, hostile=False):
     page = parse(text)
+    check_measuring(ck, page, m, x)
     check_static(ck, page, text)
     check_regions(ck, page, m, x)
     check_flags(ck, page, x)
@@ -702,7 +732,7 @@ def main():
     try:
         files = []
         for v in ("full", "clean", "extras", "empty", "ranks", "manyranks", "topdown_spr",
-                  "topdown_zen4", "topdown_missing"):
+                  "topdown_zen4", "topdown_missing", "throttle", "throttle_none"):
             path = os.path.join(tmp, v + ".h5")
             subprocess.run([sys.executable, os.path.join(HERE, "make_fixture.py"), path, v],
                            check=True)

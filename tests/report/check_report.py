@@ -61,6 +61,17 @@ SHARE_RANKS = 16  # the text lists ranks one by one up to this many
 # issue 6: appended to every file's JSON, region objects and CSV rows
 MORE_JSON_KEYS = ["flags_where", "selection"]
 MORE_REGION_KEYS = ["by_thread", "ipc", "omp_wait_ns", "omp_wait_share"]
+# files since the throttle only: appended JSON keys, region keys and CSV columns
+MEASURING_JSON_KEYS = ["throttle", "perfmark_reads"]
+MEASURING_KEYS = ["wall_ns_raw", "time_estimate", "threads_time_na", "exclusive_estimate",
+                  "exclusive_untrusted", "timed_visits", "timer_visits", "timer_only",
+                  "throttled", "reads", "perfmark_cpu_ns", "perfmark_wall_ns",
+                  "perfmark_cpu_share"]
+CSV_MEASURING_HEADER = ["wall_raw_ns", "time_estimate", "threads_time_na", "excl_estimate",
+                        "timed_visits", "timer_visits", "timer_only", "throttled_threads",
+                        "throttled_from_min", "throttled_from_max", "reads", "perfmark_cpu_ns",
+                        "perfmark_wall_ns", "perfmark_cpu_share", "run_perfmark_reads_ns",
+                        "run_perfmark_reads_share"]
 CSV_MORE_HEADER = ["excl_total_ns", "excl_min_ns", "excl_mean_ns", "excl_max_ns", "excl_sd_ns",
                    "wall_thread_sd_ns", "wall_thread_imbalance", "wall_max_thread",
                    "event_thread_sd", "event_thread_imbalance", "event_max_thread", "ipc", "omp_wait_ns",
@@ -70,7 +81,8 @@ FLAG_WHERE = 3  # cells named per flag
 
 GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "ranks_shuffled", "manyranks",
                  "rankfile", "omp", "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
-                 "topdown_nol2", "topdown_adl", "branch_icl"]
+                 "topdown_nol2", "topdown_adl", "branch_icl", "throttle", "throttle_old",
+                 "throttle_none"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
     "newer": ["written by a newer perfmark (schema 2)", "this reader knows 1"],
     "foreign": ["not a perfmark file (no schema_version attribute)"],
@@ -78,6 +90,7 @@ BAD_VARIANTS = {  # variant: what the one-line message must contain
     "garbage": ["not a perfmark file"],
     "badshape": ["/region/counts"],
     "badtree": ["parent"],
+    "badthrottle": ["/region/timed_visits"],
 }
 
 
@@ -186,12 +199,25 @@ def load(path):
         for name in ("bytes", "bytes_unknown"):  # optional: older writers have none
             m["region/" + name] = f["region/" + name][()].tolist() if "region/" + name in f \
                 else [[0] * len(row) for row in m["region/visits"]]
+        # since the throttle (optional too): absent, every visit was timed
+        visit_data = ("reads", "timer_visits", "timed_visits", "throttled_from")
+        m["has_visit_data"] = any("region/" + n in f for n in visit_data)
+        for name in visit_data:
+            m["region/" + name] = f["region/" + name][()].tolist() if "region/" + name in f \
+                else [list(row) if name == "timed_visits" else [0] * len(row)
+                      for row in m["region/visits"]]
+        m["throttle"] = attr_str(a, "throttle")
         m["rank_attr"] = attr_int(a, "rank")
         m["ranks_attr"] = attr_int(a, "ranks")
         for name in ("wall_ns", "counts", "enabled_ns", "running_ns"):
             m["thread/" + name] = f["thread/" + name][()].tolist()
         m["thread/flags"] = f["thread/flags"][()].tolist() if "thread/flags" in f \
             else [0] * len(m["thread/wall_ns"])
+        m["has_read_cost"] = "thread/read_cost_ns" in f
+        m["thread/reads"] = f["thread/reads"][()].tolist() if "thread/reads" in f \
+            else [0] * len(m["thread/wall_ns"])
+        m["thread/read_cost_ns"] = [float(c) for c in f["thread/read_cost_ns"][()]] \
+            if m["has_read_cost"] else [0.0] * len(m["thread/wall_ns"])
         m["N"] = 0
         if "rank" in f and "counts" in f["rank"]:
             for name in ("counts", "enabled_ns", "running_ns"):
@@ -200,7 +226,70 @@ def load(path):
         m["messages"] = [raw(x) for x in f["messages"][()]] if "messages" in f else []
         m["flag_attrs"] = sorted((k, int(v)) for k, v in f["region/flags"].attrs.items())
     m["T"], m["R"], m["E"] = len(m["threads"]), len(m["regions"]), len(m["events"])
+    # the throttle's flags count only where the file names them so
+    # (the `extras` fixture uses 0x80 for something else)
+    attrs = dict(m["flag_attrs"])
+    m["timer_only_bit"] = 0x80 if attrs.get("TIMER_ONLY") == 0x80 else 0
+    m["throttled_bit"] = 0x100 if attrs.get("THROTTLED") == 0x100 else 0
+    m["measuring"] = m["has_visit_data"] or m["has_read_cost"] or m["throttle"] != ""
+    times(m)
     return m
+
+
+def cell_time(wall, visits, timed):
+    """(time, kind) of a cell: wall_ns holds its timed visits; where fewer
+    were timed than made, the time is wall x visits / timed rounded to the ns
+    (an estimate); no timed visit: no time (None)."""
+    if timed >= visits:
+        return wall, "exact"
+    if timed == 0:
+        return None, "none"
+    return int(math.floor(float(wall) * float(visits) / float(timed) + 0.5)), "est"
+
+
+def times(m):
+    """Every cell's time and exclusive time (its time minus its children's
+    with a time, clamped at 0) with what they rest on, from the file alone:
+    m["time"][t][r] (None: unknown), m["time_kind"], m["excl"], m["excl_kind"]
+    ("exact", "est": it or a child is an estimate, "none"), m["excl_bad"] (a
+    child without a time)."""
+    T, R = m["T"], m["R"]
+    V, W, TV = m["region/visits"], m["region/wall_ns"], m["region/timed_visits"]
+    parent = [g["parent"] for g in m["regions"]]
+    kids = {r: [c for c in range(R) if parent[c] == r] for r in range(R)}
+    m["time"], m["time_kind"], m["excl"], m["excl_kind"], m["excl_bad"] = [], [], [], [], []
+    for t in range(T):
+        tc = [cell_time(W[t][r], V[t][r], TV[t][r]) for r in range(R)]
+        ex, ek, eb = [], [], []
+        for r in range(R):
+            ns, kind = tc[r]
+            ch = [tc[c] for c in kids[r]]
+            if ns is None:
+                ex.append(None)
+                ek.append("none")
+            else:
+                ex.append(max(0, ns - sum(c for c, _ in ch if c is not None)))
+                ek.append("est" if kind == "est" or any(k == "est" for _, k in ch)
+                          else "exact")
+            eb.append(any(k == "none" for _, k in ch))
+        m["time"].append([ns for ns, _ in tc])
+        m["time_kind"].append([k for _, k in tc])
+        m["excl"].append(ex)
+        m["excl_kind"].append(ek)
+        m["excl_bad"].append(eb)
+
+
+def time_total(vals):
+    """(value, n_na, n_vals) of a sum of cell times (value, visited): None
+    only when some visited cell has no time and no cell has one."""
+    total, na, n = 0, 0, 0
+    for v, visited in vals:
+        if v is None:
+            na += 1
+        elif visited or v != 0:
+            total += v
+            n += 1
+    return (None if na and not n else total), na, n
 
 
 def flag_table(m):
@@ -283,30 +372,42 @@ def expected(m, path):
     x["flagged_cells"] = sum(1 for t in range(T) for r in range(R) if F[t][r] != 0)
     x["flags_summary"] = {name: sum(1 for t in range(T) for r in range(R) if F[t][r] & bit)
                           for bit, name in flags}
+    TT, TK = m["time"], m["time_kind"]
     regions = []
     for i, r in enumerate(order):
         g = m["regions"][r]
         visited = [t for t in range(T) if V[t][r] > 0]
-        walls = [W[t][r] for t in visited]
+        walls = [TT[t][r] for t in visited if TT[t][r] is not None]
+        total, na, _ = time_total((TT[t][r], V[t][r] > 0) for t in range(T))
         reg = {"index": i, "row": r, "path": txt(g["path"]), "name": txt(g["name"]),
                "parent": -1 if g["parent"] < 0 else pos[g["parent"]], "depth": g["depth"],
                "kind": txt(g["kind"]), "visits": sum(V[t][r] for t in range(T)),
                "threads_visited": len(visited),
-               "wall_ns": {"total": sum(W[t][r] for t in range(T)),
+               "wall_ns": {"total": total,
                            "min": min(walls) if walls else None,
                            "mean": sum(walls) / len(walls) if walls else None,
                            "max": max(walls) if walls else None},
+               "time_est": any(TK[t][r] == "est" for t in range(T)), "time_na": na,
                "flags": {}}
         for bit, name in flags:
             n = sum(1 for t in range(T) if F[t][r] & bit)
             if n:
                 reg["flags"][name] = n
+        # timer only: every visiting cell read no counter by design
+        to = m["timer_only_bit"]
+        reg["timer_only"] = bool(to and visited and
+                                 sum(1 for t in range(T) if F[t][r] & to) >= len(visited))
         reg["events"] = []
         for e in range(E):
             gr = m["events"][e]["group"]
-            reg["events"].append(aggregate(
-                (C[t][r][e], EN[t][r][gr], RUN[t][r][gr], V[t][r] > 0,
-                 bool(F[t][r] & LOST_GENERATION)) for t in range(T)))
+            ev = aggregate((C[t][r][e], EN[t][r][gr], RUN[t][r][gr], V[t][r] > 0,
+                            bool(F[t][r] & LOST_GENERATION)) for t in range(T))
+            if reg["timer_only"]:  # its zeros are no count of the region
+                ev = {"raw": ev["raw"], "total": None, "min": None, "mean": None, "max": None,
+                      "estimate": False, "untrusted": False, "threads_na": 0,
+                      "counted_share": None}
+            reg["events"].append(ev)
+        reg["measuring"] = expected_measuring(m, r, reg)
         regions.append(reg)
     x["regions"] = regions
     threads = []
@@ -339,10 +440,65 @@ def expected(m, path):
                         else proc["total"] - tsum})
         ranks.append({"row": n, "threads": members, "events": evs})
     x["ranks"] = ranks
+    x["run_reads"] = expected_run_reads(m)
     x["xr"] = expected_ranks(m, x)
     x["td"] = expected_topdown(m, x)
     expected_more(m, x)
     return x
+
+
+def cpu_time_event(m):
+    """task-clock, else cpu-clock: what perfmark's reads add to shows there."""
+    for name in (b"task-clock", b"cpu-clock"):
+        for e, ev in enumerate(m["events"]):
+            if ev["name"] == name:
+                return e
+    return None
+
+
+def expected_measuring(m, r, reg):
+    """Which visits of region row r were measured, and perfmark's estimated
+    part in it (docs/hdf5-schema.md, "What measuring costs")."""
+    T = m["T"]
+    V, W = m["region/visits"], m["region/wall_ns"]
+    RD, TMV = m["region/reads"], m["region/timer_visits"]
+    TV, TF = m["region/timed_visits"], m["region/throttled_from"]
+    cost = m["thread/read_cost_ns"]
+    has_cost = any(c > 0 for c in cost)
+    thr = [TF[t][r] for t in range(T) if TF[t][r] > 0]
+    cpu = sum((RD[t][r] + max(0, V[t][r] - TMV[t][r])) * cost[t] for t in range(T)
+              if cost[t] > 0)
+    wall = sum(RD[t][r] * cost[t] for t in range(T) if cost[t] > 0)
+    e = cpu_time_event(m)
+    base = reg["events"][e]["total"] if e is not None else None
+    return {"wall_ns_raw": sum(W[t][r] for t in range(T)),
+            "time_estimate": reg["time_est"], "threads_time_na": reg["time_na"],
+            "exclusive_estimate": any(m["excl_kind"][t][r] == "est" for t in range(T)),
+            "exclusive_untrusted": reg["time_na"] > 0 or any(m["excl_bad"][t][r]
+                                                              for t in range(T)),
+            "timed_visits": sum(TV[t][r] for t in range(T)),
+            "timer_visits": sum(TMV[t][r] for t in range(T)),
+            "timer_only": reg["timer_only"],
+            "throttled": {"threads": len(thr), "from_min": min(thr), "from_max": max(thr)}
+            if thr else None,
+            "reads": sum(RD[t][r] for t in range(T)),
+            "perfmark_cpu_ns": cpu if has_cost else None,
+            "perfmark_wall_ns": wall if has_cost else None,
+            "perfmark_cpu_share": cpu / base if has_cost and base and not reg["timer_only"]
+            else None}
+
+
+def expected_run_reads(m):
+    """perfmark's reads over the whole run: Σ /thread/reads x read_cost_ns and
+    its share of Σ /thread/wall_ns."""
+    cost = m["thread/read_cost_ns"]
+    costs = [c for c in cost if c > 0]
+    ns = sum(n * c for n, c in zip(m["thread/reads"], cost) if c > 0)
+    wall = sum(m["thread/wall_ns"])
+    return {"reads": sum(m["thread/reads"]), "ns": ns if costs else None, "thread_ns": wall,
+            "share": ns / wall if costs and wall > 0 else None,
+            "cost_ns_min": min(costs) if costs else None,
+            "cost_ns_max": max(costs) if costs else None}
 
 
 def pstdev(vals):
@@ -382,9 +538,8 @@ def expected_more(m, x):
     V, W, F = m["region/visits"], m["region/wall_ns"], m["region/flags"]
     C, EN, RUN = m["region/counts"], m["region/enabled_ns"], m["region/running_ns"]
     parent = [g["parent"] for g in m["regions"]]
-    children = {r: [c for c in range(R) if parent[c] == r] for r in range(R)}
-    excl = [[max(0, W[t][r] - sum(W[t][c] for c in children[r])) for r in range(R)]
-            for t in range(T)]
+    TT = m["time"]
+    excl = m["excl"]  # None where the cell has no time
     x["excl"] = excl
 
     def is_wait(r):
@@ -407,17 +562,20 @@ def expected_more(m, x):
     for reg in x["regions"]:
         r = reg["row"]
         visited = [t for t in range(T) if V[t][r] > 0]
-        more = {"wall_ns": dict(thread_spread([(W[t][r], t) for t in visited]),
+        more = {"wall_ns": dict(thread_spread([(TT[t][r], t) for t in visited
+                                               if TT[t][r] is not None]),
                                 total=reg["wall_ns"]["total"]),
-                "exclusive_ns": dict(thread_spread([(excl[t][r], t) for t in visited]),
-                                     total=sum(excl[t][r] for t in range(T))),
+                "exclusive_ns": dict(thread_spread([(excl[t][r], t) for t in visited
+                                                    if excl[t][r] is not None]),
+                                     total=None if reg["wall_ns"]["total"] is None else
+                                     sum(excl[t][r] or 0 for t in range(T))),
                 "events": []}
         for e in range(E):
             gr = m["events"][e]["group"]
             pairs = []
             for t in visited:
                 v, _ = cell_value(C[t][r][e], EN[t][r][gr], RUN[t][r][gr])
-                if v is not None:
+                if v is not None and not reg["timer_only"]:
                     pairs.append((v, t))
             st = thread_spread(pairs)
             more["events"].append({"sd": st["sd"], "imbalance": st["imbalance"],
@@ -429,7 +587,7 @@ def expected_more(m, x):
             i, c = reg["events"][ins]["total"], reg["events"][cyc]["total"]
             if i is not None and c is not None and c > 0:
                 reg["ipc"] = i / c
-        wait = sum(W[t][w] for t in range(T) for w in below[r])
+        wait = sum(TT[t][w] or 0 for t in range(T) for w in below[r])
         reg["omp_wait_ns"] = wait if waits else None
         total = reg["wall_ns"]["total"]
         reg["omp_wait_share"] = wait / total if waits and total > 0 else None
@@ -448,15 +606,16 @@ def expected_more(m, x):
     for q, reg in zip(xr["regions"], x["regions"]):
         r = reg["row"]
         entered = [any(V[t][r] > 0 for t in members[k]) for k in ranks]
-        per = [sum(excl[t][r] for t in members[k]) for k in ranks]
-        q["exclusive_ns"] = dict(across(per, entered, ranks), total=sum(per))
+        per = [time_total((excl[t][r], V[t][r] > 0) for t in members[k])[0] for k in ranks]
+        tot = time_total((excl[t][r], V[t][r] > 0) for t in range(T))[0]
+        q["exclusive_ns"] = dict(across(per, entered, ranks), total=tot)
         if not waits:
             q["omp_wait_share"] = None
             continue
         shares, ent = [], []
         for k, en in zip(ranks, entered):
-            tns = sum(W[t][r] for t in members[k])
-            wns = sum(W[t][w] for t in members[k] for w in below[r])
+            tns = sum(TT[t][r] or 0 for t in members[k])
+            wns = sum(TT[t][w] or 0 for t in members[k] for w in below[r])
             shares.append(wns / tns if tns > 0 else None)
             ent.append(en and tns > 0)
         q["omp_wait_share"] = across(shares, ent, ranks)
@@ -489,10 +648,20 @@ def expected_ranks(m, x):
     members = {k: [t for t in range(T) if m["threads"][t]["rank"] == k] for k in ranks}
     xr = {"ranks": ranks, "multi": len(ranks) > 1 or m["ranks_attr"] > 1}
 
+    TT, TK = m["time"], m["time_kind"]
+
     def quantities(rows):
         entered = [any(V[t][r] > 0 for t in members[k] for r in rows) for k in ranks]
         q = {"ranks_entered": sum(entered)}
         for name, a in cellq.items():
+            if name == "wall_ns":  # the report's time: sampled cells extrapolated
+                per = [time_total((TT[t][r], V[t][r] > 0) for t in members[k] for r in rows)[0]
+                       for k in ranks]
+                tot, na, _ = time_total((TT[t][r], V[t][r] > 0) for t in range(T) for r in rows)
+                q[name] = dict(across(per, entered, ranks), total=tot,
+                               estimate=any(TK[t][r] == "est" for t in range(T) for r in rows),
+                               untrusted=na > 0)
+                continue
             per = [sum(a[t][r] for t in members[k] for r in rows) for k in ranks]
             q[name] = dict(across(per, entered, ranks), total=sum(per))
         return q, entered
@@ -508,9 +677,12 @@ def expected_ranks(m, x):
                               bool(F[t][r] & LOST_GENERATION)) for t in members[k])["total"]
                    for k in ranks]
             ev = reg["events"][e]  # the region over all threads: total and markers
+            if reg["timer_only"]:  # no count is the region's
+                per = [None] * len(ranks)
             st = across(per, entered, ranks)
             st.update(total=ev["total"], estimate=ev["estimate"], untrusted=ev["untrusted"],
-                      ranks_na=sum(1 for v, en in zip(per, entered) if en and v is None))
+                      ranks_na=sum(1 for v, en in zip(per, entered) if en and v is None
+                                   and not reg["timer_only"]))
             q["events"].append(st)
         regions.append(q)
     xr["regions"] = regions
@@ -524,7 +696,7 @@ def expected_ranks(m, x):
         q["calls"] = q.pop("visits")
         q.update(name=txt(name), raw_name=name, regions=sorted(pos[r] for r in rows))
         funcs.append(q)
-    funcs.sort(key=lambda f: (-f["wall_ns"]["total"], f["raw_name"]))
+    funcs.sort(key=lambda f: (-(f["wall_ns"]["total"] or 0), f["raw_name"]))
     xr["functions"] = funcs
 
     def under_mpi(r):
@@ -539,9 +711,10 @@ def expected_ranks(m, x):
     share = []
     for k in ranks:
         total = max(m["thread/wall_ns"][t] for t in members[k])
-        mpi_ns = sum(W[t][r] for t in members[k] for r in outer)
+        mpi_ns = sum(TT[t][r] or 0 for t in members[k] for r in outer)
         share.append({"rank": k, "mpi_ns": mpi_ns, "total_ns": total,
-                      "share": mpi_ns / total if total > 0 else None})
+                      "share": mpi_ns / total if total > 0 else None,
+                      "estimate": any(TK[t][r] == "est" for t in members[k] for r in outer)})
     xr["share"] = share
     xr["share_stat"] = across([s["share"] for s in share], [True] * len(ranks), ranks)
     return xr
@@ -929,10 +1102,16 @@ def check_json(ck, m, x, path, data):
         ck.ok(False, "json: not valid JSON: %s" % e)
         return
     keys = JSON_KEYS + (RANK_JSON_KEYS if x["xr"]["multi"] else []) + \
-        (["topdown"] if x["td"] is not None else []) + MORE_JSON_KEYS
+        (["topdown"] if x["td"] is not None else []) + MORE_JSON_KEYS + \
+        (MEASURING_JSON_KEYS if m["measuring"] else [])
     ck.ok(list(j.keys()) == keys, "json: top-level keys %s, expected %s" % (list(j), keys))
     if not isinstance(j, dict) or "regions" not in j:
         return
+    if m["measuring"]:
+        ck.ok(j.get("throttle") == m["throttle"], "json: throttle %r" % j.get("throttle"))
+        got = j.get("perfmark_reads", {})
+        ck.ok(list(got) == list(x["run_reads"]), "json: perfmark_reads keys %r" % list(got))
+        check_stat(ck, "json perfmark_reads", got, x["run_reads"], tuple(x["run_reads"]))
     if x["xr"]["multi"] and all(k in j for k in RANK_JSON_KEYS):
         check_json_ranks(ck, m, x, j)
     if x["td"] is not None and "topdown" in j:
@@ -959,8 +1138,18 @@ def check_json(ck, m, x, path, data):
     for got, want in zip(j["regions"], x["regions"]):
         where = "json region %d (%s)" % (want["index"], want["path"])
         ck.ok(list(got) == REGION_JSON_KEYS + (["topdown"] if x["td"] is not None else []) +
-              MORE_REGION_KEYS + (["derived"] if want.get("derived") is not None else []),
+              MORE_REGION_KEYS + (["derived"] if want.get("derived") is not None else []) +
+              (["measuring"] if m["measuring"] else []),
               "%s: keys %r" % (where, list(got)))
+        if m["measuring"]:
+            g = got.get("measuring", {})
+            ck.ok(list(g) == MEASURING_KEYS, "%s: measuring keys %r" % (where, list(g)))
+            for k in MEASURING_KEYS:
+                w = want["measuring"][k]
+                ok = g.get(k) == w if k in ("throttled", "timer_only", "time_estimate",
+                                              "exclusive_estimate", "exclusive_untrusted") \
+                    else close(g.get(k), w)
+                ck.ok(ok, "%s: measuring %s = %r, expected %r" % (where, k, g.get(k), w))
         if want.get("derived") is not None:
             for name, (v, est, bad) in want["derived"].items():
                 g = got["derived"].get(name, {})
@@ -986,6 +1175,13 @@ def check_json(ck, m, x, path, data):
         ck.ok(got["host"] == txt(th["host"]), "json thread %d: host" % t)
         ck.ok(got["exited"] == bool(th["exited"]), "json thread %d: exited" % t)
         ck.ok(got["wall_ns"] == m["thread/wall_ns"][t], "json thread %d: wall_ns" % t)
+        if m["measuring"]:
+            ck.ok(got.get("reads") == m["thread/reads"][t] and
+                  close(got.get("read_cost_ns"), m["thread/read_cost_ns"][t]),
+                  "json thread %d: reads %r, read_cost_ns %r" % (t, got.get("reads"),
+                                                                 got.get("read_cost_ns")))
+        else:
+            ck.ok("reads" not in got, "json thread %d: reads in an older file" % t)
         for key, ev in zip(x["keys"], want):
             check_stat(ck, "json thread %d event %s" % (t, key), got["events"].get(key, {}), ev,
                        ("raw", "total", "estimate", "counted_share"))
@@ -1039,6 +1235,9 @@ def check_json_ranks(ck, m, x, j):
         else:
             check_stat(ck, "%s omp_wait_share" % where, got.get("omp_wait_share") or {},
                        want["omp_wait_share"], ("min", "mean", "max", "sd", "max_rank"))
+        ck.ok(got.get("time_estimate", "absent") == (want["wall_ns"]["estimate"]
+                                                     if m["measuring"] else "absent"),
+              "%s: time_estimate %r" % (where, got.get("time_estimate", "absent")))
     names = [f["name"] for f in j["mpi_functions"]]
     ck.ok(names == [f["name"] for f in xr["functions"]],
           "json: mpi_functions %r, expected %r" % (names, [f["name"] for f in xr["functions"]]))
@@ -1048,10 +1247,16 @@ def check_json_ranks(ck, m, x, j):
             ck.ok(got.get(k) == want[k], "%s: %s = %r, expected %r" % (where, k, got.get(k), want[k]))
         for q in ["calls"] + QUANTITIES[1:]:
             check_stat(ck, "%s %s" % (where, q), got.get(q, {}), want[q], XSTAT)
+        ck.ok(got.get("time_estimate", "absent") == (want["wall_ns"]["estimate"]
+                                                     if m["measuring"] else "absent"),
+              "%s: time_estimate %r" % (where, got.get("time_estimate", "absent")))
     sh = j["mpi_share"]
     ck.ok(len(sh["ranks"]) == len(xr["share"]), "json: mpi_share ranks")
     for got, want in zip(sh["ranks"], xr["share"]):
-        check_stat(ck, "json mpi_share rank %d" % want["rank"], got, want, tuple(want))
+        check_stat(ck, "json mpi_share rank %d" % want["rank"], got, want,
+                   ("rank", "mpi_ns", "total_ns", "share") +
+                   (("estimate",) if m["measuring"] else ()))
+        ck.ok(m["measuring"] or "estimate" not in got, "json mpi_share: estimate in an older file")
     check_stat(ck, "json mpi_share", sh, xr["share_stat"],
                ("min", "mean", "max", "min_rank", "max_rank"))
 
@@ -1068,7 +1273,8 @@ def check_csv(ck, m, x, data):
     rows = list(csv.reader(io.StringIO(data, newline="")))
     multi = x["xr"]["multi"]
     header = CSV_HEADER + (CSV_RANK_HEADER if multi else []) + \
-        (td_csv_header() if x["td"] is not None else []) + CSV_MORE_HEADER
+        (td_csv_header() if x["td"] is not None else []) + CSV_MORE_HEADER + \
+        (CSV_MEASURING_HEADER if m["measuring"] else [])
     if not ck.ok(rows and rows[0] == header, "csv: header %r" % (rows[0] if rows else None)):
         return
     body = rows[1:]
@@ -1087,6 +1293,9 @@ def check_csv(ck, m, x, data):
             check_csv_topdown(ck, m, x, c, k // per, "csv row %d" % (k + 1))
         check_csv_more(ck, c, x["regions"][k // per], k % per if E else None,
                        "csv row %d" % (k + 1))
+        if m["measuring"]:
+            check_csv_measuring(ck, c, x["regions"][k // per], x["run_reads"],
+                                "csv row %d" % (k + 1))
         for col in CSV_STRING_COLUMNS:
             ck.ok(not c[col] or c[col][0] not in "=+-@\t\r",
                   "csv row %d: %s %r is open to spreadsheet injection" % (k + 1, col, c[col]))
@@ -1134,6 +1343,24 @@ def check_csv_more(ck, c, reg, e, where):
     num("event_max_thread", ev["max_thread"])
     for k in ("ipc", "omp_wait_ns", "omp_wait_share"):
         num(k, reg[k])
+
+
+def check_csv_measuring(ck, c, reg, run, where):
+    """The columns appended for files since the throttle."""
+    ms = reg["measuring"]
+    thr = ms["throttled"] or {}
+    want = {"wall_raw_ns": ms["wall_ns_raw"], "threads_time_na": ms["threads_time_na"],
+            "timed_visits": ms["timed_visits"], "timer_visits": ms["timer_visits"],
+            "throttled_threads": thr.get("threads", 0), "throttled_from_min": thr.get("from_min"),
+            "throttled_from_max": thr.get("from_max"), "reads": ms["reads"],
+            "perfmark_cpu_ns": ms["perfmark_cpu_ns"], "perfmark_wall_ns": ms["perfmark_wall_ns"],
+            "perfmark_cpu_share": ms["perfmark_cpu_share"], "run_perfmark_reads_ns": run["ns"],
+            "run_perfmark_reads_share": run["share"]}
+    for col, v in want.items():
+        ck.ok(close(csv_num(c[col]), v), "%s: %s = %r, expected %r" % (where, col, c[col], v))
+    for col, key in (("time_estimate", "time_estimate"), ("excl_estimate", "exclusive_estimate"),
+                     ("timer_only", "timer_only")):
+        ck.ok(c[col] == ("true" if ms[key] else "false"), "%s: %s = %r" % (where, col, c[col]))
 
 
 def check_csv_ranks(ck, c, want, e, where):
@@ -1195,7 +1422,8 @@ def check_text(ck, m, x, data_bytes):
           "text: estimate marker '~' %s" % ("missing" if any_est else "present without estimates"))
     if any_est:
         ck.ok("estimate:" in data, "text: the estimate footnote is missing")
-    if any(ev["total"] is None for r in x["regions"] for ev in r["events"]):
+    if any(ev["total"] is None for r in x["regions"] for ev in r["events"]
+           if not r["timer_only"]):
         ck.ok("n/a" in data, "text: 'n/a' missing for a region without estimate")
     if any(ev["untrusted"] and ev["total"] is not None for r in x["regions"] for ev in r["events"]):
         ck.ok(re.search(r"[0-9kMGTPE]~?!", data) is not None, "text: untrusted marker '!' missing")
@@ -1218,12 +1446,70 @@ def check_text(ck, m, x, data_bytes):
         rows = section(lines, "Time per region")
         ck.ok(len(rows) >= m["R"] + 1, "text: time table has %d lines" % len(rows))
         for line, reg in zip(rows[1:], x["regions"]):
-            bt = reg["by_thread"]
+            bt, ms = reg["by_thread"], reg["measuring"]
             got = fields(line, 25, [12, 12])
-            want = [fmt_time(bt["wall_ns"]["total"]), fmt_time(bt["exclusive_ns"]["total"])]
+            want = [fmt_time_m(bt["wall_ns"]["total"], reg["time_est"], reg["time_na"] > 0),
+                    fmt_time_m(bt["exclusive_ns"]["total"], ms["exclusive_estimate"],
+                               ms["exclusive_untrusted"])]
             ck.ok(got == want, "text: time row %r, expected %r" % (got, want))
+        rows = [line for line in section(lines, "Regions: ")[1:] if line[:36].strip()]
+        for line, reg in zip(rows, x["regions"]):  # (continuation lines of flags left out)
+            got = fields(line, 36, [11, 12, 12])
+            wall = reg["wall_ns"]
+            want = [fmt_count(reg["visits"]),
+                    fmt_time_m(wall["total"], reg["time_est"], reg["time_na"] > 0),
+                    fmt_time_m(wall["max"], reg["time_est"], reg["time_na"] > 0)
+                    if wall["max"] is not None else "-"]
+            ck.ok(got == want, "text: region row %r, expected %r" % (got, want))
+    check_text_measuring(ck, m, x, data)
     check_text_ranks(ck, m, x, data)
     check_text_topdown(ck, m, x, data)
+
+
+def check_text_measuring(ck, m, x, data):
+    """Files since the throttle: the throttle and perfmark's reads in the
+    header, timer-only and throttled rows in the event tables, the notes."""
+    flat = " ".join(data.split())
+    run = x["run_reads"]
+    ck.ok(("perfmark's reads" in data) == m["has_read_cost"],
+          "text: 'perfmark's reads' %s" % ("missing" if m["has_read_cost"] else
+                                           "in a file that records no read cost"))
+    if m["has_read_cost"] and run["ns"] is not None:
+        want = "perfmark's reads: ~%s, %s of the thread time (%s reads at ~%s" % (
+            fmt_time(run["ns"]), "%.1f %%" % (100 * run["share"]) if run["share"] is not None
+            else "n/a", fmt_count(run["reads"]), fmt_time(run["cost_ns_min"]))
+        if fmt_time(run["cost_ns_max"]) != fmt_time(run["cost_ns_min"]):
+            want += " to ~%s" % fmt_time(run["cost_ns_max"])
+        ck.ok(want in flat, "text: %r missing" % want)
+    elif m["has_read_cost"]:
+        ck.ok("perfmark's reads: none" in flat or "perfmark's reads: their cost was not "
+              "measured" in flat, "text: a file without a read cost not said so")
+    ck.ok(("throttle  " + m["throttle"]) in data if m["throttle"] else
+          "\nthrottle  " not in data, "text: the throttle line")
+    lines = data.split("\n")
+    for e, ev in enumerate(m["events"] if m["measuring"] else []):
+        head = [i for i, line in enumerate(lines) if line.startswith("Event " + txt(ev["name"]))]
+        if not ck.ok(len(head) == 1, "text: event table %r" % ev["name"]):
+            continue
+        for line, reg in zip(lines[head[0] + 2:], x["regions"]):
+            total = fields(line, 25, [12])[0]
+            if reg["timer_only"]:
+                ck.ok(total == "timer only" and "\u2014" in line,
+                      "text: timer-only row %r" % line)
+            elif reg["measuring"]["throttled"] and reg["events"][e]["total"] is not None:
+                ck.ok(total.endswith("*"), "text: throttled row %r lacks *" % line)
+            else:
+                ck.ok("*" not in line and "timer only" not in line, "text: row %r" % line)
+    for reg in x["regions"]:
+        thr = reg["measuring"]["throttled"]
+        if thr:
+            span = "%d" % thr["from_min"] if thr["from_min"] == thr["from_max"] else \
+                "%d-%d" % (thr["from_min"], thr["from_max"])
+            ck.ok("(from visit %s)" % span in flat, "text: THROTTLED from visit %s not said" % span)
+    if any(r["time_est"] for r in x["regions"]):
+        ck.ok("on a time: an estimate from sampled visits" in flat, "text: the time ~ note")
+    if any(r["timer_only"] for r in x["regions"]) and m["E"]:
+        ck.ok("timer only no counter was read" in flat, "text: the timer-only note")
 
 
 def fmt_prec(a):
@@ -1260,9 +1546,18 @@ def fmt_pct(share):
     return "n/a" if share is None else "%.1f%%" % (share * 100.0)
 
 
+def fmt_time_m(ns, est=False, bad=False):
+    """A time with its marks: ~ extrapolated from sampled visits, ! some
+    visiting threads without a time; n/a without any."""
+    if ns is None:
+        return "n/a"
+    return fmt_time(ns) + ("~" if est else "") + ("!" if bad else "")
+
+
 def fmt_spread(st):
     """min, mean, max per rank as times, imbalance, max@rank: as the text shows them."""
-    times = [fmt_time(st[k]) if st["max"] is not None else "-" for k in ("min", "mean", "max")]
+    times = [fmt_time(st[k]) + ("~" if st.get("estimate") else "") if st["max"] is not None
+             else "-" for k in ("min", "mean", "max")]
     imb = "-" if st["imbalance"] is None else "%.*f" % (fmt_prec(st["imbalance"]), st["imbalance"])
     return times + [imb, "-" if st["max_rank"] is None else str(st["max_rank"])]
 
@@ -1311,15 +1606,17 @@ def check_text_ranks(ck, m, x, data):
         for line, f in zip(rows, xr["functions"]):
             want = [text_clean(f["raw_name"]), fmt_count(f["calls"]["total"]),
                     fmt_count(f["bytes"]["total"]), fmt_count(f["bytes_unknown"]["total"]),
-                    fmt_time(f["wall_ns"]["total"])] + fmt_spread(f["wall_ns"])
+                    fmt_time_m(f["wall_ns"]["total"], f["wall_ns"]["estimate"],
+                               f["wall_ns"]["untrusted"])] + fmt_spread(f["wall_ns"])
             got = fields(line, 0, [25, 8, 8, 8, 9, 9, 9, 9, 6, 9])
             ck.ok(got == want, "text: MPI function row %r, expected %r" % (got, want))
         rows = section(lines, titles[1])
         st, share = xr["share_stat"], xr["share"]
         if len(share) <= SHARE_RANKS:
             for line, s in zip(rows[1:], share):
-                want = [str(s["rank"]), fmt_time(s["mpi_ns"]), fmt_time(s["total_ns"]),
-                        fmt_pct(s["share"])]
+                est = "~" if s["estimate"] else ""
+                want = [str(s["rank"]), fmt_time(s["mpi_ns"]) + est, fmt_time(s["total_ns"]),
+                        fmt_pct(s["share"]) + (est if s["share"] is not None else "")]
                 got = fields(line, 0, [8, 12, 12, 8])
                 ck.ok(got == want, "text: MPI share row %r, expected %r" % (got, want))
             rows = rows[1 + len(share):]
@@ -1402,6 +1699,23 @@ def check_file(ck, prefix, path, variant):
     return x
 
 
+def check_blocks(ck, prefix, tmp, variant):
+    """One thread row per block: the new arrays are read and joined a block
+    at a time like the others, with the same numbers."""
+    path = os.path.join(tmp, variant + ".h5")
+    ck.scope = variant + " (one thread per block): "
+    m = load(path)
+    x = expected(m, path)
+    env = dict(os.environ, PERFMARK_REPORT_BLOCK="1")
+    for fmt in ("json", "csv"):
+        r = run(prefix, path, fmt, env=env)
+        if ck.ok(r is not None and r.returncode == 0 and r.stderr == b"",
+                 "--format %s: %s" % (fmt, describe(r))):
+            (check_json(ck, m, x, path, r.stdout.decode("utf-8")) if fmt == "json"
+             else check_csv(ck, m, x, r.stdout.decode("utf-8")))
+    ck.scope = ""
+
+
 def run_opts(prefix, path, fmt, opts):
     try:
         return subprocess.run(prefix + [path, "--format", fmt] + opts, capture_output=True,
@@ -1412,14 +1726,14 @@ def run_opts(prefix, path, fmt, opts):
 
 def check_options(ck, prefix, tmp):
     """--region, --top, --metric and --by against a selection made here."""
-    for variant in ("ranks", "ranks_shuffled", "omp", "full"):
+    for variant in ("ranks", "ranks_shuffled", "omp", "full", "throttle"):
         path = os.path.join(tmp, variant + ".h5")
         ck.scope = variant + " options: "
         m = load(path)
         x = expected(m, path)
         regs = x["regions"]
-        total = {"time": lambda g: g["wall_ns"]["total"],
-                 "excl": lambda g: g["by_thread"]["exclusive_ns"]["total"],
+        total = {"time": lambda g: g["wall_ns"]["total"] or 0,
+                 "excl": lambda g: g["by_thread"]["exclusive_ns"]["total"] or 0,
                  "visits": lambda g: g["visits"]}
         for e, key in enumerate(x["keys"]):
             total[key] = lambda g, e=e: g["events"][e]["total"] or 0
@@ -1465,20 +1779,25 @@ def check_options(ck, prefix, tmp):
             ck.ok(all(len(line) <= TEXT_WIDTH for line in lines), "--by %s: line too long" % by)
             rows = section(lines, "inclusive time per %s" % by)[1:]
             want = []
+            TT, TK = m["time"], m["time_kind"]
             for g in regs:
                 rr = g["row"]
+                # a cell is shown when it has a time (sampled ones marked ~)
                 if by == "thread":
-                    want += [(th["rank"], th["thread"], m["region/wall_ns"][t][rr])
+                    want += [(th["rank"], th["thread"], TT[t][rr], TK[t][rr] == "est")
                              for t, th in enumerate(m["threads"])
-                             if m["region/visits"][t][rr] > 0 or m["region/wall_ns"][t][rr]]
+                             if TT[t][rr] is not None and (m["region/visits"][t][rr] > 0 or
+                                                           TT[t][rr])]
                 else:
                     for k in x["xr"]["ranks"]:
-                        ts = [t for t in range(m["T"]) if m["threads"][t]["rank"] == k]
-                        if any(m["region/visits"][t][rr] > 0 or m["region/wall_ns"][t][rr]
-                               for t in ts):
-                            want.append((k, None, sum(m["region/wall_ns"][t][rr] for t in ts)))
+                        ts = [t for t in range(m["T"]) if m["threads"][t]["rank"] == k and
+                              (m["region/visits"][t][rr] > 0 or TT[t][rr] != 0)]
+                        if any(TT[t][rr] is not None for t in ts):
+                            want.append((k, None, sum(TT[t][rr] or 0 for t in ts),
+                                         any(TK[t][rr] == "est" for t in ts)))
             got = [fields(line, 36, [7, 7, 14]) for line in rows[:len(want)]]
-            exp = [[str(k), "" if th is None else str(th), fmt_time(v)] for k, th, v in want]
+            exp = [[str(k), "" if th is None else str(th), fmt_time(v) + ("~" if est else "")]
+                   for k, th, v, est in want]
             foot = next((i for i, line in enumerate(rows) if line.startswith("share = ")), -1)
             ck.ok(foot == len(want) and got == exp,
                   "--by %s: rows %r, expected %r" % (by, got[:5], exp[:5]))
@@ -1595,6 +1914,7 @@ def main():
     ck = Checker()
     for variant in GOOD_VARIANTS:
         check_good(ck, prefix, tmp, variant)
+    check_blocks(ck, prefix, tmp, "throttle")
     check_options(ck, prefix, tmp)
     for variant, needles in BAD_VARIANTS.items():
         check_bad(ck, prefix, os.path.join(tmp, variant + ".h5"), needles)

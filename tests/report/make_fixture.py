@@ -67,6 +67,21 @@ Variants:
   topdown_adl   level 2 on a hybrid CPU (cpu_model adl_glc): thread t's TopDown
              group ran on P-cores 1, 3/4, 1/2 of its time (running < enabled,
              MULTIPLEXED); the report gives the P-core share.
+  throttle   a job file of 2 ranks (2 and 1 threads) as the throttle writes it
+             (throttle attribute, /region/reads, timer_visits, timed_visits,
+             throttled_from, /thread/reads, read_cost_ns, all ten flags named):
+             MPI polls TIMER_ONLY with sampled time (timed < visits) on two
+             threads and every call timed on the third, a poll cell with no
+             timed visit (time unknown) beside one with time, a poll region no
+             thread has a time for, a short region THROTTLED from different
+             visits on two threads (OVERHEAD), an empty region (OVERHEAD),
+             read costs that differ by rank.
+  throttle_old  the same cells as an older perfmark wrote them: none of the
+             new datasets, no throttle attribute, the seven older flag names
+             and bits only; the report must treat it like any older file.
+  throttle_none  like `throttle` with -e none: no events, no read cost, no
+             reads, no timer visits, no flags; poll times still sampled.
+  badthrottle  `throttle` with /region/timed_visits one region too wide.
 
 Values are chosen here; tests/report/check_report.py never relies on them: it
 recomputes everything it expects from the file with h5py.
@@ -848,6 +863,151 @@ def write_topdown(path, variant):
         f.create_dataset("messages", shape=(0,), dtype=STR)
 
 
+# ---------------------------------------------------------------- throttle
+#
+# As runtime/pm_h5out.c writes a run with PERFMARK_THROTTLE on: which visits
+# read counters (docs/hdf5-schema.md, "Which visits read counters") and what
+# perfmark's own reads cost. Values are made up; the checker recomputes every
+# expected number from the file.
+
+NEW_FLAGS = {"TIMER_ONLY": 0x80, "THROTTLED": 0x100, "OVERHEAD": 0x200}
+THR_EVENTS = [("task-clock", "perf::PERF_COUNT_SW_TASK_CLOCK:u=1:k=1", 0, 1, 1),
+              ("page-faults", "perf::PERF_COUNT_SW_PAGE_FAULTS:u=1:k=1", 0, 1, 2)]
+# (name, parent row, kind)
+THR_REGIONS = [
+    ("main", -1, "user"),          # 0
+    ("compute", 0, "user"),        # 1
+    ("tiny", 1, "user"),           # 2 THROTTLED on threads 0 and 2 (from 1001, 1201)
+    ("MPI_Test", 0, "mpi"),        # 3 TIMER_ONLY, sampled on threads 0 and 2
+    ("MPI_Iprobe", 1, "mpi"),      # 4 TIMER_ONLY: thread 2 has no timed visit
+    ("MPI_Testall", 0, "mpi"),     # 5 TIMER_ONLY: its one cell has no timed visit
+    ("MPI_Send", 1, "mpi"),        # 6 counted
+    ("empty", 0, "user"),          # 7 OVERHEAD: little but perfmark's own reads
+]
+THR_RANK_OF_THREAD = [0, 0, 1]
+THR_COST = {0: 950.0, 1: 1020.5}   # read_cost_ns of each rank's process
+# per (thread, region): visits, timed visits (None: all), throttled_from, wall per timed visit
+THR_CELLS = {
+    (0, 0): (1, None, 0, 200_000_000), (1, 0): (1, None, 0, 150_000_000),
+    (2, 0): (1, None, 0, 180_000_000),
+    (0, 1): (5, None, 0, 20_000_000), (1, 1): (4, None, 0, 15_000_000),
+    (2, 1): (6, None, 0, 19_000_000),
+    (0, 2): (100_000, None, 1001, 900), (1, 2): (800, None, 0, 950),
+    (2, 2): (60_000, None, 1201, 880),
+    (0, 3): (50_000, 2_531, 0, 160), (1, 3): (900, None, 0, 170),
+    (2, 3): (20_000, 1_590, 0, 150),
+    (0, 4): (40, None, 0, 400), (2, 4): (5_000, 0, 0, 0),
+    (1, 5): (12, 0, 0, 0),
+    (0, 6): (10, None, 0, 5_000), (2, 6): (3, None, 0, 7_000),
+    (0, 7): (500, None, 0, 300), (1, 7): (500, None, 0, 310), (2, 7): (500, None, 0, 290),
+}
+
+
+def write_throttle(path, variant="throttle"):
+    events = [] if variant == "throttle_none" else THR_EVENTS
+    new = variant != "throttle_old"
+    E, G, T, R = len(events), 1, len(THR_RANK_OF_THREAD), len(THR_REGIONS)
+    names = ["visits", "wall_ns", "bytes", "bytes_unknown", "reads", "timer_visits",
+             "timed_visits", "throttled_from", "windows"]
+    a = {n: np.zeros((T, R), "<u8") for n in names}
+    counts = np.zeros((T, R, E), "<u8")
+    enabled = np.zeros((T, R, G), "<u8")
+    flags = np.zeros((T, R), "<u4")
+    poll = [kind == "mpi" and name != "MPI_Send" for name, _, kind in THR_REGIONS]
+    counted = np.zeros((T, R), "<u8")
+    for (t, r), (v, timed, thr, per) in THR_CELLS.items():
+        timed = v if timed is None else timed
+        a["visits"][t, r], a["timed_visits"][t, r] = v, timed
+        a["wall_ns"][t, r] = timed * per + 7 * t
+        if E and poll[r]:
+            a["timer_visits"][t, r] = v
+            flags[t, r] |= NEW_FLAGS["TIMER_ONLY"]
+            continue
+        if thr and E:  # without counters nothing is worth throttling
+            a["throttled_from"][t, r] = thr
+            a["timer_visits"][t, r] = v + 1 - thr if E else 0
+            flags[t, r] |= NEW_FLAGS["THROTTLED"]
+        counted[t, r] = v - a["timer_visits"][t, r]
+        if E:
+            # CPU time of the counted visits only (a throttled region's later
+            # visits are counted in its parent)
+            counts[t, r, 0] = counted[t, r] * per * 9 // 10 if not thr else counted[t, r] * 1100
+            counts[t, r, 1] = counted[t, r] // 100 + r
+            enabled[t, r, 0] = a["wall_ns"][t, r] if not thr else counted[t, r] * per
+        a["windows"][t, r] = counted[t, r]
+    if E:
+        a["bytes"][0, 6], a["bytes"][2, 6] = 8000, 2400
+        # readings inside a visit: its descendants' enter and exit
+        for t in range(T):
+            for r in range(R):
+                p = THR_REGIONS[r][1]
+                while p >= 0:
+                    a["reads"][t, p] += 2 * counted[t, r]
+                    p = THR_REGIONS[p][1]
+        for t in range(T):
+            cost = THR_COST[THR_RANK_OF_THREAD[t]]
+            for r in range(R):  # OVERHEAD as runtime/pm_h5out.c decides it
+                own = (int(a["reads"][t, r]) + int(counted[t, r])) * cost
+                if own > 0 and own > 0.1 * counts[t, r, 0]:
+                    flags[t, r] |= NEW_FLAGS["OVERHEAD"]
+    if not new:  # an older writer sets none of the new bits
+        flags &= 0x7f
+    tw = np.array([a["wall_ns"][t, 0] + 1_000_000 for t in range(T)], "<u8")
+    with h5py.File(path, "w") as f:
+        write_root_attrs(f, "clean", 1)
+        f.attrs.create("rank", -1, dtype="<i4")
+        f.attrs.create("ranks", 2, dtype="<i4")
+        f.attrs.create("kernel_groups", G, dtype="<i4")
+        f.attrs["events_requested"] = "none" if not E else "sw"
+        f.attrs["event_group"] = "none" if not E else "sw"
+        f.attrs["events_measured"] = ",".join(e[0] for e in events)
+        if new:
+            f.attrs["throttle"] = "warmup=1000,k=40"
+        ev = np.zeros(E, EVENT_DT)
+        for i, (name, pfm, group, typ, config) in enumerate(events):
+            ev[i] = (name, pfm, group, typ, config, 0, 0, 0, 0)
+        f.create_dataset("events", data=ev)
+        rg = np.zeros(R, REGION_DT)
+        for i, row in enumerate(rank_region_rows(THR_REGIONS)):
+            rg[i] = row
+        f.create_dataset("regions", data=rg)
+        th = np.zeros(T, THREAD_DT)
+        for t, rank in enumerate(THR_RANK_OF_THREAD):
+            first = THR_RANK_OF_THREAD.index(rank)
+            th[t] = (rank, t - first, 3000 + rank, 3000 + 10 * rank + t - first, "node-t", t, t,
+                     0, 0)
+        f.create_dataset("threads", data=th)
+        g = f.create_group("region")
+        if variant == "badthrottle":  # one region too many
+            a["timed_visits"] = np.concatenate([a["timed_visits"], a["timed_visits"][:, :1]], 1)
+        for n in names:
+            if new or n in ("visits", "wall_ns", "bytes", "bytes_unknown", "windows"):
+                g.create_dataset(n, data=a[n])
+        g.create_dataset("counts", data=counts)
+        g.create_dataset("enabled_ns", data=enabled)
+        g.create_dataset("running_ns", data=enabled)
+        fl = g.create_dataset("flags", data=flags)
+        for name, bit in list(FLAGS.items()) + (list(NEW_FLAGS.items()) if new else []):
+            fl.attrs.create(name, bit, dtype="<u4")
+        g = f.create_group("thread")
+        g["wall_ns"] = tw
+        g["counts"] = (counts[:, 0, :] + 100).astype("<u8")
+        g["enabled_ns"] = tw[:, None].astype("<u8")
+        g["running_ns"] = tw[:, None].astype("<u8")
+        g["flags"] = np.zeros(T, "<u4")
+        if new:
+            g["reads"] = np.array([(2 * int(counted[t].sum()) + 4) * (E > 0) for t in range(T)],
+                                  "<u8")
+            g["read_cost_ns"] = np.array([THR_COST[k] if E else 0.0
+                                          for k in THR_RANK_OF_THREAD], "<f8")
+        g = f.create_group("rank")
+        g["rank"] = np.array([0, 1], "<i4")
+        g["counts"] = np.array([[10 ** 9] * E, [2 * 10 ** 8] * E], "<u8").reshape(2, E)
+        g["enabled_ns"] = np.array([[4 * 10 ** 8], [2 * 10 ** 8]], "<u8")
+        g["running_ns"] = np.array([[4 * 10 ** 8], [2 * 10 ** 8]], "<u8")
+        f.create_dataset("messages", shape=(0,), dtype=STR)
+
+
 def write_foreign(path):
     with h5py.File(path, "w") as f:
         f.attrs["creator"] = "some other tool"
@@ -896,6 +1056,10 @@ VARIANTS = {
     "topdown_nol2": lambda p: write_topdown(p, "topdown_nol2"),
     "topdown_adl": lambda p: write_topdown(p, "topdown_adl"),
     "branch_icl": lambda p: write_full(p, "branch_icl"),
+    "throttle": write_throttle,
+    "throttle_old": lambda p: write_throttle(p, "throttle_old"),
+    "throttle_none": lambda p: write_throttle(p, "throttle_none"),
+    "badthrottle": lambda p: write_throttle(p, "badthrottle"),
 }
 
 
