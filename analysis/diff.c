@@ -45,8 +45,11 @@ const char pm_diff_usage[] =
     "ranks when a file holds several ranks, else threads; '-' when neither file\n"
     "has two units in the region). The first row is the whole run (/thread\n"
     "totals). Regions in only one file are listed as such. '~' marks an\n"
-    "estimate (multiplexed counters, scaled), '!' an untrusted value (counts\n"
-    "lost: NOT_COUNTED or LOST_GENERATION cells).\n"
+    "estimate (multiplexed counters, scaled, or a time extrapolated from\n"
+    "sampled visits: MPI polls), '!' an untrusted value (counts lost:\n"
+    "NOT_COUNTED or LOST_GENERATION cells), '*' counts of the visits before the\n"
+    "throttle only (THROTTLED); 'timer only': no counter is read there by\n"
+    "design (MPI polls, TIMER_ONLY), so no count is compared.\n"
     "\n"
     "options:\n"
     "  --metric M       show only metric M (time, visits, ipc or an event name,\n"
@@ -79,6 +82,8 @@ struct pm_side {
     size_t units; /* units that entered and have a value */
     double mean, min, max;
     int estimate, untrusted;
+    int timer_only; /* counts: every visiting cell TIMER_ONLY (no value) */
+    int partial;    /* counts: some cell THROTTLED (the first visits only) */
 };
 
 struct pm_cell {
@@ -121,6 +126,7 @@ struct pm_diff {
     size_t npairs;
     struct pm_cell *cells; /* [npairs * nm] */
     struct pm_uacc *uacc;
+    int measuring; /* either file says which visits read counters: the output shows it */
     const char *region;
     int has_threshold;
     double threshold;
@@ -259,6 +265,7 @@ struct pm_sacc {
     size_t vals[2], na[2];
     double total[2], sum;
     int lost;
+    size_t timer_cells, counted_cells; /* counts: visiting cells TIMER_ONLY / not */
 };
 
 /* Cell (t, r) of block `c` into its unit's accumulator. */
@@ -273,6 +280,26 @@ static void pm_side_cell(const struct pm_file *d, const struct pm_cells *c,
     if (m->kind >= PM_DM_EVENT && (flags & PM_FILE_FLAG_LOST_GENERATION))
         x->lost = 1;
     u->entered |= visited;
+    if (m->kind == PM_DM_TIME && r != PM_WHOLE) {
+        /* a sampled cell's time is its estimate, as in the report */
+        size_t i = pm_cell_tr(d, c, t, r);
+        uint64_t ns;
+        enum pm_vkind kind = pm_cell_time(c->wall_ns[i], c->visits[i], c->timed_visits[i], &ns);
+
+        pm_acc_add_time(&u->s[0], &u->a[0], kind, ns, visited, PM_NONE);
+        return;
+    }
+    if (m->kind >= PM_DM_EVENT && r != PM_WHOLE && visited) {
+        /* a timer-only cell read no counter: its zeros are no count of the
+         * region; a throttled one's counts end at the throttle */
+        if (d->flag_timer_only && (flags & d->flag_timer_only)) {
+            x->timer_cells++;
+            return;
+        }
+        x->counted_cells++;
+        if (d->flag_throttled && (flags & d->flag_throttled))
+            x->s.partial = 1;
+    }
     for (size_t k = 0; k < nq; k++) {
         uint64_t raw, en, run;
 
@@ -320,6 +347,11 @@ static void pm_side_finish(struct pm_sacc *x, size_t nq, struct pm_side *out)
             out->has = 0;
     if (nq == 2 && !(x->total[1] > 0))
         out->has = 0;
+    if (x->timer_cells > 0 && x->counted_cells == 0) {
+        out->timer_only = 1; /* no unit has a count of the region */
+        out->has = 0;
+        out->units = 0;
+    }
     out->total = nq == 2 && out->has ? x->total[0] / x->total[1] : x->total[0];
     if (out->units)
         out->mean = x->sum / (double)out->units;
@@ -689,12 +721,17 @@ static void pm_fmt_side(char *buf, size_t len, const struct pm_metric *m, const 
 {
     char v[48];
 
+    if (s->timer_only) {
+        snprintf(buf, len, "timer only");
+        return;
+    }
     if (!s->has) {
         snprintf(buf, len, "n/a%s", s->untrusted ? "!" : "");
         return;
     }
     pm_fmt_metric(v, sizeof v, m, s->total, 0);
-    snprintf(buf, len, "%s%s%s", s->estimate ? "~" : "", v, s->untrusted ? "!" : "");
+    snprintf(buf, len, "%s%s%s%s", s->estimate ? "~" : "", v, s->untrusted ? "!" : "",
+             s->partial ? "*" : "");
 }
 
 static void pm_text_cell(FILE *out, const struct pm_metric *m, const struct pm_cell *c)
@@ -753,6 +790,10 @@ static void pm_render_diff_text(FILE *out, const struct pm_diff *df)
     fprintf(out, "change = B - A; %% of A; beyond spread = the mean per %s changed by more\n"
             "than max - min over %ss in A or B. ~ estimate, ! untrusted (counts lost).\n",
             df->by_rank ? "rank" : "thread", df->by_rank ? "rank" : "thread");
+    if (df->measuring)
+        fputs("A time with ~ is extrapolated from sampled visits (MPI polls); * = counts of\n"
+              "the visits before the throttle only (THROTTLED); timer only = no counter read\n"
+              "(TIMER_ONLY): no count to compare.\n", out);
     if (df->has_threshold)
         fprintf(out, "threshold: %s regresses by more than %g%%\n", df->m[df->mshow].name,
                 df->threshold);
@@ -808,7 +849,7 @@ static void pm_json_num(FILE *out, int has, double v)
         fputs("null", out);
 }
 
-static void pm_json_side(FILE *out, const struct pm_side *s)
+static void pm_json_side(FILE *out, const struct pm_side *s, int measuring)
 {
     fputs("{\"value\": ", out);
     pm_json_num(out, s->has, s->total);
@@ -819,6 +860,9 @@ static void pm_json_side(FILE *out, const struct pm_side *s)
     pm_json_num(out, s->units > 0, s->min);
     fputs(", \"max\": ", out);
     pm_json_num(out, s->units > 0, s->max);
+    if (measuring) /* appended: files since the throttle only */
+        fprintf(out, ", \"timer_only\": %s, \"throttled\": %s", s->timer_only ? "true" : "false",
+                s->partial ? "true" : "false");
     putc('}', out);
 }
 
@@ -870,9 +914,9 @@ static void pm_render_diff_json(FILE *out, const struct pm_diff *df)
             msep = ",";
             pm_json_str(out, df->m[m].name);
             fputs(": {\"a\": ", out);
-            pm_json_side(out, &c->s[0]);
+            pm_json_side(out, &c->s[0], df->measuring);
             fputs(", \"b\": ", out);
-            pm_json_side(out, &c->s[1]);
+            pm_json_side(out, &c->s[1], df->measuring);
             fputs(", \"change\": ", out);
             pm_json_num(out, c->has_change, c->change);
             fputs(", \"change_pct\": ", out);
@@ -907,7 +951,7 @@ static void pm_csv_num(FILE *out, int has, double v)
         fprintf(out, "%.17g", v);
 }
 
-static void pm_csv_side(FILE *out, const struct pm_side *s)
+static void pm_csv_side(FILE *out, const struct pm_side *s, int measuring)
 {
     putc(',', out);
     pm_csv_num(out, s->has, s->total);
@@ -917,13 +961,19 @@ static void pm_csv_side(FILE *out, const struct pm_side *s)
     pm_csv_num(out, s->units > 0, s->min);
     putc(',', out);
     pm_csv_num(out, s->units > 0, s->max);
+    if (measuring) /* appended: files since the throttle only */
+        fprintf(out, ",%d,%d", s->timer_only, s->partial);
 }
 
 static void pm_render_diff_csv(FILE *out, const struct pm_diff *df)
 {
-    fputs("path,kind,status,metric,a,a_estimate,a_untrusted,a_units,a_mean,a_min,a_max,"
-          "b,b_estimate,b_untrusted,b_units,b_mean,b_min,b_max,change,change_pct,"
-          "beyond_spread,regression\n", out);
+    fputs("path,kind,status,metric,a,a_estimate,a_untrusted,a_units,a_mean,a_min,a_max,", out);
+    if (df->measuring)
+        fputs("a_timer_only,a_throttled,", out);
+    fputs("b,b_estimate,b_untrusted,b_units,b_mean,b_min,b_max,", out);
+    if (df->measuring)
+        fputs("b_timer_only,b_throttled,", out);
+    fputs("change,change_pct,beyond_spread,regression\n", out);
     for (size_t p = 0; p < df->npairs; p++) {
         const struct pm_pair *pr = &df->pairs[p];
         const char *path = pm_pair_path(df, pr);
@@ -934,7 +984,8 @@ static void pm_render_diff_csv(FILE *out, const struct pm_diff *df)
             pm_csv_str(out, path);
             putc(',', out);
             pm_csv_str(out, pm_pair_kind(df, pr));
-            fprintf(out, ",%s,,,,,,,,,,,,,,,,,,,\n", status);
+            /* the empty metric, sides (with or without their last two) and change */
+            fprintf(out, ",%s,,,,,,,,,,,,,,,,,,,%s\n", status, df->measuring ? ",,,," : "");
             continue;
         }
         for (size_t m = 0; m < df->nm; m++) {
@@ -947,8 +998,8 @@ static void pm_render_diff_csv(FILE *out, const struct pm_diff *df)
             pm_csv_str(out, pm_pair_kind(df, pr));
             fprintf(out, ",%s,", status);
             pm_csv_str(out, df->m[m].name);
-            pm_csv_side(out, &c->s[0]);
-            pm_csv_side(out, &c->s[1]);
+            pm_csv_side(out, &c->s[0], df->measuring);
+            pm_csv_side(out, &c->s[1], df->measuring);
             putc(',', out);
             pm_csv_num(out, c->has_change, c->change);
             putc(',', out);
@@ -1104,6 +1155,8 @@ int pm_diff_main(int argc, char **argv)
     /* after any reload: the metrics point at the files' event names */
     if (pm_metrics(&df) < 0)
         goto oom;
+    for (int i = 0; i < 2; i++)
+        df.measuring |= df.f[i].d.has_visit_data || df.f[i].d.throttle[0] != '\0';
     for (int i = 0; i < 2; i++) {
         int s;
 

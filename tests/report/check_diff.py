@@ -15,6 +15,11 @@ usage: /usr/bin/python3 check_diff.py BUILD_DIR
 - a synthetic file with estimates and lost counts (make_fixture.py full)
   against itself: the estimate/untrusted marks as h5py derives them, change 0,
   exit 0 at threshold 0.
+- the throttle's fixture (make_fixture.py throttle: sampled MPI polls,
+  TIMER_ONLY and THROTTLED cells) against itself and against a copy with its
+  thread rows shuffled (loaded whole): times of sampled cells are the
+  report's estimates (~), timer-only counts are no value ("timer only"),
+  throttled counts are marked (*).
 - regions in only one file; usage and file errors exit 2 with one line.
 Exit 0 = pass, 77 = skipped (programs not built).
 """
@@ -82,7 +87,14 @@ class File:
         self.rank = [int(r) for r in f["threads"]["rank"]]
         self.visits = f["region/visits"][:].astype(np.float64)
         self.wall = f["region/wall_ns"][:].astype(np.float64)
+        # sampled visits: the time is wall x visits / timed (absent: all timed)
+        self.timed = f["region/timed_visits"][:].astype(np.float64) \
+            if "timed_visits" in f["region"] else self.visits
+        self.measuring = "timed_visits" in f["region"] or "throttle" in f.attrs
         self.flags = f["region/flags"][:]
+        names = {k: int(v) for k, v in f["region/flags"].attrs.items()}
+        self.timer_only = 0x80 if names.get("TIMER_ONLY") == 0x80 else 0
+        self.throttled = 0x100 if names.get("THROTTLED") == 0x100 else 0
         self.counts = f["region/counts"][:].astype(np.float64)
         self.en = f["region/enabled_ns"][:].astype(np.float64)
         self.run = f["region/running_ns"][:].astype(np.float64)
@@ -100,14 +112,34 @@ class File:
         ranks = sorted(set(self.rank))
         return [ranks.index(r) for r in self.rank]
 
+    def time(self, t, r):
+        """(time, estimate) of a cell; None: no timed visit"""
+        w, v, n = self.wall[t, r], self.visits[t, r], self.timed[t, r]
+        if n >= v:
+            return w, False
+        if n == 0:
+            return None, False
+        return float(int(w * v / n + 0.5)), True
+
     def cells(self, r, metric):
-        """[(raw, en, run, visited, lost)] per thread; r None = whole run"""
+        """[(raw, en, run, visited, lost)] per thread; r None = whole run; a
+        time without value as (0, 1, 0) (no estimate), an estimated one as
+        (ns, 2, 1) (scaled by 1), a timer-only cell's count as None"""
         out = []
         for t in range(len(self.rank)):
             visited = r is None or self.visits[t, r] > 0
+            if metric == "time" and r is not None:
+                ns, est = self.time(t, r)
+                out.append((0.0, 1.0, 0.0, visited, False) if ns is None else
+                           (ns / 2, 2.0, 1.0, visited, False) if est else
+                           (ns, 0.0, 0.0, visited, False))
+                continue
             if metric in ("time", "visits"):
-                v = self.twall[t] if r is None else (self.wall if metric == "time" else self.visits)[t, r]
+                v = self.twall[t] if r is None else self.visits[t, r]
                 out.append((v, 0.0, 0.0, visited, False))
+                continue
+            if r is not None and visited and int(self.flags[t, r]) & self.timer_only:
+                out.append(None)
                 continue
             e = self.events.index(metric)
             g = self.group[e]
@@ -141,7 +173,10 @@ class File:
         nas = [0] * n
         entered = [False] * n
         estimate = untrusted = False
-        for t, (raw, en, run_, visited, lost) in enumerate(self.cells(r, metric)):
+        for t, cell in enumerate(self.cells(r, metric)):
+            if cell is None:  # a timer-only cell: no count of the region
+                continue
+            raw, en, run_, visited, lost = cell
             u = units[t]
             entered[u] |= visited
             untrusted |= lost
@@ -159,7 +194,23 @@ class File:
         for u in range(n):
             has[u] = not (nas[u] > 0 and vals[u] == 0)
         value = None if (sum(nas) > 0 and sum(vals) == 0) else sum(tot)
+        if self.timer_only_side(r, metric):
+            value, has = None, [False] * n
         return value, estimate, untrusted, tot, [entered[u] and has[u] for u in range(n)]
+
+    def timer_only_side(self, r, metric):
+        """every visiting cell of the region read no counter (TIMER_ONLY)"""
+        if r is None or metric in ("time", "visits"):
+            return False
+        vis = [t for t in range(len(self.rank)) if self.visits[t, r] > 0]
+        return bool(vis) and all(int(self.flags[t, r]) & self.timer_only for t in vis)
+
+    def partial_side(self, r, metric):
+        """counts of some visiting cell end at the throttle (THROTTLED)"""
+        if r is None or metric in ("time", "visits"):
+            return False
+        return any(int(self.flags[t, r]) & self.throttled and self.visits[t, r] > 0 and
+                   not int(self.flags[t, r]) & self.timer_only for t in range(len(self.rank)))
 
 
 def close(a, b):
@@ -199,6 +250,13 @@ def check_json_against(name, fa, fb, a, b, j):
                 ok(got["estimate"] == est, "%s: estimate %r, h5py %r" % (where, got["estimate"], est))
                 ok(got["untrusted"] == untr, "%s: untrusted %r, h5py %r" % (where, got["untrusted"], untr))
                 ok(got["units"] == len(per), "%s: units %r, h5py %r" % (where, got["units"], len(per)))
+                if A.measuring or B.measuring:
+                    want = (F.timer_only_side(r, m if m != "ipc" else "cycles"),
+                            F.partial_side(r, m if m != "ipc" else "cycles"))
+                    ok((got.get("timer_only"), got.get("throttled")) == want,
+                       "%s: timer_only/throttled %r, h5py %r" % (where, got, want))
+                else:
+                    ok("timer_only" not in got, "%s: timer_only in an older pair" % where)
                 if per:
                     ok(close(got["mean"], sum(per) / len(per)) and close(got["min"], min(per)) and
                        close(got["max"], max(per)), "%s: mean/min/max %r vs %r" % (where, got, per))
@@ -216,6 +274,24 @@ def check_json_against(name, fa, fb, a, b, j):
             else:
                 ok(c["beyond_spread"] is None, "%s: beyond_spread without spread" % where)
     return A, B
+
+
+def shuffle_threads(src, dst, perm):
+    """A copy of src whose thread rows are perm (new row -> old row): every
+    [T,...] dataset of /region and /thread, and /threads."""
+    with h5py.File(src, "r") as f, h5py.File(dst, "w") as g:
+        for k, v in f.attrs.items():
+            g.attrs[k] = v
+        for name in ("events", "regions", "messages"):
+            if name in f:
+                f.copy(name, g)
+        g["threads"] = f["threads"][()][perm]
+        for grp in ("region", "thread"):
+            for name, d in f[grp].items():
+                g[grp + "/" + name] = d[()][perm]
+                for k, v in d.attrs.items():
+                    g[grp + "/" + name].attrs[k] = v
+        f.copy("rank", g)
 
 
 def one_line_error(r, where, needle=None):
@@ -326,6 +402,31 @@ def main():
     r1, r2 = diff(pr, pr), diff(ps, pr)
     ok(r1.returncode == 0 and r2.returncode == 0 and body(r1) == body(r2),
        "ranks_shuffled vs ranks: text differs from ranks vs ranks:\n%s" % r2.stdout[:600])
+
+    # ---- which visits read counters (the throttle's fixture)
+    thr = os.path.join(tmp, "throttle.h5")
+    make_fixture.write(thr, "throttle")
+    shuf = os.path.join(tmp, "throttle_shuffled.h5")
+    shuffle_threads(thr, shuf, [2, 0, 1])
+    for x, y in ((thr, thr), (shuf, thr), (thr, shuf)):
+        r = diff(x, y, "--format", "json")
+        ok(r.returncode == 0, "throttle %s: exit %d (%r)" % (y, r.returncode, r.stderr))
+        if r.returncode == 0:
+            check_json_against("throttle", "x", "y", x, y, json.loads(r.stdout))
+    r = diff(thr, thr)
+    text = r.stdout.decode()
+    test = [l for l in text.splitlines() if l.strip().startswith("time")]
+    ok("timer only" in text and "*" in text and any("~" in l for l in test),
+       "throttle text lacks 'timer only', * or a time with ~:\n%s" % text[:2000])
+    ok(all(len(l) <= 100 for l in text.splitlines()), "throttle: text wider than 100 columns")
+    r = diff(thr, thr, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    ok(rows and all(k in rows[0] for k in ("a_timer_only", "b_throttled")) and
+       any(x["a_timer_only"] == "1" for x in rows) and any(x["b_throttled"] == "1" for x in rows),
+       "throttle csv: timer_only/throttled columns %r" % (rows[:1],))
+    r = diff(thr, full, "--format", "csv")
+    ok(r.returncode == 0 and all(len(row) == 26 for row in csv.reader(io.StringIO(r.stdout.decode()))),
+       "throttle vs full csv: ragged rows")
 
     # ---- usage and file errors: exit 2, one line
     bad = os.path.join(tmp, "garbage.h5")
