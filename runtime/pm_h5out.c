@@ -550,7 +550,9 @@ static void pm_node_visits(const struct pm_thread *th, int32_t n, uint64_t *all,
     const struct pm_node *node = &th->nodes[n];
     const struct pm_node_cold *cold = &th->cold[n];
     *all = node->visits + cold->folded;
-    *timed = node->visits - (node->mode == PM_MODE_POLL ? node->untimed : 0);
+    /* A begin folded into a bucket's open visit lies inside a timed visit:
+     * the bucket's time covers it. */
+    *timed = *all - (node->mode == PM_MODE_POLL ? node->untimed : 0);
     if (!th->stride)
         *timer = 0;
     else if (node->mode == PM_MODE_POLL)

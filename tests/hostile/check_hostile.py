@@ -117,6 +117,10 @@ def limit_nested_check(m, n, threads):
         # every x<i> and every inner inside it is one visit of the bucket
         check(int(m.visits[t, bucket]) == 2 * n, "bucket visits %d, want %d"
               % (m.visits[t, bucket], 2 * n))
+        # its time is that of its outermost visits, which hold the folded
+        # begins: every visit counts as timed (no estimate scales it)
+        check(int(m.f["region/timed_visits"][t, bucket]) == 2 * n, "bucket timed visits %d"
+              % m.f["region/timed_visits"][t, bucket])
         pf = m.count(t, "outer/" + OVERFLOW, "page-faults")
         check(2 * n <= pf <= 2 * n + 8, "bucket: %d page faults for %d pages" % (pf, 2 * n))
         outer = m.count(t, "outer", "page-faults")
