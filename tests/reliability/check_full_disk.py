@@ -20,8 +20,12 @@ usage: /usr/bin/python3 check_full_disk.py BUILD_DIR CASE
                   before anything starts (the program never runs)
   start_warns     the same directory under a bare LD_PRELOAD: one message at
                   start, the data in the fallback at the end
+  single_8_preload  single_8 with the stand-in below, forced
 The tmpfs lives in a private mount namespace (`unshare -m`, or `unshare -rm`
-without root), so nothing stays mounted. Exit 0 = pass, 77 = skipped.
+without root), so nothing stays mounted. Where neither works (or with
+PM_FULL_DISK_MODE=preload), a preloaded stand-in (enospc_preload.c) fails
+writes under the "full" directories with ENOSPC after the free size; each
+case prints which fault source ran. Exit 0 = pass, 77 = skipped.
 """
 import glob
 import os
@@ -60,13 +64,45 @@ def namespace_prefix():
     return None
 
 
+PRELOAD = os.path.join(BUILD, "tests", "libpm_enospc.so")
+
+
+def in_full_preload(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME_BOUND):
+    """The stand-in: writes under full (and extra_full) fail with ENOSPC
+    once free_kb KiB are written there."""
+    print("fault source: the ENOSPC preload (%s), after %d KiB" % (PRELOAD, free_kb))
+    outside = mkdtemp()
+    os.makedirs(full, exist_ok=True)
+    for d in extra_full:
+        os.makedirs(d, exist_ok=True)
+    e = dict(env, PM_ENOSPC_DIRS=":".join((full,) + tuple(extra_full)),
+             PM_ENOSPC_AFTER=str(free_kb * 1024),
+             LD_PRELOAD=PRELOAD + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else ""))
+    full_env = dict(os.environ)
+    for k in list(full_env):
+        if k.startswith("PERFMARK_"):
+            del full_env[k]
+    full_env.update(e)
+    p = subprocess.run(cmd, env=full_env, cwd=cwd, timeout=timeout, capture_output=True,
+                       text=True, errors="replace")
+    listing = os.listdir(full)
+    for f in listing:
+        if f.endswith(".h5"):
+            shutil.copy(os.path.join(full, f), outside)
+    return p.returncode, p.stdout, p.stderr, listing, outside
+
+
 def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME_BOUND):
     """Run cmd in a private mount namespace where `full` (and each of
     extra_full) is a 64 KiB tmpfs filled to leave free_kb KiB. Returns the
     completed process and the listing and copies of `full` taken inside."""
     prefix = namespace_prefix()
-    if prefix is None:
-        raise Skip("no private mount namespace here (neither root nor user namespaces)")
+    if prefix is None or os.environ.get("PM_FULL_DISK_MODE") == "preload":
+        if any(d in ("/tmp", "/var/tmp") for d in extra_full):
+            raise Skip("the preload stand-in cannot fill /tmp for other processes")
+        return in_full_preload(cmd, full, free_kb, env, extra_full, cwd, timeout)
+    print("fault source: a real %d KiB tmpfs with %d KiB free (%s)"
+          % (SIZE_KB, free_kb, " ".join(prefix)))
     outside = mkdtemp()
     os.makedirs(full, exist_ok=True)
     for d in extra_full:
@@ -268,6 +304,11 @@ for kb in (4, 8, 12, 16, 20, 32):
     globals()["case_single_%d" % kb] = (lambda k: lambda: single(k))(kb)
 for kb in (8, 12, 16, 20):
     globals()["case_mpi_%d" % kb] = (lambda k: lambda: mpi_app_case(k))(kb)
+
+
+def case_single_8_preload():
+    os.environ["PM_FULL_DISK_MODE"] = "preload"
+    return single(8)
 
 
 def main():
