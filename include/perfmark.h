@@ -15,8 +15,11 @@
  *
  * Run the program under `perfmark run -- ./app` (or preload libperfmark.so
  * with PERFMARK_ENABLE=1) to measure it. Without that the markers do nothing
- * and cost a few nanoseconds; compile with -DPERFMARK_DISABLE and the macros
- * vanish entirely.
+ * and cost a few nanoseconds; compile with -DPERFMARK_DISABLE and every form
+ * of the API below becomes an inline no-op with the same signature (the
+ * functions return -1, "nothing recorded"; perfmark_region() a negative
+ * handle; perfmark_active() 0): the program then needs no libperfmark at
+ * all, to link or to run.
  *
  * Error contract (as in hwloc): functions return 0 on success and -1 when
  * nothing was recorded (perfmark inactive, or the call was unbalanced). A
@@ -33,6 +36,10 @@
 extern "C" {
 #endif
 
+typedef int32_t perfmark_region_t;
+
+#ifndef PERFMARK_DISABLE
+
 /* Enter / leave the region `name` on the calling thread.
  * `name` is copied on first sight; it may be any NUL-terminated byte string
  * (UTF-8 welcome, empty allowed). end() must name the innermost open region:
@@ -44,7 +51,6 @@ int perfmark_region_end(const char *name);
  * by handle. Handles are process-wide and stay valid until exit. Returns a
  * negative value when perfmark is inactive; enter/exit accept it and do
  * nothing. */
-typedef int32_t perfmark_region_t;
 perfmark_region_t perfmark_region(const char *name);
 int perfmark_region_enter(perfmark_region_t region);
 int perfmark_region_exit(perfmark_region_t region);
@@ -52,16 +58,25 @@ int perfmark_region_exit(perfmark_region_t region);
 /* 1 when this process is being measured, 0 otherwise. */
 int perfmark_active(void);
 
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef PERFMARK_DISABLE
-#define PERFMARK_REGION_BEGIN(name) ((void)0)
-#define PERFMARK_REGION_END(name) ((void)0)
-#else
 #define PERFMARK_REGION_BEGIN(name) ((void)perfmark_region_begin(name))
 #define PERFMARK_REGION_END(name) ((void)perfmark_region_end(name))
+
+#else /* PERFMARK_DISABLE: the same API, doing nothing, needing nothing */
+
+static inline int perfmark_region_begin(const char *name) { (void)name; return -1; }
+static inline int perfmark_region_end(const char *name) { (void)name; return -1; }
+static inline perfmark_region_t perfmark_region(const char *name) { (void)name; return -1; }
+static inline int perfmark_region_enter(perfmark_region_t region) { (void)region; return -1; }
+static inline int perfmark_region_exit(perfmark_region_t region) { (void)region; return -1; }
+static inline int perfmark_active(void) { return 0; }
+
+#define PERFMARK_REGION_BEGIN(name) ((void)0)
+#define PERFMARK_REGION_END(name) ((void)0)
+
+#endif /* PERFMARK_DISABLE */
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif /* PERFMARK_H */

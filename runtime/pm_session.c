@@ -8,6 +8,7 @@
 #include "pm_names.h"
 #include "pm_pin.h"
 #include "pm_rank.h"
+#include "pm_shim_check.h"
 #include "pm_store.h"
 #include "pm_summary.h"
 #include "pm_writer.h"
@@ -211,6 +212,7 @@ static void pm_session_start(void)
     pm_name_overflow();  /* interned now: it must never be refused */
     pm_eventset_build(pm_cfg.events, &pm_set);
     pm_report_events();
+    pm_shim_check(pm_rank.rank <= 0);
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
     pm_emergency_install(pm_session_emergency);

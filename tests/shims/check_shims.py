@@ -5,7 +5,13 @@ of the tool's library, run under `perfmark run`; their regions must be in the
 file with the visit counts the programs make by construction.
 
 usage: /usr/bin/python3 check_shims.py BUILD_DIR CASE   (CASE: likwid papi caliper)
+       CASE API_wrong_order: the same program linked with the tool's own library
+       first (Caliper's: a stand-in built by the test), so its markers go there:
+       perfmark says so once at start, naming the library and the fix; the
+       program's exit status and output are those of a run without perfmark;
+       and a correctly linked program gets no such message.
 """
+import subprocess
 import os
 import sys
 import tempfile
@@ -56,5 +62,34 @@ def case_caliper():
                                  "timestep/kernel/wrapped": n, "timestep/exchange": n})
 
 
+def wrong_order(api, lib, args, right):
+    prog = os.path.join(PROGS, "%s_app_wrong" % api)
+    libs = needed(prog)
+    check(any(l.startswith(lib) for l in libs), "%s does not link %s: %s" % (prog, lib, libs))
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    plain = subprocess.run([prog] + args, env=env, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.h5")
+        p = subprocess.run([PERFMARK, "run", "-e", "sw", "-o", out, "--", prog] + args, env=env,
+                           capture_output=True, text=True)
+        said = [l for l in p.stderr.splitlines() if "markers go to" in l]
+        check(len(said) == 1 and lib in said[0] and "-lperfmark-%s before" % api in said[0],
+              "want one message naming %s and the fix: %r" % (lib, p.stderr[-1500:]))
+        check(p.returncode == plain.returncode and p.stdout == plain.stdout,
+              "status %d / stdout %r under perfmark, %d / %r without"
+              % (p.returncode, p.stdout, plain.returncode, plain.stdout))
+        print("said once: %s" % said[0])
+        # linked right: no such message
+        q = subprocess.run([PERFMARK, "run", "-e", "sw", "-o", os.path.join(tmp, "right.h5"),
+                            "--", os.path.join(PROGS, "%s_app" % api)] + args, env=env,
+                           capture_output=True, text=True)
+        check(not any("markers go to" in l for l in q.stderr.splitlines()),
+              "a message for a correctly linked program: %r" % q.stderr)
+
+
 if __name__ == "__main__":
-    sys.exit(main({"likwid": case_likwid, "papi": case_papi, "caliper": case_caliper}))
+    sys.exit(main({"likwid": case_likwid, "papi": case_papi, "caliper": case_caliper,
+                   "likwid_wrong_order": lambda: wrong_order("likwid", "liblikwid", ["5", "2"], 1),
+                   "papi_wrong_order": lambda: wrong_order("papi", "libpapi", ["3"], 1),
+                   "caliper_wrong_order": lambda: wrong_order("caliper", "libcaliper", ["3"], 1)}))
