@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# bench/run_app.sh BUILD_DIR [--rounds R] [--apps LIST]
+#
+# What perfmark costs whole applications (issue "Real applications measured
+# at a few percent"): each one plain, under `perfmark run -e none` and under
+# `perfmark run -e sw`, the three interleaved in every round (the order
+# rotates so that drift hits all alike), medians of R rounds, each printed
+# as a ratio against the plain run of the same app.
+#
+#   hpcc     Debian's hpcc (HPC Challenge), 2 ranks, its tiny input (N=1000,
+#            NB=64, a 1x2 grid): its RandomAccess phase polls with ~4 M
+#            MPI_Testany calls. Skipped if hpcc is not installed.
+#   omp      bench/app_omp: 10^5 parallel loops of ~25 us (2 threads, clang +
+#            libomp, so the OMPT tool is active under perfmark)
+#   omp_fine the same with ~3 us loops (for information: libomp's own OMPT
+#            cost is a fixed ~0.2 us per construct, bench/run_omp.sh)
+#   markers  bench/app_markers: 10^6 visits of a tiny user region
+#
+# Targets (hpcc and omp): -e sw <= 1.05x plain, -e none <= 1.02x plain.
+# Where the time goes with -e none: bench/README.md, "Whole applications".
+# Timings are wall clock of the whole command (launch, run, file write).
+# Exit 0 when everything ran, 1 when a run failed.
+set -u
+usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers']" >&2; exit 1; }
+[ $# -ge 1 ] || usage
+build=$(cd "$1" && pwd); shift
+rounds=5
+apps="hpcc omp omp_fine markers"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
+    --apps)   [ $# -ge 2 ] || usage; apps=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+perfmark=$build/bin/perfmark
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench-app.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# hpcc reads hpccinf.txt from its working directory: the HPL sample input
+# with N=1000, NB=64 and a 1x2 process grid.
+write_hpccinf() {
+  cat >"$1/hpccinf.txt" <<'EOF'
+HPLinpack benchmark input file
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+1000         Ns
+1            # of NBs
+64           NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+1            Ps
+2            Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                      		Number of additional problem sizes for PTRANS
+1200 10000 30000        	values of N
+0                       	number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64       	values of NB
+EOF
+}
+
+# The command line of an app (run in its own directory $tmp/APP).
+app_cmd() {
+  case $1 in
+    hpcc)     echo "mpirun -np 2 hpcc" ;;
+    omp)      echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 100000 65536" ;;
+    omp_fine) echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 100000 8192" ;;
+    markers)  echo "$build/bin/app_markers 1000000" ;;
+  esac
+}
+
+available() {
+  case $1 in
+    hpcc)         command -v hpcc >/dev/null && command -v mpirun >/dev/null ;;
+    omp|omp_fine) [ -x "$build/bin/app_omp" ] ;;
+    markers)      [ -x "$build/bin/app_markers" ] ;;
+    *) echo "$0: unknown app '$1'" >&2; return 1 ;;
+  esac
+}
+
+# one APP MODE: append the wall time in seconds of one run to $tmp/APP.MODE
+one() {
+  local app=$1 mode=$2 dir=$tmp/$1 t0 t1 rc
+  local cmd; cmd=$(app_cmd "$app")
+  rm -f "$dir"/*.h5 "$dir"/HPL.out "$dir"/hpccoutf.txt
+  t0=$(date +%s%N)
+  if [ "$mode" = plain ]; then
+    (cd "$dir" && $cmd >"$dir/out.$mode" 2>"$dir/err.$mode")
+  else
+    (cd "$dir" && "$perfmark" run -q -e "$mode" -o "$dir/m.h5" -- $cmd \
+       >"$dir/out.$mode" 2>"$dir/err.$mode")
+  fi
+  rc=$?
+  t1=$(date +%s%N)
+  if [ $rc -ne 0 ]; then
+    echo "$0: $app ($mode) failed with status $rc:" >&2
+    tail -5 "$dir/err.$mode" >&2
+    return 1
+  fi
+  if [ "$mode" != plain ] && [ ! -s "$dir/m.h5" ]; then
+    echo "$0: $app ($mode): no perfmark file" >&2
+    return 1
+  fi
+  [ "$mode" = sw ] && cp "$dir/m.h5" "$dir/last_sw.h5"
+  echo "$(( (t1 - t0) / 1000 ))" >>"$tmp/$app.$mode"  # microseconds
+}
+
+median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+status=0
+ran=""
+for app in $apps; do
+  if ! available "$app"; then
+    echo "# $app: not available here (hpcc: apt-get install hpcc; app_omp: needs clang)"
+    continue
+  fi
+  mkdir -p "$tmp/$app"
+  [ "$app" = hpcc ] && write_hpccinf "$tmp/$app"
+  one "$app" plain >/dev/null || { status=1; continue; }  # warm the caches and the page cache
+  rm -f "$tmp/$app.plain"
+  ok=1
+  for r in $(seq 1 "$rounds"); do
+    case $((r % 3)) in
+      0) order="plain none sw" ;;
+      1) order="none sw plain" ;;
+      2) order="sw plain none" ;;
+    esac
+    for mode in $order; do
+      one "$app" "$mode" || { ok=0; status=1; break 2; }
+    done
+  done
+  [ $ok = 1 ] && ran="$ran $app"
+done
+
+printf "\n%-9s %10s %10s %8s %10s %8s   %s\n" app "plain s" "none s" "none/pl" "sw s" "sw/pl" "target (sw, none)"
+for app in $ran; do
+  p=$(median "$tmp/$app.plain"); n=$(median "$tmp/$app.none"); s=$(median "$tmp/$app.sw")
+  case $app in hpcc|omp) target="<= 1.05, <= 1.02" ;; *) target="(for information)" ;; esac
+  awk -v a="$app" -v p="$p" -v n="$n" -v s="$s" -v t="$target" \
+    'BEGIN {printf "%-9s %10.3f %10.3f %8.3f %10.3f %8.3f   %s\n", a, p/1e6, n/1e6, n/p, s/1e6, s/p, t}'
+done
+printf "\n(medians of %d interleaved rounds; wall time of the whole command)\n" "$rounds"
+for app in $ran; do
+  f=$tmp/$app/last_sw.h5
+  [ -s "$f" ] || continue
+  line=$("$perfmark" report "$f" 2>/dev/null | grep -m1 "perfmark's reads" || true)
+  [ -n "$line" ] && echo "$app -e sw: ${line# }"
+done
+exit $status
