@@ -92,7 +92,8 @@ def in_full_preload(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TI
     return p.returncode, p.stdout, p.stderr, listing, outside
 
 
-def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME_BOUND):
+def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME_BOUND,
+                  scratch=None):
     """Run cmd in a private mount namespace where `full` (and each of
     extra_full) is a 64 KiB tmpfs filled to leave free_kb KiB. Returns the
     completed process and the listing and copies of `full` taken inside."""
@@ -103,7 +104,7 @@ def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME
         return in_full_preload(cmd, full, free_kb, env, extra_full, cwd, timeout)
     print("fault source: a real %d KiB tmpfs with %d KiB free (%s)"
           % (SIZE_KB, free_kb, " ".join(prefix)))
-    outside = mkdtemp()
+    outside = tempfile.mkdtemp(dir=scratch) if scratch else mkdtemp()
     os.makedirs(full, exist_ok=True)
     for d in extra_full:
         os.makedirs(d, exist_ok=True)
@@ -249,15 +250,39 @@ def case_order():
 
 
 def case_nowhere():
-    tmp = mkdtemp()
-    full, fallback, tmpdir = (os.path.join(tmp, x) for x in ("full", "fallback", "tmpdir"))
+    """/tmp and /var/tmp are mounted over, and the build tree may live there
+    (a CI clone under /tmp): perfmark, its libraries and the program run
+    from a copy in /dev/shm."""
+    if not os.path.isdir("/dev/shm"):
+        raise Skip("no /dev/shm to run from while /tmp and /var/tmp are full")
+    base = tempfile.mkdtemp(dir="/dev/shm", prefix="perfmark-nowhere-")
+    try:
+        for d in ("bin", "lib", "tests"):
+            os.makedirs(os.path.join(base, d))
+        shutil.copy2(PERFMARK, os.path.join(base, "bin"))
+        shutil.copy2(FAULTS, os.path.join(base, "tests"))
+        for so in glob.glob(os.path.join(BUILD, "lib", "libperfmark*.so*")):
+            dst = os.path.join(base, "lib", os.path.basename(so))
+            if os.path.islink(so):
+                os.symlink(os.readlink(so), dst)
+            else:
+                shutil.copy2(so, dst)
+        return nowhere(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def nowhere(base):
+    full, fallback, tmpdir = (os.path.join(base, x) for x in ("full", "fallback", "tmpdir"))
+    perfmark, faults = os.path.join(base, "bin", "perfmark"), os.path.join(base, "tests", "faults")
     ref = plain([FAULTS, "after_exec"])
     rc, out, err, listing, _ = in_full_tmpfs(
-        [PERFMARK, "run", "-e", "sw", "-o", os.path.join(full, "out.h5"), "--", FAULTS,
-         "after_exec"], full, 4, {"PERFMARK_FALLBACK_DIR": fallback, "TMPDIR": tmpdir},
-        extra_full=(fallback, tmpdir, "/tmp", "/var/tmp"))
-    check(rc == ref.returncode and out == ref.stdout, "status %d stdout %r (plain %d %r)"
-          % (rc, out, ref.returncode, ref.stdout))
+        [perfmark, "run", "-e", "sw", "-o", os.path.join(full, "out.h5"), "--", faults,
+         "after_exec"], full, 4, {"PERFMARK_FALLBACK_DIR": fallback, "TMPDIR": tmpdir,
+                                  "LD_LIBRARY_PATH": os.path.join(base, "lib")},
+        extra_full=(fallback, tmpdir, "/tmp", "/var/tmp"), scratch=base, cwd=base)
+    check(rc == ref.returncode and out == ref.stdout, "status %d stdout %r (plain %d %r)\n%s"
+          % (rc, out, ref.returncode, ref.stdout, err[-1500:]))
     check_no_tmp(listing)
     summary = [l for l in err.splitlines() if l.startswith("perfmark:   ")]
     touch = [l for l in summary if "touch700" in l]
