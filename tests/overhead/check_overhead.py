@@ -2,11 +2,11 @@
 """Which visits read counters, checked against ground truth with h5py.
 
 usage: /usr/bin/python3 check_overhead.py BUILD_DIR CASE
-  throttle         "big/tiny" (empty, 10^5 visits inside "big") is THROTTLED from
+  throttle         "big/tiny" (empty, 10^6 visits inside "big") is THROTTLED from
                    visit 1001: visits exact, its page faults those of its first
                    1000 visits, big's all of them; big untouched by the throttle
   throttle_off     PERFMARK_THROTTLE=off: every visit read, exact everywhere, and
-                   big (2*10^5 reads inside 100 ms of work) is OVERHEAD
+                   big (2*10^6 reads inside 100 ms of work) is OVERHEAD
   throttle_custom  PERFMARK_THROTTLE=warmup=500,k=40: THROTTLED from visit 501
   throttle_bad     PERFMARK_THROTTLE=banana: one message, the defaults, the
                    program's output and status kept
@@ -41,7 +41,7 @@ def cell(m, path, name, t=0):
     return int(m.f["region/" + name][t, m.region(path)])
 
 
-def throttle_run(env, n=100000):
+def throttle_run(env, n=1000000):
     with tempfile.TemporaryDirectory() as tmp:
         p, out = perfmark_run(tmp, [OVERHEAD, "throttle", str(n)], env=env)
         check("overhead throttle done" in p.stdout, "output lost: %r" % p.stdout)
@@ -62,7 +62,7 @@ def throttled_from(m, path, t=0):
 
 
 def case_throttle():
-    n = 100000
+    n = 1000000
     p, m = throttle_run({})
     check(m.attr("throttle") == "warmup=1000,k=40", "throttle attribute %r" % m.attr("throttle"))
     check("THROTTLED" in m.flag_names(0, "big/tiny"), "tiny not THROTTLED: %s" % m.flag_names(0, "big/tiny"))
@@ -83,7 +83,7 @@ def case_throttle():
 
 
 def case_throttle_off():
-    n = 100000
+    n = 1000000
     p, m = throttle_run({"PERFMARK_THROTTLE": "off"})
     check(m.attr("throttle") == "off", "throttle attribute %r" % m.attr("throttle"))
     check("THROTTLED" not in m.flag_names(0, "big/tiny"), "THROTTLED with the throttle off")
@@ -92,7 +92,7 @@ def case_throttle_off():
     pf = m.count(0, "big/tiny", "page-faults")
     check(n // 100 <= pf <= n // 100 + 8, "tiny: %d page faults for %d pages" % (pf, n // 100))
     check(cell(m, "big", "reads") == 2 * n, "reads inside big: %d" % cell(m, "big", "reads"))
-    # 2·10^5 reads inside 100 ms of work: big's counts are mostly perfmark's
+    # 2·10^6 reads inside 100 ms of work: big's counts are mostly perfmark's
     check("OVERHEAD" in m.flag_names(0, "big"), "big not OVERHEAD with the throttle off")
     # tiny is empty: its counts are mostly perfmark's reads
     check("OVERHEAD" in m.flag_names(0, "big/tiny"), "tiny not OVERHEAD: %s" % m.flag_names(0, "big/tiny"))
