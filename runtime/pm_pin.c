@@ -254,6 +254,13 @@ void pm_pin_describe(char *out, size_t len)
     pthread_mutex_unlock(&pm_pin_lock);
 }
 
+void pm_pin_preload(void)
+{
+    pthread_mutex_lock(&pm_pin_lock);
+    (void)pm_topology_locked();
+    pthread_mutex_unlock(&pm_pin_lock);
+}
+
 void pm_pin_place(int cpu, struct pm_place *out)
 {
     *out = (struct pm_place){-1, -1, -1};

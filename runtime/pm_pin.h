@@ -49,5 +49,8 @@ struct pm_place {
     int32_t core, package, numa;
 };
 void pm_pin_place(int cpu, struct pm_place *out);
+/* Load the topology now (the writer's loading thread does, so that the
+ * placement of threads at the end does not wait 2-5 ms for it). */
+void pm_pin_preload(void);
 
 #endif

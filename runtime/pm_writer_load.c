@@ -4,6 +4,7 @@
 #include "pm_writer.h"
 #include "pm_counterset.h"
 #include "pm_log.h"
+#include "pm_pin.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -107,6 +108,10 @@ static void pm_load(void)
     }
     if (attach && attach(&pm_host, &entry) != 0)
         snprintf(err, sizeof err, "the HDF5 writer is from another build of perfmark");
+    /* The writer places threads on the machine's topology: load that here
+     * too, off the program's threads, and before the state says done, so
+     * that a fork (which waits for the load) never inherits its lock held. */
+    pm_pin_preload();
     pthread_mutex_lock(&pm_load_lock);
     if (!err[0]) {
         pm_entry = entry;
