@@ -364,6 +364,8 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
         {"events_measured", offsetof(struct pm_file, events_measured)},
         {"event_group", offsetof(struct pm_file, event_group)},
         {"fallback", offsetof(struct pm_file, fallback)},
+        {"fallback_cause", offsetof(struct pm_file, fallback_cause)},
+        {"cpu", offsetof(struct pm_file, cpu)},
         {"topdown_method", offsetof(struct pm_file, topdown_method)},
         {"cpu_model", offsetof(struct pm_file, cpu_model)},
         {"throttle", offsetof(struct pm_file, throttle)},
@@ -1866,6 +1868,7 @@ void pm_file_free(struct pm_file *d)
 {
     char **strs[] = {&d->perfmark_version, &d->command, &d->host, &d->start_time, &d->clock,
                      &d->events_requested, &d->events_measured, &d->event_group, &d->fallback,
+                     &d->fallback_cause, &d->cpu,
                      &d->topdown_method, &d->cpu_model, &d->throttle};
 
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)

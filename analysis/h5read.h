@@ -102,6 +102,8 @@ struct pm_file {
     char *events_measured;
     char *event_group;
     char *fallback;
+    char *fallback_cause; /* "no_tables", "no_pmu", both, "not_counted", or "" */
+    char *cpu;            /* the CPU perfmark saw, or "" (older files) */
     int32_t kernel_groups;
     int32_t bind_cpu;
     uint8_t partial;

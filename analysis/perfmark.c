@@ -2,6 +2,7 @@
  * file, list event groups, check what this machine allows. */
 #define _GNU_SOURCE
 #include "pm_cpu_models.h"
+#include "pm_cpu_id.h"
 #include "diff.h"
 #include "pm_events.h"
 #include "report.h"
@@ -444,7 +445,9 @@ static void pm_list_model_group(const char *group)
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
     if (!mg) {
-        printf("         here: no tables for this CPU (see perfmark check)\n");
+        char cpu[160];
+        pm_cpu_describe(cpu, sizeof cpu);
+        printf("         here: no tables for %s: measures 'sw' instead\n", cpu);
         return;
     }
     printf("         here: %s tables (%s)\n", m->name, m->description);
@@ -455,9 +458,22 @@ static void pm_list_model_group(const char *group)
     }
 }
 
+/* The CPU perfmark sees, and whether PERFMARK_TEST_CPU chose it. */
+static void pm_print_cpu(void)
+{
+    char cpu[160];
+    pm_cpu_describe(cpu, sizeof cpu);
+    printf("CPU:          %s%s\n", cpu,
+           pm_cpu_id()->from_override ? " [PERFMARK_TEST_CPU, not this machine's]" : "");
+    if (pm_cpu_id_override_error()[0])
+        printf("              %s\n", pm_cpu_id_override_error());
+}
+
 static int pm_cmd_list(void)
 {
     int pmu = pm_pmu_present();
+    pm_print_cpu();
+    printf("\n");
     printf("Event groups (PERFMARK_EVENTS or perfmark run -e):\n\n");
     for (const struct pm_event_group_def *g = pm_event_groups; g->name; g++) {
         printf("%-8s %s\n", g->name, g->description);
@@ -523,8 +539,9 @@ static void pm_check_topdown(int pmu)
                                          "generic events (Skylake method)",
                                          "pipeline utilisation (Zen 4 method)"};
     const struct pm_cpu_model *m = pm_cpu_model_detect();
-    if (!m) {
-        printf("TopDown:      not available: perfmark has no tables for this CPU model\n");
+    if (!m || !pm_cpu_model_group(m, PM_GROUP_TOPDOWN)) {
+        printf("TopDown:      not available: perfmark has no TopDown table for this CPU;\n"
+               "              -e topdown measures the 'sw' group instead and says so.\n");
         return;
     }
     int td = m->td_method >= 0 && m->td_method < 4 ? (int)m->td_method : 0;
@@ -542,6 +559,7 @@ static int pm_cmd_check(void)
 {
     int pmu = pm_pmu_present();
     printf("perfmark %s on this machine\n\n", PERFMARK_VERSION);
+    pm_print_cpu();
     printf("hardware PMU: %s\n", pmu ? "present" : "absent");
     printf("              %s\n", pmu
                ? "hardware events (cycles, instructions, TopDown) can be counted."

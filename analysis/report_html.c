@@ -126,7 +126,10 @@ static void pm_html_head(FILE *out, const struct pm_report *rep)
     fprintf(out, " &#183; duration <span data-k=\"duration_ns\" data-v=\"%" PRIu64 "\">%s</span>"
             " &#183; clock ", d->duration_ns, buf);
     pm_html_esc(out, d->clock[0] ? d->clock : "?", 100, 0);
-    fputs("</dd>\n<dt>events</dt><dd>requested ", out);
+    fputs("</dd>\n", out);
+    if (d->cpu[0])
+        pm_html_dd(out, "cpu", d->cpu);
+    fputs("<dt>events</dt><dd>requested ", out);
     pm_html_esc(out, d->events_requested[0] ? d->events_requested : "?", PM_HTML_MAX_CHARS, 0);
     fputs("; measured ", out);
     for (size_t e = 0; e < d->E; e++) {

@@ -371,7 +371,7 @@ static void pm_json_head(FILE *out, const struct pm_report *rep)
         {"perfmark_version", d->perfmark_version}, {"command", d->command},
         {"host", d->host}, {"start_time", d->start_time}, {"clock", d->clock},
         {"events_requested", d->events_requested}, {"event_group", d->event_group},
-        {"fallback", d->fallback},
+        {"fallback", d->fallback}, {"fallback_cause", d->fallback_cause}, {"cpu", d->cpu},
     };
 
     fprintf(out, "{\n  \"schema_version\":%d,\n  \"json_format\":1,\n  \"file\":",

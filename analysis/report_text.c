@@ -323,6 +323,8 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
     snprintf(buf, sizeof buf, "%s   duration %s   clock %s",
              d->start_time[0] ? d->start_time : "?", dur, d->clock[0] ? d->clock : "?");
     pm_text_label(out, "started", buf);
+    if (d->cpu[0])
+        pm_text_label(out, "cpu", d->cpu);
     used = (size_t)snprintf(buf, sizeof buf, "requested %s; measured ",
                             d->events_requested[0] ? d->events_requested : "?");
     for (size_t e = 0; e < d->E && used < sizeof buf; e++)

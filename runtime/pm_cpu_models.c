@@ -11,9 +11,8 @@
  *   other groups: the indices of their derived metrics. */
 #include "pm_cpu_models.h"
 
-#include "pm_events.h"
+#include "pm_cpu_id.h"
 
-#include <perfmon/pfmlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,7 +175,7 @@ const struct pm_cpu_model pm_cpu_models[] = {
     {"icx", "icx", "Intel Ice Lake server", PM_TD_METHOD_PERF_METRICS, 1, 0, NULL,
      PM_GROUPS_INTEL(pm_grp_td_icl)},
     {"tgl", "icl", "Intel Tiger Lake", PM_TD_METHOD_PERF_METRICS, 1, 0,
-     "alias: libpfm4 detects Tiger Lake as icl, so detection finds the icl row",
+     "libpfm4 calls Tiger Lake icl: its events are encoded with the icl table",
      PM_GROUPS_INTEL(pm_grp_td_icl)},
     {"spr", "spr", "Intel Sapphire Rapids", PM_TD_METHOD_PERF_METRICS, 2, 0, NULL,
      PM_GROUPS_INTEL(pm_grp_td_spr)},
@@ -184,8 +183,8 @@ const struct pm_cpu_model pm_cpu_models[] = {
      "alias: same core events as Sapphire Rapids; libpfm4 encodes it as spr",
      PM_GROUPS_INTEL(pm_grp_td_spr)},
     {"gnr", "gnr", "Intel Granite Rapids", PM_TD_METHOD_PERF_METRICS, 2, 0,
-     "libpfm4 4.13 has no gnr PMU: the row is found only where a newer libpfm4 "
-     "reports gnr; the names are Sapphire Rapids', which Granite Rapids keeps",
+     "libpfm4 4.13 has no gnr PMU: with it the groups fall back to sw (no_tables); "
+     "the names are Sapphire Rapids', which Granite Rapids keeps",
      PM_GROUPS_INTEL(pm_grp_td_spr)},
     {"skl", "skl", "Intel Skylake client", PM_TD_METHOD_SKYLAKE, 1, 0, NULL,
      PM_GROUPS_INTEL(pm_grp_td_skl)},
@@ -197,8 +196,7 @@ const struct pm_cpu_model pm_cpu_models[] = {
      2, 1,
      "hybrid: TopDown metrics exist on the P-cores (cpu_core) only; threads on E-cores "
      "(adl_grt, cpu_atom) count none of these events, so pin measured threads to P-cores. "
-     "libpfm4 4.13 knows neither adl_glc nor Meteor Lake: the row is found only with a "
-     "newer libpfm4",
+     "libpfm4 4.13 has no adl_glc PMU: with it the groups fall back to sw (no_tables)",
      PM_GROUPS_INTEL(pm_grp_td_spr)},
     {"amd64_fam19h_zen4", "amd64_fam19h_zen4", "AMD Zen 4", PM_TD_METHOD_ZEN4, 1, 0,
      "six dispatch slots per cycle; SMT contention is a fifth level-1 category",
@@ -221,22 +219,12 @@ const struct pm_cpu_model *pm_cpu_model_find(const char *pmu_name)
 
 const struct pm_cpu_model *pm_cpu_model_detect(void)
 {
-    if (pm_events_init() != 0)
-        return NULL;
-    /* On a hybrid CPU two core PMUs are present (adl_glc, adl_grt): the one
-     * with a row wins, which is the P-core's. */
-    for (int pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX; pmu++) {
-        pfm_pmu_info_t info;
-        memset(&info, 0, sizeof info);
-        info.size = sizeof info;
-        if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present ||
-            info.type != PFM_PMU_TYPE_CORE)
-            continue;
-        const struct pm_cpu_model *m = pm_cpu_model_find(info.name);
-        if (m)
-            return m;
-    }
-    return NULL;
+    /* From CPUID/MIDR (pm_cpu_id), not from libpfm4's own detection: the
+     * model must be known where the installed libpfm4 has no table for it
+     * (its rows use raw encodings then), and PERFMARK_TEST_CPU must reach
+     * it. A hybrid CPU reports its P-core model. */
+    const struct pm_cpu_match *match = pm_cpu_match_find(pm_cpu_id());
+    return match ? pm_cpu_model_find(match->row) : NULL;
 }
 
 const struct pm_model_group *pm_cpu_model_group(const struct pm_cpu_model *m,

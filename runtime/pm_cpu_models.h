@@ -3,9 +3,9 @@
  * One row per model (runtime/pm_cpu_models.c): the libpfm4 PMU whose event
  * names the groups use, the TopDown method, and five groups (topdown, ipc,
  * branch, cache, mem), each a list of libpfm4 event names with the derived
- * metrics defined over them by event index. Nothing here opens a counter;
- * pm_eventset_build does not use these tables yet (docs/topdown.md says how
- * they are meant to be wired in). */
+ * metrics defined over them by event index. Nothing here opens a counter:
+ * pm_eventset_build expands a group from the row of the CPU perfmark sees
+ * (pm_cpu_id.h), or falls back to sw by the rule in pm_events.c. */
 #ifndef PM_CPU_MODELS_H
 #define PM_CPU_MODELS_H
 
@@ -66,9 +66,9 @@ extern const struct pm_cpu_model pm_cpu_models[];
 /* The row for a libpfm4 PMU name or model alias, or NULL. */
 const struct pm_cpu_model *pm_cpu_model_find(const char *pmu_name);
 
-/* The row for the CPU libpfm4 detects (a present core PMU), or NULL.
- * libpfm4 detects from CPUID, not from the kernel: a model can be found on
- * a machine whose kernel exposes no PMU (VMs); pm_pmu_present() says that. */
+/* The row for the CPU perfmark sees (pm_cpu_id: CPUID, the MIDR, or
+ * PERFMARK_TEST_CPU), or NULL. Not from the kernel: a model is found on a
+ * machine whose kernel exposes no PMU (VMs); pm_pmu_present() says that. */
 const struct pm_cpu_model *pm_cpu_model_detect(void);
 
 /* A group by id or by name ("topdown", "ipc", ...), or NULL. */

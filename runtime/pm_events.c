@@ -1,5 +1,6 @@
 #include "pm_events.h"
 #include "pm_cpu_models.h"
+#include "pm_cpu_id.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,7 +20,14 @@ extern const char *const pm_default_with_pmu[];
 static pthread_once_t pm_pfm_once = PTHREAD_ONCE_INIT;
 static int pm_pfm_status = -1;
 
-static void pm_pfm_init_once(void) { pm_pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -1; }
+static void pm_pfm_init_once(void)
+{
+    /* A CPU seen through PERFMARK_TEST_CPU is not the one libpfm4 detects:
+     * let the tables of PMUs that are not active here encode (tests only). */
+    if (pm_cpu_id()->from_override)
+        setenv("LIBPFM_ENCODE_INACTIVE", "1", 0);
+    pm_pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -1;
+}
 
 int pm_events_init(void)
 {
@@ -285,19 +293,105 @@ const char *pm_event_open_failure(int err)
     }
 }
 
+/* Can the installed libpfm4 encode names of this PMU? Raw encodings always;
+ * a named table only where libpfm4 has it and it is active here (or
+ * LIBPFM_ENCODE_INACTIVE is set). */
+static int pm_pfm_pmu_encodes(const char *pmu)
+{
+    if (strcmp(pmu, "perf_raw") == 0)
+        return 1;
+    if (pm_events_init() != 0)
+        return 0;
+    const char *inactive = getenv("LIBPFM_ENCODE_INACTIVE");
+    for (int i = PFM_PMU_NONE; i < PFM_PMU_MAX; i++) {
+        pfm_pmu_info_t info;
+        memset(&info, 0, sizeof info);
+        info.size = sizeof info;
+        if (pfm_get_pmu_info(i, &info) == PFM_SUCCESS && info.name &&
+            strcmp(info.name, pmu) == 0)
+            return info.is_present || (inactive && *inactive && strcmp(inactive, "0") != 0);
+    }
+    return 0;
+}
+
+void pm_cpu_describe(char *out, size_t outlen)
+{
+    const struct pm_cpu_id *id = pm_cpu_id();
+    const struct pm_cpu_match *match = pm_cpu_match_find(id);
+    if (match)
+        snprintf(out, outlen, "%s (%s)", match->cpu_name, id->text);
+    else
+        snprintf(out, outlen, "%s", id->text);
+}
+
+/* Why a group of hardware events cannot be measured here: the cause words
+ * ("no_tables", "no_pmu", both, or NULL when it can) and a sentence. One
+ * rule for every group and CPU (docs/event-groups.md, "Fallback"). */
+static const char *pm_group_unavailable(const struct pm_event_group_def *g, char *why,
+                                        size_t whylen)
+{
+    int no_tables = 0, no_pmu = !pm_pmu_present();
+    char cpu[160];
+    pm_cpu_describe(cpu, sizeof cpu);
+    why[0] = '\0';
+    if (g->per_model) {
+        const struct pm_cpu_model *m = pm_cpu_model_detect();
+        no_tables = 1;
+        if (!m)
+            snprintf(why, whylen, "perfmark has no event tables for %s", cpu);
+        else if (!pm_cpu_model_group_named(m, g->name))
+            snprintf(why, whylen, "perfmark's tables for %s have no '%s' group", cpu, g->name);
+        else if (!pm_pfm_pmu_encodes(m->pfm_pmu))
+            snprintf(why, whylen, "the installed libpfm4 has no '%s' event table for %s",
+                     m->pfm_pmu, cpu);
+        else
+            no_tables = 0;
+    }
+    if (no_pmu) {
+        size_t used = strlen(why);
+        snprintf(why + used, whylen - used, "%sthis machine has no hardware PMU",
+                 used ? ", and " : "");
+    }
+    return no_tables && no_pmu ? "no_tables no_pmu" : no_tables ? "no_tables"
+                             : no_pmu                         ? "no_pmu"
+                                                              : NULL;
+}
+
+/* Record that group g falls back to sw: one sentence for every group that
+ * does, and the union of the causes. */
+static void pm_group_fallback(struct pm_eventset *set, const char *group, const char *cause,
+                              const char *why)
+{
+    char *f = set->fallback;
+    const char *tail = "; measuring the 'sw' group instead";
+    char *at = strstr(f, tail);
+    if (at)
+        *at = '\0';
+    size_t used = strlen(f);
+    snprintf(f + used, sizeof set->fallback - used, "%sgroup '%s'%s: %s%s", used ? "; " : "",
+             group, used ? "" : " cannot be measured here", why, tail);
+    char words[64];
+    snprintf(words, sizeof words, "%s", cause);
+    char *save = NULL;
+    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (strstr(set->fallback_cause, w))
+            continue;
+        used = strlen(set->fallback_cause);
+        snprintf(set->fallback_cause + used, sizeof set->fallback_cause - used, "%s%s",
+                 used ? " " : "", w);
+    }
+}
+
 /* The events of a group that depends on the CPU model (topdown, branch,
- * cache, mem), qualified with the model's PMU. -1 (with a note) when no
- * model perfmark has tables for is detected. */
+ * cache, mem), qualified with the model's PMU; the caller has checked
+ * (pm_group_unavailable) that the model has the group. */
 static int pm_model_group_names(struct pm_eventset *set, const char *group,
                                 char names[][PM_EVENT_NAME_LEN], const char **list)
 {
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
-    if (!mg) {
-        pm_note(set, "group '%s' needs CPU-model tables, and perfmark has none for this CPU "
-                "(see perfmark check)", group);
+    if (!mg)
         return -1;
-    }
     int n = 0;
     for (int i = 0; i < PM_MODEL_MAX_EVENTS && mg->events[i].pfm; i++)
         if (pm_cpu_model_event_name(m, mg->events[i].pfm, names[n], PM_EVENT_NAME_LEN) == 0)
@@ -333,7 +427,12 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
         const char *single[2] = {tok, NULL};
         static char model_names[PM_MODEL_MAX_EVENTS][PM_EVENT_NAME_LEN];
         const char *model_list[PM_MODEL_MAX_EVENTS + 1];
-        if (g && g->per_model) {
+        char why[PM_NOTE_LEN / 2];
+        const char *cause = g && g->needs_pmu ? pm_group_unavailable(g, why, sizeof why) : NULL;
+        if (cause) {
+            pm_group_fallback(set, g->name, cause, why);
+            list = pm_event_group_find("sw")->events;
+        } else if (g && g->per_model) {
             if (pm_model_group_names(set, g->name, model_names, model_list) != 0)
                 continue;
             list = model_list;
@@ -507,9 +606,18 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
         snprintf(set->fallback, sizeof set->fallback,
                  "this machine has no hardware PMU: the default group measures software "
                  "events (sw) instead of cycles and instructions");
+        snprintf(set->fallback_cause, sizeof set->fallback_cause, "no_pmu");
     }
+    pm_cpu_describe(set->cpu, sizeof set->cpu);
+    if (pm_cpu_id()->from_override)
+        pm_note(set, "PERFMARK_TEST_CPU: perfmark sees %s instead of this machine's CPU (a "
+                "setting for tests)", pm_cpu_id()->text);
+    else if (pm_cpu_id_override_error()[0])
+        pm_note(set, "%s", pm_cpu_id_override_error());
 
     int n = pm_request_names(request, names, PM_MAX_EVENTS, set);
+    if (g && g->needs_pmu && set->fallback_cause[0])  /* the group itself fell back */
+        snprintf(set->group_name, sizeof set->group_name, "sw");
     if (n > 0 && pm_user_only())  /* else kernel time vanishes from counts unexplained */
         pm_note(set, "not root and perf_event_paranoid=%d: counting user space only "
                 "(exclude_kernel; the kernel's share of each event is not counted)",
@@ -536,6 +644,8 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
     pm_probe_and_group(set, cand, ncand, &drops);
     pm_drops_note(set, &drops);
     set->td_method = 0;
+    snprintf(set->fallback_cause, sizeof set->fallback_cause, "%s",
+             pm_pmu_present() ? "not_counted" : "no_pmu");
     snprintf(set->group_name, sizeof set->group_name, "%s", set->n ? "sw" : "none");
     snprintf(set->fallback, sizeof set->fallback,
              "%s%s%snone of the requested events (%.300s) can be counted here: %s; measuring %s "

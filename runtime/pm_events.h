@@ -43,10 +43,12 @@ struct pm_eventset {
     char group_name[64];        /* table group measured, or "custom" */
     char requested[1024];
     char fallback[PM_NOTE_LEN]; /* why the request was replaced, or "" */
+    char fallback_cause[40];    /* "no_tables", "no_pmu", both, "not_counted", or "" */
     int led_by_event[PM_MAX_GROUPS]; /* group led by its first event (TopDown slots) */
     int td_method;              /* enum pm_td_method when the topdown group is measured */
     int td_levels;
     char model[32];             /* CPU model whose tables were used, or "" */
+    char cpu[160];              /* the CPU perfmark sees (pm_cpu_describe) */
     int nnotes;                 /* problems to tell the user about */
     char notes[PM_MAX_EVENTS][PM_NOTE_LEN];
 };
@@ -73,6 +75,9 @@ void pm_eventset_build(const char *request, struct pm_eventset *set);
 
 /* Does `name` count on this machine? 1, or 0 with the reason in why. */
 int pm_event_probe(const char *name, char *why, size_t whylen);
+/* The CPU perfmark sees, in words: "AMD Zen 4 (AMD family 0x19 model 0x11
+ * stepping 1)". */
+void pm_cpu_describe(char *out, size_t outlen);
 /* A sentence for a perf_event_open errno. */
 const char *pm_event_open_failure(int err);
 

@@ -317,6 +317,103 @@ def case_topdown_fallback():
         check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "data not measured")
 
 
+# ---- the fallback rule, on every CPU (PERFMARK_TEST_CPU) -------------------------
+#
+# A group that needs a table perfmark lacks, or a PMU the machine lacks,
+# measures the 'sw' group; one message names the group, the reason and what
+# is measured instead; the file records the request, what was measured, the
+# message and the cause words. The expectations come from what the CPU is by
+# construction (a model with tables, or a model no table can know), never
+# from the wording of one vendor's case.
+
+SW_EVENTS = "task-clock,page-faults,context-switches,cpu-migrations"
+# (override, has tables for every model group): rows perfmark has, and
+# identities that are no CPU perfmark can know (Intel family 6 model 1, an
+# AMD K10, an Arm Cortex-A53)
+FALLBACK_CPUS = [("amd:0x19:0x11", True), ("intel:6:0x8f", True), ("intel:6:0x6a", True),
+                 ("intel:6:0x55:4", True), ("intel:6:0x01", False), ("amd:0x10:0x02", False),
+                 ("arm:0x41:0xd03", False)]
+
+
+def fallback_rule(tmp, cpu, has_tables, groups):
+    env = {"PERFMARK_TEST_CPU": cpu} if cpu else {}
+    p, out = perfmark_run(tmp, [prog("pagefaults"), "1000", "1"], events=",".join(groups),
+                          env=env, name="fb-%s-%s.h5" % ((cpu or "real").replace(":", "_"), "_".join(groups)))
+    m = Measured(out)
+    cause = m.attr("fallback_cause").split()
+    check(("no_pmu" in cause) == no_pmu(), "cause %r, but no PMU is %s" % (cause, no_pmu()))
+    if has_tables is not None:
+        check(("no_tables" in cause) == (not has_tables), "cause %r for %s" % (cause, cpu))
+    if cpu:
+        check("[PERFMARK_TEST_CPU]" not in m.attr("cpu") and m.attr("cpu") != "",
+              "cpu attr %r" % m.attr("cpu"))
+        seen = run([PERFMARK, "check"], env=env).stdout
+        check("PERFMARK_TEST_CPU" in seen and m.attr("cpu") in seen,
+              "check and the file disagree on the CPU: %r vs %r" % (m.attr("cpu"), seen[:300]))
+    lines = [l for l in perfmark_lines(p.stderr) if "wrote" not in l and "PERFMARK_TEST_CPU" not in l]
+    check(m.attr("events_requested") == ",".join(groups), "requested %r" % m.attr("events_requested"))
+    if not cause:  # a PMU and tables: the group itself is measured
+        check(m.attr("fallback") == "" and not lines, "fallback without a cause: %r" % lines)
+        return
+    said = [l for l in lines if "'sw' group instead" in l]
+    check(len(said) == 1 and len(lines) == 1, "want one message, got %r" % lines)
+    for g in groups:
+        check("group '%s'" % g in said[0], "message does not name %s: %r" % (g, said[0]))
+    check(said[0] == "perfmark: " + m.attr("fallback"), "file and stderr differ: %r" % said[0])
+    check(any(m.attr("fallback") in x for x in m.messages), "message not in /messages")
+    check(m.attr("events_measured") == SW_EVENTS, "measured %r" % m.attr("events_measured"))
+    if len(groups) == 1:
+        check(m.attr("event_group") == "sw", "event_group %r" % m.attr("event_group"))
+    check(m.attr("topdown_method") == "", "topdown method %r" % m.attr("topdown_method"))
+    t = m.rows_visiting("touch")[0]
+    check(1000 <= m.count(t, "touch", "page-faults") <= 1008, "sw not measured after fallback")
+    print("%-16s %-14s cause %-18s %s" % (cpu or "(this CPU)", ",".join(groups), " ".join(cause),
+                                          said[0][:150]))
+
+
+def case_fallback_rule():
+    """The same rule for every CPU model perfmark knows or does not know."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fallback_rule(tmp, None, None, ["topdown"])
+        for cpu, tables in FALLBACK_CPUS:
+            fallback_rule(tmp, cpu, tables, ["topdown"])
+        for cpu, tables in (FALLBACK_CPUS[0], FALLBACK_CPUS[4]):
+            fallback_rule(tmp, cpu, tables, ["cache"])
+            fallback_rule(tmp, cpu, tables, ["topdown", "mem"])
+
+
+def case_cli_cpu_override():
+    """perfmark list/check see the CPU PERFMARK_TEST_CPU names, with its table."""
+    for cpu, row, event in (("amd:0x19:0x11", "amd64_fam19h_zen4", "amd64_fam19h_zen4::RETIRED_OPS"),
+                            ("intel:6:0x8f", "spr", "spr::TOPDOWN:SLOTS"),
+                            ("intel:6:0x55:7", "clx", "clx::INST_RETIRED:ANY_P")):
+        out = run([PERFMARK, "list"], env={"PERFMARK_TEST_CPU": cpu}).stdout
+        check("[PERFMARK_TEST_CPU" in out.splitlines()[0], "list does not say the CPU is set: %r"
+              % out[:200])
+        check("here: %s tables" % row in out, "%s: no %s tables in list" % (cpu, row))
+        check(event in out, "%s: %s not listed" % (cpu, event))
+        if no_pmu():  # encoded, and refused by the kernel for the right reason
+            check("no hardware PMU" in out.split(event)[1].splitlines()[0],
+                  "%s: %r" % (event, out.split(event)[1].splitlines()[0]))
+        chk = run([PERFMARK, "check"], env={"PERFMARK_TEST_CPU": cpu}).stdout
+        check("CPU model %s " % row in chk, "check does not use the %s row: %r" % (row, chk))
+    out = run([PERFMARK, "list"], env={"PERFMARK_TEST_CPU": "intel:6:0x01"}).stdout
+    check(out.count("here: no tables for Intel family 0x6 model 0x01") == 4,
+          "unknown model not said per group: %r" % out)
+    chk = run([PERFMARK, "check"], env={"PERFMARK_TEST_CPU": "intel:6:0x01"}).stdout
+    check("TopDown:      not available" in chk, "check: %r" % chk)
+    for bad in ("intel:6", "amd:0x19:0x11:99", "sparc:1:2", "arm:", "intel:x:1"):
+        p = run([PERFMARK, "list"], env={"PERFMARK_TEST_CPU": bad})
+        head = p.stdout.splitlines()[:2]
+        check("[PERFMARK_TEST_CPU" not in head[0] and "is not intel:FAMILY:MODEL" in head[1],
+              "bad %r: %r" % (bad, head))
+    with tempfile.TemporaryDirectory() as tmp:  # a run: said once, this CPU used
+        p, out = perfmark_run(tmp, [prog("pagefaults"), "10", "1"], env={"PERFMARK_TEST_CPU": "x"})
+        said = [l for l in perfmark_lines(p.stderr) if "PERFMARK_TEST_CPU" in l]
+        check(len(said) == 1 and "this machine's CPU" in said[0], "said %r" % said)
+        check("PERFMARK_TEST_CPU" not in Measured(out).attr("cpu"), "override used")
+
+
 def case_hw_fallback_spr():
     return hw_fallback("spr::INST_RETIRED:ANY_P,spr::TOPDOWN:SLOTS",
                        env={"LIBPFM_ENCODE_INACTIVE": "1"})

@@ -39,8 +39,8 @@ TEXT_WIDTH = 100
 RUN_TIMEOUT = 300
 
 JSON_KEYS = ["schema_version", "json_format", "file", "perfmark_version", "command", "host",
-             "start_time", "clock", "events_requested", "event_group", "fallback", "pid",
-             "duration_ns", "kernel_groups", "bind_cpu", "partial", "events_measured",
+             "start_time", "clock", "events_requested", "event_group", "fallback",
+             "fallback_cause", "cpu", "pid", "duration_ns", "kernel_groups", "bind_cpu", "partial", "events_measured",
              "events", "threads_count", "cells", "flagged_cells", "flags_summary", "messages",
              "regions", "threads", "rank_totals", "rank_difference_means"]
 REGION_JSON_KEYS = ["index", "row", "path", "name", "parent", "depth", "kind", "visits",
@@ -176,7 +176,7 @@ def load(path):
         a = f.attrs
         m = {"schema_version": int(a["schema_version"]), "G": int(a["kernel_groups"])}
         for k in ("perfmark_version", "command", "host", "start_time", "clock",
-                  "events_requested", "event_group", "fallback"):
+                  "events_requested", "event_group", "fallback", "fallback_cause", "cpu"):
             m[k] = attr_str(a, k)
         m["pid"] = attr_int(a, "pid")
         m["duration_ns"] = attr_int(a, "duration_ns")
@@ -1121,8 +1121,8 @@ def check_json(ck, m, x, path, data):
     ck.ok(j.get("selection") == x["selection"],
           "json: selection = %r, expected %r" % (j.get("selection"), x["selection"]))
     for k in ("schema_version", "perfmark_version", "command", "host", "start_time", "clock",
-              "events_requested", "event_group", "fallback", "pid", "duration_ns", "bind_cpu",
-              "partial"):
+              "events_requested", "event_group", "fallback", "fallback_cause", "cpu", "pid",
+              "duration_ns", "bind_cpu", "partial"):
         ck.ok(j.get(k) == m[k], "json: %s = %r, expected %r" % (k, j.get(k), m[k]))
     ck.ok(j["file"] == path, "json: file = %r, expected %r" % (j["file"], path))
     ck.ok(j["kernel_groups"] == m["G"], "json: kernel_groups")
@@ -1434,6 +1434,8 @@ def check_text(ck, m, x, data_bytes):
         ck.ok(UNSEEN_LABEL in " ".join(data.split()), "text: the unseen-work label is missing")
     if m["fallback"]:
         ck.ok(" ".join(m["fallback"].split()) in " ".join(data.split()), "text: fallback sentence missing")
+    if m["cpu"]:
+        ck.ok(" ".join(m["cpu"].split()) in " ".join(data.split()), "text: cpu missing")
     if len(m["messages"]) > 20:
         ck.ok("... %d more" % (len(m["messages"]) - 20) in data, "text: '... N more' missing")
     ck.ok("\x1b" not in data, "text: raw escape character in output")

@@ -218,6 +218,8 @@ def write_root_attrs(f, variant, schema):
         a["fallback"] = ("LLC_MISSES is not supported on this CPU (no such "
                          "event in libpfm4 for the detected PMU); it was dropped "
                          "and the remaining events are measured.")
+        a["fallback_cause"] = "not_counted"
+        a["cpu"] = "Intel Ice Lake server (Intel family 0x6 model 0x6a stepping 6)"
     a["events_measured"] = ",".join(e[0] for e in EVENTS)
     a["event_group"] = "custom"
     a.create("kernel_groups", 2, dtype="<i4")
