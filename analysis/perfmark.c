@@ -130,14 +130,17 @@ static const char pm_usage_report[] =
 static const char pm_usage_list[] =
     "usage: perfmark list\n"
     "\n"
-    "Prints the named event groups, their events, and whether each event can be\n"
-    "counted on this machine (and why not).\n";
+    "Prints the CPU perfmark sees, the named event groups, their events for this\n"
+    "CPU, and whether each event can be counted on this machine (and why not).\n"
+    "PERFMARK_TEST_CPU=intel:F:M[:S] | amd:F:M | arm:MIDR shows another CPU's tables\n"
+    "(for tests; docs/event-groups.md).\n";
 
 static const char pm_usage_check[] =
     "usage: perfmark check\n"
     "\n"
-    "Reports hardware PMU presence, perf_event_paranoid, rdpmc, the NMI watchdog\n"
-    "and the clock, and what perfmark does about each.\n";
+    "Reports the CPU (from CPUID or the MIDR), hardware PMU presence,\n"
+    "perf_event_paranoid, rdpmc, the NMI watchdog, TopDown and the clock, and what\n"
+    "perfmark does about each.\n";
 
 static int pm_wants_help(int argc, char **argv)
 {
