@@ -6,6 +6,7 @@
 #include "diff.h"
 #include "pm_events.h"
 #include "report.h"
+#include "selftest.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,6 +35,7 @@ static const char pm_usage[] =
     "                                   exit 1 on a regression beyond --threshold\n"
     "  list                             event groups, and which events count here\n"
     "  check                            what this machine allows (PMU, paranoid, ...)\n"
+    "  selftest [--keep] [--no-perf]    does counting work here? known kernels, judged\n"
     "  help [COMMAND]                   this text, or a command's\n"
     "\n"
     "perfmark COMMAND --help gives the options of COMMAND. Version " PERFMARK_VERSION ".\n";
@@ -141,6 +143,22 @@ static const char pm_usage_check[] =
     "Reports the CPU (from CPUID or the MIDR), hardware PMU presence,\n"
     "perf_event_paranoid, rdpmc, the NMI watchdog, TopDown and the clock, and what\n"
     "perfmark does about each.\n";
+
+static const char pm_usage_selftest[] =
+    "usage: perfmark selftest [--keep] [--no-perf]\n"
+    "\n"
+    "perfmark's own verdict on whether counting works on this machine. Kernels\n"
+    "with known counts run under perfmark: pages written (page-faults), CPU time\n"
+    "(task-clock), sleeps (context-switches), CPU moves (cpu-migrations), and where\n"
+    "a hardware PMU exists a loop of known length (instructions, branches), pointer\n"
+    "chases (cache misses), a multiplexed set, the TopDown sum and the rdpmc and\n"
+    "read() modes. Where `perf` is installed, perf stat counts the same kernels.\n"
+    "Prints a table with the expectation, perfmark's and perf's counts and a\n"
+    "verdict per check and per group. Exit status 0 when every check that could\n"
+    "run passed, 1 when one failed.\n"
+    "\n"
+    "  --keep      keep the measurement files (their directory is printed)\n"
+    "  --no-perf   do not run perf stat\n";
 
 static int pm_wants_help(int argc, char **argv)
 {
@@ -617,6 +635,7 @@ int main(int argc, char **argv)
     struct { const char *name, *usage; } usages[] = {
         {"run", pm_usage_run}, {"report", pm_usage_report},
         {"list", pm_usage_list}, {"check", pm_usage_check}, {"diff", pm_diff_usage},
+        {"selftest", pm_usage_selftest},
     };
     if (!strcmp(cmd, "help")) {
         for (size_t i = 0; argc > 2 && i < sizeof usages / sizeof *usages; i++)
@@ -642,6 +661,8 @@ int main(int argc, char **argv)
         return pm_cmd_list();
     if (!strcmp(cmd, "check"))
         return pm_cmd_check();
+    if (!strcmp(cmd, "selftest"))
+        return pm_selftest_main(argc - 1, argv + 1);
     fprintf(stderr, "perfmark: unknown command '%s'\n\n%s", cmd, pm_usage);
     return 2;
 }

@@ -9,6 +9,7 @@ Each CASE is a function below named case_<CASE>. Exit 0 = pass, 77 = skipped
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -412,6 +413,56 @@ def case_cli_cpu_override():
         said = [l for l in perfmark_lines(p.stderr) if "PERFMARK_TEST_CPU" in l]
         check(len(said) == 1 and "this machine's CPU" in said[0], "said %r" % said)
         check("PERFMARK_TEST_CPU" not in Measured(out).attr("cpu"), "override used")
+
+
+# ---- perfmark selftest ------------------------------------------------------------
+
+def selftest_rows(out):
+    rows = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 7 and f[0] in ("touch", "spin", "sleep", "hop", "loop", "chase_large",
+                                    "chase_small"):
+            rows[(f[0], f[1])] = f
+    return rows
+
+
+def case_selftest():
+    """perfmark selftest on this machine: the software events pass against the
+    kernels' own truth; hardware checks run where a PMU exists, else are
+    skipped with the reason; perf's column is filled where perf is installed."""
+    p = run([PERFMARK, "selftest"])
+    print(p.stdout)
+    rows = selftest_rows(p.stdout)
+    check(len(rows) >= 8, "rows %r" % list(rows))
+    for ev in ("page-faults", "task-clock", "context-switches"):
+        r = [f for k, f in rows.items() if k[1] == ev][0]
+        check(r[-1] == "PASS" or "PASS" in r, "%s: %r" % (ev, r))
+        check(r[4] != "-", "%s: perfmark measured nothing" % ev)
+    pages = [f for k, f in rows.items() if k == ("touch", "page-faults")][0]
+    check(4000 <= int(pages[4]) <= 4008, "page faults %s" % pages[4])
+    if shutil.which("perf"):
+        check(pages[5] != "-", "perf installed but not used: %r" % pages)
+    if no_pmu():
+        check("no hardware PMU" in p.stdout.split("PMU:")[1].splitlines()[0], "PMU line")
+        hw = [f for k, f in rows.items() if k[0] in ("loop", "chase_large", "chase_small")]
+        check(hw and all("skip:" in " ".join(f) for f in hw), "hardware rows not skipped: %r" % hw)
+    check("perfmark selftest: PASS" in p.stdout, "verdict: %r" % p.stdout[-200:])
+
+
+def case_selftest_detects():
+    """A counting setup that cannot see the thread (counters bound to another
+    CPU than the one the kernels run on): the selftest fails, exit 1."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        print("SKIP: needs two allowed CPUs (have %r)" % cpus)
+        return SKIP
+    p = run(["taskset", "-c", str(cpus[0]), PERFMARK, "selftest", "--no-perf"],
+            env={"PERFMARK_BIND_CPU": str(cpus[1])}, expect=1)
+    rows = selftest_rows(p.stdout)
+    check(rows[("touch", "page-faults")][6].startswith("FAIL"), "page-faults row %r" % rows[("touch", "page-faults")])
+    check("perfmark selftest: FAIL" in p.stdout, "verdict %r" % p.stdout[-200:])
+    print(p.stdout)
 
 
 def case_hw_fallback_spr():
