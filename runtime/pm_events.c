@@ -296,7 +296,7 @@ const char *pm_event_open_failure(int err)
 /* Can the installed libpfm4 encode names of this PMU? Raw encodings always;
  * a named table only where libpfm4 has it and it is active here (or
  * LIBPFM_ENCODE_INACTIVE is set). */
-static int pm_pfm_pmu_encodes(const char *pmu)
+int pm_pfm_pmu_encodes(const char *pmu)
 {
     if (strcmp(pmu, "perf_raw") == 0)
         return 1;

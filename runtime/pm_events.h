@@ -75,6 +75,10 @@ void pm_eventset_build(const char *request, struct pm_eventset *set);
 
 /* Does `name` count on this machine? 1, or 0 with the reason in why. */
 int pm_event_probe(const char *name, char *why, size_t whylen);
+/* 1 if the installed libpfm4 can encode names of this PMU here (raw
+ * encodings always; a named table where libpfm4 has it and it is active, or
+ * LIBPFM_ENCODE_INACTIVE is set). */
+int pm_pfm_pmu_encodes(const char *pmu);
 /* The CPU perfmark sees, in words: "AMD Zen 4 (AMD family 0x19 model 0x11
  * stepping 1)". */
 void pm_cpu_describe(char *out, size_t outlen);

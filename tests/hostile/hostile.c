@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fresh_pages.h"
+
 static long peak_rss_kb(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -35,33 +37,25 @@ static long peak_rss_kb(void)
 
 static long nested_n;
 
-/* One fresh page written: exactly one page fault. */
-static void touch_fresh(char **next)
-{
-    **next = 1;
-    *next += 4096;
-}
 
 static void *nested(void *arg)
 {
     (void)arg;
-    char *pages = malloc((size_t)(2 * nested_n + 2) * 4096);
-    if (!pages)
-        abort();
-    char *next = (char *)(((unsigned long)pages + 4095) & ~4095ul);
+    struct fresh_pages pages;  /* one fault per touch, in a 16 MiB ring */
+    fresh_pages_init(&pages, 4096);
     char name[32];
     perfmark_region_begin("outer");
     for (long i = 0; i < nested_n; i++) {
         snprintf(name, sizeof name, "x%ld", i);
         perfmark_region_begin(name);
-        touch_fresh(&next);
+        fresh_pages_touch(&pages);
         perfmark_region_begin("inner");
-        touch_fresh(&next);
+        fresh_pages_touch(&pages);
         perfmark_region_end("inner");
         perfmark_region_end(name);
     }
     perfmark_region_end("outer");
-    free(pages);
+    fresh_pages_free(&pages);
     return NULL;
 }
 

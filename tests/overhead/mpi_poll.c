@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../fresh_pages.h"
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -20,8 +22,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long polls = argc > 1 ? atol(argv[1]) : 1000000;
     int peer = rank ^ 1, in = -1, out = rank, flag = 0;
-    char *mem = malloc((size_t)(polls / 1000 + 2) * 4096);
-    char *next = (char *)(((unsigned long)mem + 4095) & ~4095ul);
+    struct fresh_pages mem;
+    fresh_pages_init(&mem, polls / 1000 + 1);
     MPI_Request req;
     MPI_Irecv(&in, 1, MPI_INT, peer < size ? peer : rank, 1, MPI_COMM_WORLD, &req);
     perfmark_region_begin("loop");
@@ -33,8 +35,7 @@ int main(int argc, char **argv)
         }
         if (i % 1000 == 0) {
             perfmark_region_begin("compute");
-            *next = 1;
-            next += 4096;
+            fresh_pages_touch(&mem);
             perfmark_region_end("compute");
         }
     }
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
     MPI_Send(&out, 1, MPI_INT, peer < size ? peer : rank, 1, MPI_COMM_WORLD);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     printf("mpi_poll %d: %s\n", rank, in == (peer < size ? peer : rank) ? "ok" : "wrong data");
-    free(mem);
+    fresh_pages_free(&mem);
     MPI_Finalize();
     return 0;
 }

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../fresh_pages.h"
+
 #define SPIN_MS 100
 
 static void spin_cpu_ms(long ms)
@@ -37,23 +39,18 @@ static void spin_cpu_ms(long ms)
 
 static void throttle(long n)
 {
-    long pages = n / 100 + 1;
-    char *mem = malloc((size_t)(pages + 1) * 4096);
-    if (!mem)
-        abort();
-    char *next = (char *)(((unsigned long)mem + 4095) & ~4095ul);
+    struct fresh_pages mem;
+    fresh_pages_init(&mem, n / 100 + 1);
     perfmark_region_begin("big");
     spin_cpu_ms(SPIN_MS);
     for (long i = 1; i <= n; i++) {
         perfmark_region_begin("tiny");
-        if (i % 100 == 0) {
-            *next = 1;
-            next += 4096;
-        }
+        if (i % 100 == 0)
+            fresh_pages_touch(&mem);
         perfmark_region_end("tiny");
     }
     perfmark_region_end("big");
-    free(mem);
+    fresh_pages_free(&mem);
 }
 
 static void shares(void)

@@ -1,9 +1,11 @@
-/* Real enabled != running without a PMU. Run with PERFMARK_BIND_CPU=0 so
- * every per-thread set counts only while the thread is on CPU 0.
- *   "half":  SPIN ms on CPU 0, then SPIN ms on CPU 1 → MULTIPLEXED (and MIGRATED)
- *   "away":  SPIN ms wholly on CPU 1                 → NOT_COUNTED
- * Prints the thread CPU time of each phase for the checker.
- * usage: migrate SPIN_MS */
+/* Real enabled != running without a PMU. Run with PERFMARK_BIND_CPU=A so
+ * every per-thread set counts only while the thread is on CPU A.
+ *   "half":  SPIN ms on CPU A, then SPIN ms on CPU B → MULTIPLEXED (and MIGRATED)
+ *   "away":  SPIN ms wholly on CPU B                 → NOT_COUNTED
+ * A and B are two CPUs the process may run on (the checker takes them from
+ * its affinity: they need not be 0 and 1). Prints the thread CPU time of
+ * each phase for the checker.
+ * usage: migrate SPIN_MS CPU_A CPU_B */
 #define _GNU_SOURCE
 #include <perfmark.h>
 #include <sched.h>
@@ -44,10 +46,11 @@ static long long spin(long ms)
 int main(int argc, char **argv)
 {
     long ms = argc > 1 ? atol(argv[1]) : 50;
-    go_to(0);
+    int a = argc > 3 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 1;
+    go_to(a);
     perfmark_region_begin("half");
     long long on0 = spin(ms);
-    go_to(1);
+    go_to(b);
     long long on1 = spin(ms);
     perfmark_region_end("half");
     perfmark_region_begin("away");
