@@ -443,6 +443,10 @@ static void pm_list_model_group(const char *group)
 {
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
+    if (!mg && m) {
+        printf("         here: not defined for %s (%s)\n", m->name, m->description);
+        return;
+    }
     if (!mg) {
         printf("         here: no tables for this CPU (see perfmark check)\n");
         return;
@@ -519,15 +523,21 @@ static void pm_check_rdpmc(int pmu)
 
 static void pm_check_topdown(int pmu)
 {
-    static const char *const method[] = {"none", "PERF_METRICS (slots + metric events)",
-                                         "generic events (Skylake method)",
-                                         "pipeline utilisation (Zen 4 method)"};
+    static const char *const method[PM_TD_NMETHODS] = {
+        "none", "PERF_METRICS (slots + metric events)", "generic events (Skylake method)",
+        "pipeline utilisation (Zen 4 method)", "slot accounting (Arm Neoverse method)"};
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     if (!m) {
         printf("TopDown:      not available: perfmark has no tables for this CPU model\n");
         return;
     }
-    int td = m->td_method >= 0 && m->td_method < 4 ? (int)m->td_method : 0;
+    int td = m->td_method >= 0 && m->td_method < PM_TD_NMETHODS ? (int)m->td_method : 0;
+    if (td == PM_TD_METHOD_NONE || !pm_cpu_model_group(m, PM_GROUP_TOPDOWN)) {
+        printf("TopDown:      not available: CPU model %s (%s) has no TopDown method\n"
+               "              %s\n",
+               m->name, m->description, m->note ? m->note : "");
+        return;
+    }
     printf("TopDown:      %s: CPU model %s (%s), method %s, level%s %s\n",
            pmu ? "available" : "not available", m->name, m->description, method[td],
            m->td_levels > 1 ? "s 1-" : " ", m->td_levels > 1 ? "2" : "1");

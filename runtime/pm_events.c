@@ -293,6 +293,11 @@ static int pm_model_group_names(struct pm_eventset *set, const char *group,
 {
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
+    if (!mg && m) {
+        pm_note(set, "group '%s' is not defined for CPU model %s: %s", group, m->name,
+                m->note ? m->note : "no events in the table");
+        return -1;
+    }
     if (!mg) {
         pm_note(set, "group '%s' needs CPU-model tables, and perfmark has none for this CPU "
                 "(see perfmark check)", group);
