@@ -525,7 +525,8 @@ static void pm_check_topdown(int pmu)
 {
     static const char *const method[PM_TD_NMETHODS] = {
         "none", "PERF_METRICS (slots + metric events)", "generic events (Skylake method)",
-        "pipeline utilisation (Zen 4 method)", "slot accounting (Arm Neoverse method)"};
+        "pipeline utilisation (Zen 4 method)", "slot accounting (Arm Neoverse method)",
+        "TOPDOWN_*.ALL_P slot events (Intel E-core method)"};
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     if (!m) {
         printf("TopDown:      not available: perfmark has no tables for this CPU model\n");

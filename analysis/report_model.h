@@ -208,9 +208,9 @@ struct pm_tdreport {
     char problem[200];   /* why there is no breakdown although `on` ("" if none) */
     char note[200];      /* what the breakdown lacks that the file announced ("" if none) */
     enum pm_td_method method;
-    const char *method_name; /* "perf_metrics", "skylake", "zen4" or "arm" */
+    const char *method_name; /* "perf_metrics", "skylake", "zen4", "arm" or "atom" */
     int hybrid;          /* the cpu_model counts TopDown on P-cores only */
-    unsigned width;      /* zen4, arm: slots per cycle of the cpu_model's row */
+    unsigned width;      /* zen4, arm, atom: slots per cycle of the cpu_model's row */
     unsigned mispred_cycles; /* arm: the row's td_fe_mispred_cycles */
     int levels;          /* 1 or 2 */
     size_t nev;

@@ -1,11 +1,11 @@
 /* Per-CPU-model event groups: data, not code. Add a model by adding a row;
  * share a group between models by pointing at it. Every event of the spr,
- * icx, icl, skx, zen2, zen3, zen4, zen5 and Arm rows has a golden encoding
+ * icx, icl, skx, zen2, zen3, zen4, zen5, srf and Arm rows has a golden encoding
  * in tests/topdown/test_models.c, worked out from the Intel, AMD and Arm
  * event lists.
  *
- * Where libpfm4 4.13 has no table for a CPU (Zen 5, every Arm core: the x86
- * build of libpfm4 has no Arm PMUs) the events are raw encodings,
+ * Where libpfm4 4.13 has no table for a CPU (Zen 5, Sierra Forest, every Arm
+ * core: the x86 build of libpfm4 has no Arm PMUs) the events are raw encodings,
  * perf_raw::r<config>, with the config worked out from the Linux kernel's
  * tools/perf/pmu-events/arch JSON named in the comment next to each event.
  *
@@ -16,6 +16,7 @@
  *   topdown, Zen 4 and Zen 5: the fields of struct pm_td_zen4_counts, in order.
  *   topdown, Arm: the fields of struct pm_td_arm_counts, in order (six, or
  *     seven with BR_MIS_PRED where the row's td_fe_mispred_cycles is not 0).
+ *   topdown, Intel E-core (srf): the fields of struct pm_td_atom_counts.
  *   other groups: the indices of their derived metrics. */
 #include "pm_cpu_models.h"
 
@@ -191,7 +192,8 @@ static const struct pm_model_group pm_grp_mem_zen4 = {
 static const struct pm_model_group pm_grp_cache_zen2 = {
     "cache", "L1D misses, L2 misses, L1D refills from beyond the die's caches",
     {{"RETIRED_INSTRUCTIONS", "instructions"},
-     {"MAB_ALLOCATION_BY_PIPE:DATA_PIPE:ST_PIPE:HW_PF", "ls_mab_alloc.{loads,stores,dc_prefetcher}"},
+     {"MAB_ALLOCATION_BY_PIPE:DATA_PIPE:ST_PIPE:HW_PF",
+      "ls_mab_alloc.{loads,stores,dc_prefetcher}"},
      {"CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS",
       "l2_cache_req_stat.ic_dc_miss_in_l2"},
      {PM_ZEN2_REFILLS_BEYOND_L3, "ls_refills_from_sys (DRAM/IO, other die's cache)"}},
@@ -380,6 +382,56 @@ static const struct pm_model_group pm_grp_mem_a64fx = {
      {"mem_bytes_per_cycle_est", "256 × L2 refills / cycles", 2, 0, 256.0}},
 };
 
+/* ---- Intel Sierra Forest (Crestmont E-cores): raw encodings -------------------
+ * libpfm4 4.13 has no srf PMU. config = event | umask << 8; events from the
+ * kernel's tools/perf/pmu-events/arch/x86/sierraforest/ pipeline.json and
+ * cache.json. The E-core umasks differ from the P-cores' (L1_MISS 0x40, not
+ * 0x08), hence no reuse of the Intel groups. */
+#define PM_SRF_CYCLES {"perf_raw::r3c", "cpu_clk_unhalted.core_p"}   /* pipeline.json 0x3c */
+#define PM_SRF_INST {"perf_raw::rc0", "inst_retired.any_p"}          /* pipeline.json 0xc0 */
+
+/* TopDown level 1 (srf-metrics.json: tma_X = TOPDOWN_X.ALL_P /
+ * (6 × CPU_CLK_UNHALTED.CORE)); order = struct pm_td_atom_counts. */
+static const struct pm_model_group pm_grp_td_srf = {
+    "topdown", "TopDown level 1 from TOPDOWN_*.ALL_P slot events (6 slots per cycle)",
+    {PM_SRF_CYCLES,
+     {"perf_raw::r72", "topdown_retiring.all_p"},          /* pipeline.json 0x72 */
+     {"perf_raw::r73", "topdown_bad_speculation.all_p"},   /* pipeline.json 0x73 */
+     {"perf_raw::r71", "topdown_fe_bound.all_p"},          /* pipeline.json 0x71 */
+     {"perf_raw::r74", "topdown_be_bound.all_p"}},         /* pipeline.json 0x74 */
+    {{NULL, NULL, 0, 0, 0}},
+};
+
+static const struct pm_model_group pm_grp_ipc_srf = {
+    "ipc", "cycles and instructions", {PM_SRF_CYCLES, PM_SRF_INST}, PM_DERIVED_IPC,
+};
+
+static const struct pm_model_group pm_grp_branch_srf = {
+    "branch", "retired branches and mispredictions",
+    {PM_SRF_INST, {"perf_raw::rc4", "br_inst_retired.all_branches"},   /* 0xc4 */
+     {"perf_raw::rc5", "br_misp_retired.all_branches"}},               /* 0xc5 */
+    PM_DERIVED_BRANCH,
+};
+
+/* Retired loads by the level that missed (cache.json): L1_MISS 0xd1/0x40,
+ * L2_MISS 0xd1/0x80, MEM_LOAD_UOPS_L3_MISS_RETIRED.ALL 0xd3/0xff. */
+static const struct pm_model_group pm_grp_cache_srf = {
+    "cache", "retired loads missing L1D, L2 and the L3",
+    {PM_SRF_INST, {"perf_raw::r40d1", "mem_load_uops_retired.l1_miss"},
+     {"perf_raw::r80d1", "mem_load_uops_retired.l2_miss"},
+     {"perf_raw::rffd3", "mem_load_uops_l3_miss_retired.all"}},
+    PM_DERIVED_CACHE,
+};
+
+/* LONGEST_LAT_CACHE.MISS (cache.json 0x2e/0x41): demand loads, RFOs, code
+ * and L1 prefetches that miss the LLC, per core. */
+static const struct pm_model_group pm_grp_mem_srf = {
+    "mem", "LLC misses and a memory-traffic estimate",
+    {PM_SRF_CYCLES, {"perf_raw::rffd3", "mem_load_uops_l3_miss_retired.all"},
+     {"perf_raw::r412e", "longest_lat_cache.miss"}},
+    PM_DERIVED_MEM,
+};
+
 #define PM_GROUPS_INTEL(td) \
     {&(td), &pm_grp_ipc_intel, &pm_grp_branch_intel, &pm_grp_cache_intel, &pm_grp_mem_intel}
 
@@ -461,6 +513,11 @@ const struct pm_cpu_model pm_cpu_models[] = {
      "BR_MIS_PRED: no retired-branch events); the L2 is the last level, lines are 256 B",
      {NULL, &pm_grp_ipc_arm, &pm_grp_branch_a64fx, &pm_grp_cache_a64fx, &pm_grp_mem_a64fx},
      0, 0},
+    {"srf", "perf_raw", "Intel Sierra Forest (Crestmont E-cores)", PM_TD_METHOD_ATOM, 1, 0,
+     "libpfm4 4.13 has no srf PMU: raw encodings from the kernel's sierraforest JSON; "
+     "TopDown level 1 from TOPDOWN_*.ALL_P, 6 slots per cycle (srf-metrics.json)",
+     {&pm_grp_td_srf, &pm_grp_ipc_srf, &pm_grp_branch_srf, &pm_grp_cache_srf, &pm_grp_mem_srf},
+     6, 0},
     {NULL, NULL, NULL, PM_TD_METHOD_NONE, 0, 0, NULL, {NULL}, 0, 0},
 };
 

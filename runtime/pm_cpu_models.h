@@ -18,6 +18,7 @@ enum pm_td_method {
     PM_TD_METHOD_SKYLAKE,      /* generic events, pm_td_from_skylake */
     PM_TD_METHOD_ZEN4,         /* AMD pipeline utilization, pm_td_from_zen4 (Zen 4, Zen 5) */
     PM_TD_METHOD_ARM,          /* Arm slot accounting (STALL_SLOT_*), pm_td_from_arm */
+    PM_TD_METHOD_ATOM,         /* Intel E-core TOPDOWN_*.ALL_P slot events, pm_td_from_atom */
     PM_TD_NMETHODS,
 };
 
@@ -63,8 +64,9 @@ struct pm_cpu_model {
     const struct pm_model_group *groups[PM_NGROUPS]; /* topdown NULL: no method (td_method
                                                       * NONE, td_levels 0) */
     /* Slot arithmetic of the methods that derive slots from cycles (ZEN4,
-     * ARM); 0 for the others. */
-    int td_slots_per_cycle;  /* dispatch width: 6 Zen 4, 8 Zen 5, 8 Neoverse V1/V2 */
+     * ARM, ATOM); 0 for the others. */
+    int td_slots_per_cycle;  /* dispatch width: 6 Zen 4, 8 Zen 5, 8 Neoverse V1/V2,
+                              * 6 Crestmont (Sierra Forest) */
     int td_fe_mispred_cycles; /* ARM: cycles per BR_MIS_PRED moved from frontend bound to
                                * bad speculation (4 on Neoverse V1), 0 for none */
 };

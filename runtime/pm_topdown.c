@@ -163,6 +163,17 @@ void pm_td_from_arm(const struct pm_td_arm_counts *c, struct pm_td_slots *out)
     out->m[PM_TD_BE_BOUND] = c->stall_slot_backend;
 }
 
+void pm_td_from_atom(const struct pm_td_atom_counts *c, struct pm_td_slots *out)
+{
+    memset(out, 0, sizeof *out);
+    out->levels = 1;
+    out->slots = (uint64_t)c->width * c->cycles;
+    out->m[PM_TD_RETIRING] = c->retiring;
+    out->m[PM_TD_BAD_SPEC] = c->bad_spec;
+    out->m[PM_TD_FE_BOUND] = c->fe_bound;
+    out->m[PM_TD_BE_BOUND] = c->be_bound;
+}
+
 void pm_td_add(struct pm_td_slots *a, const struct pm_td_slots *b)
 {
     a->slots += b->slots;

@@ -15,6 +15,8 @@
  *     cycle): pm_td_from_zen4.
  *   - Arm slot accounting (STALL_SLOT_*, OP_SPEC/OP_RETIRED; Neoverse V1,
  *     V2): pm_td_from_arm.
+ *   - Intel E-cores (Crestmont, Sierra Forest): TOPDOWN_*.ALL_P slot
+ *     events, pm_td_from_atom.
  * See docs/topdown.md for the method per CPU model and the SHORT threshold. */
 #ifndef PM_TOPDOWN_H
 #define PM_TOPDOWN_H
@@ -226,6 +228,20 @@ struct pm_td_arm_counts {
     unsigned mispred_cycles;      /* M: model row's td_fe_mispred_cycles */
 };
 void pm_td_from_arm(const struct pm_td_arm_counts *c, struct pm_td_slots *out);
+
+/* Intel E-core TopDown level 1 (perf's sierraforest/srf-metrics.json:
+ * tma_X = TOPDOWN_X.ALL_P / (6 × CPU_CLK_UNHALTED.CORE)): the four events
+ * count slots already; slots = width × cycles. Counts in the order of the
+ * ATOM topdown group. */
+struct pm_td_atom_counts {
+    uint64_t cycles;     /* CPU_CLK_UNHALTED.CORE_P          0x3c */
+    uint64_t retiring;   /* TOPDOWN_RETIRING.ALL_P           0x72 */
+    uint64_t bad_spec;   /* TOPDOWN_BAD_SPECULATION.ALL_P    0x73 */
+    uint64_t fe_bound;   /* TOPDOWN_FE_BOUND.ALL_P           0x71 */
+    uint64_t be_bound;   /* TOPDOWN_BE_BOUND.ALL_P           0x74 */
+    unsigned width;      /* issue slots per cycle (model row: 6 on Crestmont) */
+};
+void pm_td_from_atom(const struct pm_td_atom_counts *c, struct pm_td_slots *out);
 
 /* ---- breakdown ------------------------------------------------------------ */
 

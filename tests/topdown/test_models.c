@@ -1,10 +1,12 @@
 /* Golden encodings of every event of the spr, icx, icl, skx, zen2, zen3,
- * zen4, zen5, arm_n1, arm_v1, arm_v2 and arm_a64fx rows of
+ * zen4, zen5, srf, arm_n1, arm_v1, arm_v2 and arm_a64fx rows of
  * runtime/pm_cpu_models.c, under LIBPFM_ENCODE_INACTIVE=1 (these PMUs are
  * not on this machine). Expected configs come from the vendors' event lists,
  * not from the encoder:
  *   Intel (SDM vol. 3B, IA32_PERFEVTSELx): config = event | umask << 8;
  *     event/umask from Intel's perfmon lists (perf's pmu-events JSON).
+ *   Sierra Forest (no libpfm4 table) is written as perf_raw::r<config>,
+ *     from the kernel's sierraforest JSON (E-core umasks: L1_MISS 0x40).
  *   Intel TopDown: slots is fixed counter 3's pseudo encoding event 0x00,
  *     umask 0x04 = 0x400; the kernel's metric pseudo events are 0x8000 +
  *     0x100 × PERF_METRICS byte (INTEL_TD_METRIC_RETIRING .. _MEM_BOUND).
@@ -18,7 +20,7 @@
  *     that the hex in the name is the config worked out from the JSON.
  * Worked by hand (the arithmetic is in the row comments): 0x2c2, 0x19c,
  * 0x10d, 0x412e, 0x20d1, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0x5c44,
- * 0xb41, 0x5843, 0x4843, 0xf41.
+ * 0xb41, 0x5843, 0x4843, 0xf41, 0x40d1, 0x80d1, 0xffd3.
  * Each row carries its line; the test also fails when a table event has no
  * row, so a new table entry needs a hand-checked encoding. Rows without a
  * TopDown method (zen2, zen3, arm_n1, arm_a64fx) have no topdown group and
@@ -213,12 +215,34 @@ static const struct golden table[] = {
     ROW("arm_a64fx", "mem", "perf_raw::r11", 0x11),
     ROW("arm_a64fx", "mem", "perf_raw::r309", 0x309),
     ROW("arm_a64fx", "mem", "perf_raw::r17", 0x17),
+    /* Sierra Forest (Crestmont): sierraforest/pipeline.json and cache.json,
+     * config = event | umask << 8 */
+    ROW("srf", "topdown", "perf_raw::r3c", 0x3c),     /* CPU_CLK_UNHALTED.CORE_P 0x3c/0x00 */
+    ROW("srf", "topdown", "perf_raw::r72", 0x72),     /* TOPDOWN_RETIRING.ALL_P 0x72/0x00 */
+    ROW("srf", "topdown", "perf_raw::r73", 0x73),     /* TOPDOWN_BAD_SPECULATION.ALL_P 0x73 */
+    ROW("srf", "topdown", "perf_raw::r71", 0x71),     /* TOPDOWN_FE_BOUND.ALL_P 0x71 */
+    ROW("srf", "topdown", "perf_raw::r74", 0x74),     /* TOPDOWN_BE_BOUND.ALL_P 0x74 */
+    ROW("srf", "ipc", "perf_raw::r3c", 0x3c),
+    ROW("srf", "ipc", "perf_raw::rc0", 0xc0),         /* INST_RETIRED.ANY_P 0xc0/0x00 */
+    ROW("srf", "branch", "perf_raw::rc0", 0xc0),
+    ROW("srf", "branch", "perf_raw::rc4", 0xc4),      /* BR_INST_RETIRED.ALL_BRANCHES 0xc4/0x00 */
+    ROW("srf", "branch", "perf_raw::rc5", 0xc5),      /* BR_MISP_RETIRED.ALL_BRANCHES 0xc5/0x00 */
+    ROW("srf", "cache", "perf_raw::rc0", 0xc0),
+    /* MEM_LOAD_UOPS_RETIRED.L1_MISS 0xd1 | 0x40 << 8, .L2_MISS 0xd1 | 0x80 << 8 */
+    ROW("srf", "cache", "perf_raw::r40d1", 0x40d1),
+    ROW("srf", "cache", "perf_raw::r80d1", 0x80d1),
+    /* MEM_LOAD_UOPS_L3_MISS_RETIRED.ALL 0xd3 | 0xff << 8 */
+    ROW("srf", "cache", "perf_raw::rffd3", 0xffd3),
+    ROW("srf", "mem", "perf_raw::r3c", 0x3c),
+    ROW("srf", "mem", "perf_raw::rffd3", 0xffd3),
+    ROW("srf", "mem", "perf_raw::r412e", 0x412e),     /* LONGEST_LAT_CACHE.MISS 0x2e | 0x41 << 8 */
 };
 #define NROWS (sizeof table / sizeof *table)
 
 static const char *const golden_models[] = {"spr",  "icx",    "icl",    "skx",
                                             ZEN2,   ZEN3,     ZEN4,     ZEN5,
-                                            "arm_n1", "arm_v1", "arm_v2", "arm_a64fx"};
+                                            "arm_n1", "arm_v1", "arm_v2", "arm_a64fx",
+                                            "srf"};
 
 /* Every row's event is in its model's group and encodes to the expected config. */
 static void check_rows(void)
@@ -299,6 +323,11 @@ static void check_structure(void)
             CHECK(n == (m->td_fe_mispred_cycles ? 7 : 6) && m->td_levels == 1,
                   "%s: Arm topdown has %d events", m->name, n);
             CHECK(m->td_slots_per_cycle > 0, "%s: no slots per cycle", m->name);
+            break;
+        case PM_TD_METHOD_ATOM:
+            CHECK(n == 5 && m->td_levels == 1 && m->td_slots_per_cycle == 6,
+                  "%s: E-core topdown has %d events, %d slots per cycle", m->name, n,
+                  m->td_slots_per_cycle);
             break;
         case PM_TD_METHOD_NONE:
             CHECK(td == NULL && m->td_levels == 0 && m->note != NULL,

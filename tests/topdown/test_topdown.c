@@ -334,6 +334,25 @@ static void test_arm(void)
           "arm big: %llu", (unsigned long long)s.m[PM_TD_RETIRING]);
 }
 
+static void test_atom(void)
+{
+    /* Sierra Forest (srf-metrics.json: tma_X = TOPDOWN_X.ALL_P / (6 ×
+     * CPU_CLK_UNHALTED.CORE)): cycles 1000 → 6000 slots; retiring 2400, bad
+     * spec 600, FE 1800, BE 1200 → 0.4, 0.1, 0.3, 0.2 of Σ = 6000. */
+    struct pm_td_atom_counts c = {1000, 2400, 600, 1800, 1200, 6};
+    struct pm_td_slots s;
+    struct pm_td_breakdown b;
+    pm_td_from_atom(&c, &s);
+    CHECK(s.slots == 6000 && s.levels == 1 && pm_td_level1_total(&s) == 6000 &&
+              s.m[PM_TD_RETIRING] == 2400 && s.m[PM_TD_BAD_SPEC] == 600 &&
+              s.m[PM_TD_FE_BOUND] == 1800 && s.m[PM_TD_BE_BOUND] == 1200,
+          "atom slots");
+    CHECK(pm_td_breakdown(&s, &b) == PM_TD_OK && near(b.ratio[PM_TD_N_RETIRING], 0.4) &&
+              near(b.ratio[PM_TD_N_BAD_SPEC], 0.1) && near(b.ratio[PM_TD_N_FE_BOUND], 0.3) &&
+              near(b.ratio[PM_TD_N_BE_BOUND], 0.2),
+          "atom ratios");
+}
+
 static void test_aggregation(void)
 {
     /* Ratios of sums, not means of ratios: region A 1020 slots all
@@ -513,6 +532,7 @@ int main(void)
     test_zen4();
     test_zen5_width();
     test_arm();
+    test_atom();
     test_aggregation();
     test_kernel_context_switch();
     test_rdpmc_equals_read();
