@@ -5,7 +5,7 @@
  * aggregation the report makes (threads, ranks, visits), so that averaging
  * ratios of unequal regions never happens.
  *
- * Three methods produce the same slot-count structure (struct pm_td_slots):
+ * Every method produces the same slot-count structure (struct pm_td_slots):
  *   - PERF_METRICS (Intel Ice Lake and later): the kernel exposes `slots`
  *     (fixed counter 3) and pseudo events topdown-* whose counts are already
  *     slot counts, floor(slots × byte / 255) per read window (see
