@@ -523,10 +523,12 @@ static void pm_check_rdpmc(int pmu)
 
 static void pm_check_topdown(int pmu)
 {
-    static const char *const method[PM_TD_NMETHODS] = {
+    static const char *const method[] = {
         "none", "PERF_METRICS (slots + metric events)", "generic events (Skylake method)",
         "pipeline utilisation (Zen 4 method)", "slot accounting (Arm Neoverse method)",
         "TOPDOWN_*.ALL_P slot events (Intel E-core method)"};
+    _Static_assert(sizeof method / sizeof *method == PM_TD_NMETHODS,
+                   "a name per enum pm_td_method");
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     if (!m) {
         printf("TopDown:      not available: perfmark has no tables for this CPU model\n");
