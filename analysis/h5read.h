@@ -109,8 +109,8 @@ struct pm_file {
     uint8_t partial;
     int32_t rank;  /* the writer's rank, -1 in a job file; 0 when absent */
     int32_t ranks; /* ranks in the job; 0 when absent (files before MPI support) */
-    char *topdown_method;   /* "", perf_metrics, skylake, zen4 (or a method this reader
-                               does not know) */
+    char *topdown_method;   /* "", perf_metrics, skylake, zen4, arm, atom (or a method
+                               this reader does not know) */
     int32_t topdown_levels; /* 0 when absent */
     char *cpu_model;        /* the CPU-model table of the topdown group, or "" */
     char *throttle;         /* which visits read counters ("warmup=1000,k=40", "off"), or

@@ -465,6 +465,11 @@ static void pm_list_model_group(const char *group)
 {
     const struct pm_cpu_model *m = pm_cpu_model_detect();
     const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
+    if (!mg && m) {
+        printf("         here: not defined for %s (%s): measures 'sw' instead\n", m->name,
+               m->description);
+        return;
+    }
     if (!mg) {
         char cpu[160];
         pm_cpu_describe(cpu, sizeof cpu);
@@ -556,21 +561,31 @@ static void pm_check_rdpmc(int pmu)
 
 static void pm_check_topdown(int pmu)
 {
-    static const char *const method[] = {"none", "PERF_METRICS (slots + metric events)",
-                                         "generic events (Skylake method)",
-                                         "pipeline utilisation (Zen 4 method)"};
+    static const char *const method[] = {
+        "none", "PERF_METRICS (slots + metric events)", "generic events (Skylake method)",
+        "pipeline utilisation (Zen 4 method)", "slot accounting (Arm Neoverse method)",
+        "TOPDOWN_*.ALL_P slot events (Intel E-core method)"};
+    _Static_assert(sizeof method / sizeof *method == PM_TD_NMETHODS,
+                   "a name per enum pm_td_method");
     const struct pm_cpu_model *m = pm_cpu_model_detect();
-    if (!m || !pm_cpu_model_group(m, PM_GROUP_TOPDOWN)) {
-        printf("TopDown:      not available: perfmark has no TopDown table for this CPU;\n"
+    if (!m) {
+        printf("TopDown:      not available: perfmark has no tables for this CPU;\n"
                "              -e topdown measures the 'sw' group instead and says so.\n");
         return;
     }
-    int td = m->td_method >= 0 && m->td_method < 4 ? (int)m->td_method : 0;
+    int td = m->td_method >= 0 && m->td_method < PM_TD_NMETHODS ? (int)m->td_method : 0;
+    if (td == PM_TD_METHOD_NONE || !pm_cpu_model_group(m, PM_GROUP_TOPDOWN)) {
+        printf("TopDown:      not available: CPU model %s (%s) has no TopDown method;\n"
+               "              -e topdown measures the 'sw' group instead and says so.\n"
+               "              %s\n",
+               m->name, m->description, m->note ? m->note : "");
+        return;
+    }
     printf("TopDown:      %s: CPU model %s (%s), method %s, level%s %s\n",
            pmu ? "available" : "not available", m->name, m->description, method[td],
            m->td_levels > 1 ? "s 1-" : " ", m->td_levels > 1 ? "2" : "1");
     if (!pmu)
-        printf("              this machine has no hardware PMU (the model comes from CPUID);\n"
+        printf("              this machine has no hardware PMU (the model comes from CPUID/MIDR);\n"
                "              -e topdown falls back to the 'sw' group and says so.\n");
     if (m->hybrid)
         printf("              hybrid CPU: TopDown is counted on P-cores only.\n");

@@ -208,8 +208,10 @@ struct pm_tdreport {
     char problem[200];   /* why there is no breakdown although `on` ("" if none) */
     char note[200];      /* what the breakdown lacks that the file announced ("" if none) */
     enum pm_td_method method;
-    const char *method_name; /* "perf_metrics", "skylake" or "zen4" */
+    const char *method_name; /* "perf_metrics", "skylake", "zen4", "arm" or "atom" */
     int hybrid;          /* the cpu_model counts TopDown on P-cores only */
+    unsigned width;      /* zen4, arm, atom: slots per cycle of the cpu_model's row */
+    unsigned mispred_cycles; /* arm: the row's td_fe_mispred_cycles */
     int levels;          /* 1 or 2 */
     size_t nev;
     size_t ev[PM_MODEL_MAX_EVENTS]; /* /events rows in the method's order */

@@ -34,6 +34,8 @@ static const struct {
     {"perf_metrics", PM_TD_METHOD_PERF_METRICS},
     {"skylake", PM_TD_METHOD_SKYLAKE},
     {"zen4", PM_TD_METHOD_ZEN4},
+    {"arm", PM_TD_METHOD_ARM},
+    {"atom", PM_TD_METHOD_ATOM},
 };
 
 const char *pm_td_out_name(enum pm_td_out k)
@@ -118,14 +120,20 @@ int pm_event_matches(const char *q, const struct pm_file_event *ev)
 }
 
 /* The /events rows of the topdown group of the file's cpu_model, in the
- * table's order (the order pm_td_from_skylake / pm_td_from_zen4 take). The
+ * table's order (the order pm_td_from_skylake / pm_td_from_zen4 /
+ * pm_td_from_arm / pm_td_from_atom take). The
  * first matching row wins when an event was measured twice. */
 static int pm_td_find_model(struct pm_tdreport *td, const struct pm_file *d)
 {
     const struct pm_cpu_model *m = pm_cpu_model_find(d->cpu_model);
     const struct pm_model_group *g = pm_cpu_model_group(m, PM_GROUP_TOPDOWN);
 
-    if (!g || m->td_method != td->method) {
+    if (!g || m->td_method != td->method ||
+        (td->method == PM_TD_METHOD_ARM && (m->td_slots_per_cycle <= 0 ||
+                                            pm_model_group_nevents(g) !=
+                                                (m->td_fe_mispred_cycles ? 7 : 6))) ||
+        (td->method == PM_TD_METHOD_ATOM &&
+         (m->td_slots_per_cycle <= 0 || pm_model_group_nevents(g) != 5))) {
         snprintf(td->problem, sizeof td->problem,
                  "this reader has no %s TopDown table for cpu_model '%.40s'",
                  d->topdown_method, d->cpu_model);
@@ -192,6 +200,11 @@ static int pm_td_setup(struct pm_tdreport *td, const struct pm_file *d)
     td->method_name = pm_td_methods[i].name;
     const struct pm_cpu_model *model = pm_cpu_model_find(d->cpu_model);
     td->hybrid = model && model->hybrid;
+    /* Slots per cycle come from the model's row (6 on Zen 4, 8 on Zen 5,
+     * 8 on Neoverse V1/V2, 6 on Crestmont):
+     * pm_td_find_model refuses a file whose cpu_model has no row. */
+    td->width = model ? (unsigned)model->td_slots_per_cycle : 0;
+    td->mispred_cycles = model ? (unsigned)model->td_fe_mispred_cycles : 0;
     /* level 2 exists only as the four extra PERF_METRICS bytes */
     td->levels = td->method == PM_TD_METHOD_PERF_METRICS && d->topdown_levels >= 2 ? 2 : 1;
     if (td->method == PM_TD_METHOD_PERF_METRICS)
@@ -268,9 +281,18 @@ void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum
 
         pm_td_from_skylake(&c, &s->slots);
     } else if (td->method == PM_TD_METHOD_ZEN4) {
-        struct pm_td_zen4_counts c = {v[0], v[1], v[2], v[3], v[4], v[5]};
+        struct pm_td_zen4_counts c = {v[0], v[1], v[2], v[3], v[4], v[5], td->width};
 
         pm_td_from_zen4(&c, &s->slots);
+    } else if (td->method == PM_TD_METHOD_ARM) {
+        struct pm_td_arm_counts c = {v[0], v[1], v[2], v[3], v[4], v[5],
+                                     td->nev > 6 ? v[6] : 0, td->width, td->mispred_cycles};
+
+        pm_td_from_arm(&c, &s->slots);
+    } else if (td->method == PM_TD_METHOD_ATOM) {
+        struct pm_td_atom_counts c = {v[0], v[1], v[2], v[3], v[4], td->width};
+
+        pm_td_from_atom(&c, &s->slots);
     } else {
         pm_td_from_group_values(v, td->nev, td->levels, &s->slots);
     }

@@ -16,7 +16,10 @@ enum pm_td_method {
     PM_TD_METHOD_NONE = 0,
     PM_TD_METHOD_PERF_METRICS, /* slots + topdown-* pseudo events (Ice Lake and later) */
     PM_TD_METHOD_SKYLAKE,      /* generic events, pm_td_from_skylake */
-    PM_TD_METHOD_ZEN4,         /* AMD pipeline utilization, pm_td_from_zen4 */
+    PM_TD_METHOD_ZEN4,         /* AMD pipeline utilization, pm_td_from_zen4 (Zen 4, Zen 5) */
+    PM_TD_METHOD_ARM,          /* Arm slot accounting (STALL_SLOT_*), pm_td_from_arm */
+    PM_TD_METHOD_ATOM,         /* Intel E-core TOPDOWN_*.ALL_P slot events, pm_td_from_atom */
+    PM_TD_NMETHODS,
 };
 
 enum pm_model_group_id {
@@ -51,13 +54,21 @@ struct pm_model_group {
 
 struct pm_cpu_model {
     const char *name;        /* libpfm4 PMU name as detected ("icl"), or a model alias ("tgl") */
-    const char *pfm_pmu;     /* libpfm4 PMU that encodes the event names */
+    const char *pfm_pmu;     /* libpfm4 PMU that encodes the event names ("perf_raw" where
+                              * every event is a raw encoding) */
     const char *description;
     enum pm_td_method td_method;
     int td_levels;           /* 1, or 2 where PERF_METRICS has level-2 bytes */
     int hybrid;              /* measured on P-cores only (see note) */
-    const char *note;
-    const struct pm_model_group *groups[PM_NGROUPS];
+    const char *note;        /* also why topdown is NULL where it is */
+    const struct pm_model_group *groups[PM_NGROUPS]; /* topdown NULL: no method (td_method
+                                                      * NONE, td_levels 0) */
+    /* Slot arithmetic of the methods that derive slots from cycles (ZEN4,
+     * ARM, ATOM); 0 for the others. */
+    int td_slots_per_cycle;  /* dispatch width: 6 Zen 4, 8 Zen 5, 8 Neoverse V1/V2,
+                              * 6 Crestmont (Sierra Forest) */
+    int td_fe_mispred_cycles; /* ARM: cycles per BR_MIS_PRED moved from frontend bound to
+                               * bad speculation (4 on Neoverse V1), 0 for none */
 };
 
 /* The table, terminated by an entry whose name is NULL. */
@@ -77,7 +88,7 @@ const struct pm_model_group *pm_cpu_model_group(const struct pm_cpu_model *m,
 const struct pm_model_group *pm_cpu_model_group_named(const struct pm_cpu_model *m,
                                                       const char *name);
 
-/* Number of events in a group. */
+/* Number of events in a group (0 for NULL: a model without that group). */
 int pm_model_group_nevents(const struct pm_model_group *g);
 
 /* "pmu::EVENT" for an event of model m (names already qualified are kept).

@@ -373,8 +373,10 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_scalar(file, "kernel_groups", H5T_NATIVE_INT32, &groups);
     rc |= pm_attr_scalar(file, "bind_cpu", H5T_NATIVE_INT32, &cpu);
     rc |= pm_attr_scalar(file, "partial", H5T_NATIVE_UINT8, &partial);
-    static const char *const td_names[] = {"", "perf_metrics", "skylake", "zen4"};
-    int td = set->td_method >= 0 && set->td_method < 4 ? set->td_method : 0;
+    static const char *const td_names[] = {"", "perf_metrics", "skylake", "zen4", "arm", "atom"};
+    _Static_assert(sizeof td_names / sizeof *td_names == PM_TD_NMETHODS,
+                   "a topdown_method name per enum pm_td_method");
+    int td = set->td_method >= 0 && set->td_method < PM_TD_NMETHODS ? set->td_method : 0;
     int32_t td_levels = td ? set->td_levels : 0;
     rc |= pm_attr_string(file, "topdown_method", td_names[td]);
     rc |= pm_attr_scalar(file, "topdown_levels", H5T_NATIVE_INT32, &td_levels);

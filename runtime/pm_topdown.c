@@ -130,12 +130,48 @@ void pm_td_from_zen4(const struct pm_td_zen4_counts *c, struct pm_td_slots *out)
 {
     memset(out, 0, sizeof *out);
     out->levels = 1;
-    out->slots = 6 * c->cycles;
+    out->slots = (c->width ? c->width : 6) * c->cycles;
     out->m[PM_TD_FE_BOUND] = c->fe_no_ops;
     out->m[PM_TD_BE_BOUND] = c->be_stalls;
     out->m[PM_TD_SMT_CONTENTION] = c->smt_contention;
     out->m[PM_TD_BAD_SPEC] = pm_td_sat_sub(c->ops_dispatched, c->ops_retired);
     out->m[PM_TD_RETIRING] = c->ops_retired;
+}
+
+/* floor(a × b / c) for b ≤ c, c > 0, exact for any 64-bit a (128-bit product). */
+static uint64_t pm_td_mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+    __extension__ typedef unsigned __int128 pm_u128;
+    return (uint64_t)(((pm_u128)a * b) / c);
+}
+
+void pm_td_from_arm(const struct pm_td_arm_counts *c, struct pm_td_slots *out)
+{
+    memset(out, 0, sizeof *out);
+    out->levels = 1;
+    out->slots = (uint64_t)c->width * c->cycles;
+    uint64_t used = pm_td_sat_sub(out->slots, c->stall_slot);
+    uint64_t retiring = c->op_spec == 0 || c->op_retired >= c->op_spec
+                            ? used
+                            : pm_td_mul_div(used, c->op_retired, c->op_spec);
+    uint64_t moved = (uint64_t)c->mispred_cycles * c->width * c->br_mis_pred;
+    if (moved > c->stall_slot_frontend)
+        moved = c->stall_slot_frontend;
+    out->m[PM_TD_RETIRING] = retiring;
+    out->m[PM_TD_BAD_SPEC] = used - retiring + moved;
+    out->m[PM_TD_FE_BOUND] = c->stall_slot_frontend - moved;
+    out->m[PM_TD_BE_BOUND] = c->stall_slot_backend;
+}
+
+void pm_td_from_atom(const struct pm_td_atom_counts *c, struct pm_td_slots *out)
+{
+    memset(out, 0, sizeof *out);
+    out->levels = 1;
+    out->slots = (uint64_t)c->width * c->cycles;
+    out->m[PM_TD_RETIRING] = c->retiring;
+    out->m[PM_TD_BAD_SPEC] = c->bad_spec;
+    out->m[PM_TD_FE_BOUND] = c->fe_bound;
+    out->m[PM_TD_BE_BOUND] = c->be_bound;
 }
 
 void pm_td_add(struct pm_td_slots *a, const struct pm_td_slots *b)

@@ -5,14 +5,18 @@
  * aggregation the report makes (threads, ranks, visits), so that averaging
  * ratios of unequal regions never happens.
  *
- * Three methods produce the same slot-count structure (struct pm_td_slots):
+ * Every method produces the same slot-count structure (struct pm_td_slots):
  *   - PERF_METRICS (Intel Ice Lake and later): the kernel exposes `slots`
  *     (fixed counter 3) and pseudo events topdown-* whose counts are already
  *     slot counts, floor(slots × byte / 255) per read window (see
  *     pm_td_metric_slots). Sapphire Rapids adds four level-2 bytes.
  *   - Skylake (generic events, Intel TMA / perf formulas): pm_td_from_skylake.
- *   - AMD Zen 4 pipeline utilization (6 dispatch slots per cycle):
- *     pm_td_from_zen4.
+ *   - AMD Zen 4/Zen 5 pipeline utilization (6 or 8 dispatch slots per
+ *     cycle): pm_td_from_zen4.
+ *   - Arm slot accounting (STALL_SLOT_*, OP_SPEC/OP_RETIRED; Neoverse V1,
+ *     V2): pm_td_from_arm.
+ *   - Intel E-cores (Crestmont, Sierra Forest): TOPDOWN_*.ALL_P slot
+ *     events, pm_td_from_atom.
  * See docs/topdown.md for the method per CPU model and the SHORT threshold. */
 #ifndef PM_TOPDOWN_H
 #define PM_TOPDOWN_H
@@ -177,8 +181,9 @@ struct pm_td_skl_counts {
 };
 void pm_td_from_skylake(const struct pm_td_skl_counts *c, struct pm_td_slots *out);
 
-/* AMD Zen 4 pipeline utilization (perf's amdzen4/pipeline.json):
- *   slots    = 6 × ls_not_halted_cyc
+/* AMD Zen 4 pipeline utilization (perf's amdzen4/pipeline.json; Zen 5's
+ * amdzen5/pipeline.json is the same with 8 slots per cycle):
+ *   slots    = width × ls_not_halted_cyc   (width 6 on Zen 4, 8 on Zen 5)
  *   frontend = de_no_dispatch_per_slot.no_ops_from_frontend
  *   backend  = de_no_dispatch_per_slot.backend_stalls
  *   smt      = de_no_dispatch_per_slot.smt_contention
@@ -191,8 +196,52 @@ struct pm_td_zen4_counts {
     uint64_t smt_contention;  /* de_no_dispatch_per_slot.smt_contention */
     uint64_t ops_dispatched;  /* de_src_op_disp.all */
     uint64_t ops_retired;     /* ex_ret_ops */
+    unsigned width;           /* dispatch slots per cycle (the model row's
+                               * td_slots_per_cycle); 0 means Zen 4's 6 */
 };
 void pm_td_from_zen4(const struct pm_td_zen4_counts *c, struct pm_td_slots *out);
+
+/* Arm slot accounting, level 1 (the kernel's arm64 sbsa.json metrics and
+ * the per-core overrides in arm/neoverse-v1/metrics.json), W slots per cycle:
+ *   slots    = W × CPU_CYCLES
+ *   used     = slots − STALL_SLOT                         (clamped at 0)
+ *   retiring = used × OP_RETIRED / OP_SPEC                (OP_RETIRED ≤ OP_SPEC)
+ *   bad spec = used − retiring + moved
+ *   frontend = STALL_SLOT_FRONTEND − moved
+ *   backend  = STALL_SLOT_BACKEND
+ * where moved = min(STALL_SLOT_FRONTEND, M × W × BR_MIS_PRED): Neoverse V1's
+ * metrics take M = 4 cycles per misprediction from frontend bound and give
+ * them to bad speculation (100 × (STALL_SLOT_FRONTEND/(8 × CPU_CYCLES) −
+ * 4 × BR_MIS_PRED/CPU_CYCLES)); the generic (V2) formulas have M = 0. The
+ * clamp keeps frontend ≥ 0 and the four categories' sum unchanged.
+ * OP_SPEC 0 (nothing executed): retiring = used. Counts are in the order of
+ * the ARM topdown group (br_mis_pred is the seventh event, only where M ≠ 0). */
+struct pm_td_arm_counts {
+    uint64_t cycles;              /* CPU_CYCLES          0x11 */
+    uint64_t stall_slot_frontend; /* STALL_SLOT_FRONTEND 0x3e */
+    uint64_t stall_slot_backend;  /* STALL_SLOT_BACKEND  0x3d */
+    uint64_t stall_slot;          /* STALL_SLOT          0x3f */
+    uint64_t op_spec;             /* OP_SPEC             0x3b */
+    uint64_t op_retired;          /* OP_RETIRED          0x3a */
+    uint64_t br_mis_pred;         /* BR_MIS_PRED         0x10 (0 where not measured) */
+    unsigned width;               /* W: slots per cycle (model row) */
+    unsigned mispred_cycles;      /* M: model row's td_fe_mispred_cycles */
+};
+void pm_td_from_arm(const struct pm_td_arm_counts *c, struct pm_td_slots *out);
+
+/* Intel E-core TopDown level 1 (perf's sierraforest/srf-metrics.json:
+ * tma_X = TOPDOWN_X.ALL_P / (6 × CPU_CLK_UNHALTED.CORE)): the four events
+ * count slots already; slots = width × cycles. Counts in the order of the
+ * ATOM topdown group. */
+struct pm_td_atom_counts {
+    uint64_t cycles;     /* CPU_CLK_UNHALTED.CORE_P          0x3c */
+    uint64_t retiring;   /* TOPDOWN_RETIRING.ALL_P           0x72 */
+    uint64_t bad_spec;   /* TOPDOWN_BAD_SPECULATION.ALL_P    0x73 */
+    uint64_t fe_bound;   /* TOPDOWN_FE_BOUND.ALL_P           0x71 */
+    uint64_t be_bound;   /* TOPDOWN_BE_BOUND.ALL_P           0x74 */
+    unsigned width;      /* issue slots per cycle (model row: 6 on Crestmont) */
+};
+void pm_td_from_atom(const struct pm_td_atom_counts *c, struct pm_td_slots *out);
 
 /* ---- breakdown ------------------------------------------------------------ */
 

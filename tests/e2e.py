@@ -335,7 +335,10 @@ SW_EVENTS = "task-clock,page-faults,context-switches,cpu-migrations"
 # AMD K10, an Arm Cortex-A53)
 FALLBACK_CPUS = [("amd:0x19:0x11", True), ("intel:6:0x8f", True), ("intel:6:0x6a", True),
                  ("intel:6:0x55:4", True), ("intel:6:0x01", False), ("amd:0x10:0x02", False),
-                 ("arm:0x41:0xd03", False)]
+                 ("arm:0x41:0xd03", False), ("amd:0x1a:0x02", True), ("arm:0x41:0xd4f", True),
+                 ("intel:6:0xaf", True)]
+# a row without the group: Zen 2 has no TopDown events
+TOPDOWN_LESS_CPUS = [("amd:0x17:0x31", False), ("arm:0x41:0xd0c", False)]
 
 
 def fallback_rule(tmp, cpu, has_tables, groups):
@@ -384,6 +387,8 @@ def case_fallback_rule():
                 print("%s: not run on a machine with a PMU" % cpu)
                 continue
             fallback_rule(tmp, cpu, tables, ["topdown"])
+        for cpu, tables in TOPDOWN_LESS_CPUS:
+            fallback_rule(tmp, cpu, tables, ["topdown"])
         for cpu, tables in (FALLBACK_CPUS[0], FALLBACK_CPUS[4]) if no_pmu() else FALLBACK_CPUS[4:5]:
             fallback_rule(tmp, cpu, tables, ["cache"])
             fallback_rule(tmp, cpu, tables, ["topdown", "mem"])
@@ -393,7 +398,9 @@ def case_cli_cpu_override():
     """perfmark list/check see the CPU PERFMARK_TEST_CPU names, with its table."""
     for cpu, row, event in (("amd:0x19:0x11", "amd64_fam19h_zen4", "amd64_fam19h_zen4::RETIRED_OPS"),
                             ("intel:6:0x8f", "spr", "spr::TOPDOWN:SLOTS"),
-                            ("intel:6:0x55:7", "clx", "clx::INST_RETIRED:ANY_P")):
+                            ("intel:6:0x55:7", "clx", "clx::INST_RETIRED:ANY_P"),
+                            ("amd:0x1a:0x02", "amd64_fam1ah_zen5", "perf_raw::r1000001a0"),
+                            ("arm:0x41:0xd4f", "arm_v2", "perf_raw::r3e")):
         out = run([PERFMARK, "list"], env={"PERFMARK_TEST_CPU": cpu}).stdout
         check("[PERFMARK_TEST_CPU" in out.splitlines()[0], "list does not say the CPU is set: %r"
               % out[:200])

@@ -80,7 +80,8 @@ OMP_WAITS = (b"omp barrier", b"omp taskwait", b"omp taskgroup")
 FLAG_WHERE = 3  # cells named per flag
 
 GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "ranks_shuffled", "manyranks",
-                 "rankfile", "omp", "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_missing",
+                 "rankfile", "omp", "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_zen5",
+                 "topdown_arm", "topdown_atom", "topdown_missing",
                  "topdown_nol2", "topdown_adl", "branch_icl", "throttle", "throttle_old",
                  "throttle_none"]
 BAD_VARIANTS = {  # variant: what the one-line message must contain
@@ -742,6 +743,18 @@ ZEN4_TD_EVENTS = ["CYCLES_NOT_IN_HALT", "DISPATCH_STALLS_1:FE_NO_OPS",
                   "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", "RETIRED_OPS"]
 TD_MODELS = {m: ("skylake", [m + "::" + e for e in SKL_TD_EVENTS]) for m in ("skl", "skx", "clx")}
 TD_MODELS["amd64_fam19h_zen4"] = ("zen4", ["amd64_fam19h_zen4::" + e for e in ZEN4_TD_EVENTS])
+# Raw rows (runtime/pm_cpu_models.c): the configs worked out from the kernel's JSON.
+TD_MODELS["amd64_fam1ah_zen5"] = ("zen4", ["perf_raw::r%x" % c for c in (
+    0x76, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0xc1)])
+TD_MODELS["arm_v1"] = ("arm", ["perf_raw::r%x" % c for c in (
+    0x11, 0x3e, 0x3d, 0x3f, 0x3b, 0x3a, 0x10)])
+TD_MODELS["arm_v2"] = ("arm", ["perf_raw::r%x" % c for c in (0x11, 0x3e, 0x3d, 0x3f, 0x3b, 0x3a)])
+TD_MODELS["srf"] = ("atom", ["perf_raw::r%x" % c for c in (0x3c, 0x72, 0x73, 0x71, 0x74)])
+# Slots per cycle of each model (the kernel's metrics JSON) and, for Arm, the
+# cycles per BR_MIS_PRED that neoverse-v1/metrics.json moves from frontend
+# bound to bad speculation.
+TD_WIDTH = {"amd64_fam19h_zen4": 6, "amd64_fam1ah_zen5": 8, "arm_v1": 8, "arm_v2": 8, "srf": 6}
+TD_ARM_MISPRED = {"arm_v1": 4, "arm_v2": 0}
 
 
 def td_same_event(q, ev):
@@ -793,7 +806,7 @@ def td_events(m):
     return 1, rows
 
 
-def td_slots(method, levels, v, clamps):
+def td_slots(method, levels, v, clamps, model=None):
     """Slot counts per node from the summed events v (perf's formulas); every
     difference is clamped at 0 (counted in clamps)."""
     def sub(a, b):
@@ -819,8 +832,31 @@ def td_slots(method, levels, v, clamps):
         bad = sub(issued + 4 * recovery, retired)  # UOPS_ISSUED - RETIRE_SLOTS + 4 x RECOVERY
         return {"slots": slots, "retiring": retired, "bad_speculation": bad, "frontend_bound": idq,
                 "backend_bound": sub(slots, idq + bad + retired)}
+    if method == "arm":  # arm64/sbsa.json, neoverse-v1/metrics.json
+        w = TD_WIDTH[model]
+        cycles, ssf, ssb, stall, op_spec, op_retired = v[:6]
+        mispred = v[6] if len(v) > 6 else 0
+        slots = w * cycles
+        used = sub(slots, stall)
+        if op_spec == 0 or op_retired >= op_spec:
+            if op_retired > op_spec:
+                clamps.append((op_spec, op_retired))  # the op ratio capped at 1
+            retiring = used
+        else:
+            retiring = used * op_retired // op_spec
+        moved = TD_ARM_MISPRED[model] * w * mispred
+        if moved > ssf:
+            clamps.append((ssf, moved))
+            moved = ssf
+        return {"slots": slots, "retiring": retiring, "bad_speculation": used - retiring + moved,
+                "frontend_bound": ssf - moved, "backend_bound": ssb}
+    if method == "atom":  # sierraforest/srf-metrics.json: TOPDOWN_X.ALL_P / (6 x cycles)
+        cycles, ret, bad, fe, be = v
+        return {"slots": TD_WIDTH[model] * cycles, "retiring": ret, "bad_speculation": bad,
+                "frontend_bound": fe, "backend_bound": be}
     cycles, fe, be, smt, dispatched, retired = v
-    return {"slots": 6 * cycles, "retiring": retired, "bad_speculation": sub(dispatched, retired),
+    return {"slots": TD_WIDTH[model] * cycles, "retiring": retired,
+            "bad_speculation": sub(dispatched, retired),
             "frontend_bound": fe, "backend_bound": be, "smt_contention": smt}
 
 
@@ -854,7 +890,7 @@ def td_stat(m, td, cells):
         run_sum += int(run[groups[0]])
     v = [a + int(math.floor(b + 0.5)) for a, b in zip(exact, scaled)]
     clamps = []
-    slots = td_slots(td["method"], td["levels"], v, clamps)
+    slots = td_slots(td["method"], td["levels"], v, clamps, m["cpu_model"])
     shown = ["slots"] + td["nodes"]
     slots = {k: slots.get(k, 0) for k in shown}
     total = sum(slots[k] for k in TD_LEVEL1 + ["smt_contention"] if k in slots)
@@ -1058,7 +1094,7 @@ def check_topdown_formulas(ck, m, x):
     if td["method"] == "perf_metrics":
         ck.ok(any(st["cells_used"] == 0 and st["cells_left_out"]["SHORT"] for st in stats),
               "topdown: no region where every cell is SHORT")
-    if td["method"] != "perf_metrics" or td["levels"] == 2:
+    if td["method"] not in ("perf_metrics", "atom") or td["levels"] == 2:
         ck.ok(any(st["clamps"] for st in stats), "topdown: no difference clamped at 0")
     exact = 0
     for st in stats:

@@ -60,6 +60,13 @@ Variants:
              amd64_fam19h_zen4), SMT contention included; cells account for
              every slot (perf's ratios agree) except a region where fewer ops
              were dispatched than retired (bad speculation clamps at 0).
+  topdown_zen5  the same method on Zen 5 (cpu_model amd64_fam1ah_zen5, raw
+             perf_raw::r<config> events): 8 slots per cycle, from the model row.
+  topdown_arm   Arm slot accounting (cpu_model arm_v1, raw events): 8 slots,
+             4 cycles per BR_MIS_PRED moved from frontend to bad speculation; a
+             region with more ops retired than speculated (retiring clamps).
+  topdown_atom  Intel E-core TOPDOWN_*.ALL_P (cpu_model srf, raw events), 6
+             slots per cycle; the four events account every slot.
   topdown_missing  perf_metrics without topdown-fe-bound: no breakdown.
   topdown_nol2  spr without topdown-mem-bound: level 1 only, said why.
   branch_icl    full's cells with /events the icl branch group (instructions,
@@ -668,6 +675,21 @@ ZEN_EVENTS = [(ZEN_PMU + n, ZEN_PMU + n + ZEN_MOD, 0, RAW, c) for n, c in (
     ("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", 0x7aa),
     ("RETIRED_OPS", 0xc1))] + [PAGE_FAULTS]
 
+# Rows whose events are raw encodings (no libpfm4 table): named
+# perf_raw::r<config> as runtime/pm_cpu_models.c writes them.
+def raw_events(configs):
+    return [("perf_raw::r%x" % c, "perf_raw" + RAW_MOD, 0, RAW, c) for c in configs] + \
+        [PAGE_FAULTS]
+
+
+# Zen 5: Zen 4's events (amdzen5 JSON), 8 slots per cycle
+ZEN5_EVENTS = raw_events([0x76, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0xc1])
+# Neoverse V1: CPU_CYCLES, STALL_SLOT_FRONTEND, _BACKEND, STALL_SLOT, OP_SPEC,
+# OP_RETIRED, BR_MIS_PRED
+ARM_EVENTS = raw_events([0x11, 0x3e, 0x3d, 0x3f, 0x3b, 0x3a, 0x10])
+# Sierra Forest: CPU_CLK_UNHALTED.CORE_P, TOPDOWN_RETIRING/BAD_SPECULATION/FE_BOUND/BE_BOUND.ALL_P
+ATOM_EVENTS = raw_events([0x3c, 0x72, 0x73, 0x71, 0x74])
+
 # (name, parent row)
 TD_REGIONS = [
     ("main", -1),     # 0
@@ -729,6 +751,40 @@ def zen4_counts(slots, shares, skew):
     return [cycles, fe, be, smt, disp, ret]
 
 
+def zen5_counts(slots, shares, skew):
+    cycles = slots // 8
+    slots = 8 * cycles
+    ret, bad, fe, _, smt = (int(x * slots) for x in shares)
+    be = slots - ret - bad - fe - smt
+    disp = ret - 12_345 if skew else ret + bad  # skew: bad speculation clamps at 0
+    return [cycles, fe, be, smt, disp, ret]
+
+
+def arm_counts(slots, shares, skew):
+    """Neoverse V1 (8 slots, 4 cycles per BR_MIS_PRED moved from frontend to
+    bad speculation): counts whose breakdown is the profile's shares."""
+    cycles = slots // 8
+    slots = 8 * cycles
+    ret, bad, fe = (int(x * slots) for x in shares[:3])
+    be = slots - ret - bad - fe
+    mispred = bad // 64            # moved = 4 x 8 x mispred = about bad / 2
+    moved = 32 * mispred
+    ssf = fe + moved               # frontend = STALL_SLOT_FRONTEND - moved
+    stall = ssf + be               # used = slots - STALL_SLOT = ret + bad - moved
+    used = slots - stall
+    op_spec, op_retired = used, ret  # retiring = used x ret / used
+    if skew:
+        op_retired = op_spec + 12_345  # more retired than speculated: retiring clamps to used
+    return [cycles, ssf, be, stall, op_spec, op_retired, mispred]
+
+
+def atom_counts(slots, shares, skew):
+    cycles = slots // 6
+    slots = 6 * cycles
+    ret, bad, fe = (int(x * slots) for x in shares[:3])
+    return [cycles, ret, bad, fe, slots - ret - bad - fe]
+
+
 def write_topdown(path, variant):
     method, levels, model = {"topdown_icl": ("perf_metrics", 1, "icl"),
                              "topdown_spr": ("perf_metrics", 2, "spr"),
@@ -736,12 +792,21 @@ def write_topdown(path, variant):
                              "topdown_zen4": ("zen4", 1, "amd64_fam19h_zen4"),
                              "topdown_missing": ("perf_metrics", 1, "icl"),
                              "topdown_nol2": ("perf_metrics", 2, "spr"),
-                             "topdown_adl": ("perf_metrics", 2, "adl_glc")}[variant]
+                             "topdown_adl": ("perf_metrics", 2, "adl_glc"),
+                             "topdown_zen5": ("zen4", 1, "amd64_fam1ah_zen5"),
+                             "topdown_arm": ("arm", 1, "arm_v1"),
+                             "topdown_atom": ("atom", 1, "srf")}[variant]
     if method == "perf_metrics":
         events = perf_metrics_events(model, levels)
         td_rows = list(range(1 + 4 * levels))
     elif method == "skylake":
         events, td_rows = SKL_EVENTS, SKL_TD
+    elif method == "arm":
+        events, td_rows = ARM_EVENTS, list(range(7))
+    elif method == "atom":
+        events, td_rows = ATOM_EVENTS, list(range(5))
+    elif model == "amd64_fam1ah_zen5":
+        events, td_rows = ZEN5_EVENTS, list(range(6))
     else:
         events, td_rows = ZEN_EVENTS, list(range(6))
     td_index = list(range(len(td_rows)))  # which of the method's counts each row holds
@@ -758,6 +823,12 @@ def write_topdown(path, variant):
             return perf_metrics_counts(slots, shares, levels, skew)
         if method == "skylake":
             return skylake_counts(slots, shares, skew)
+        if method == "arm":
+            return arm_counts(slots, shares, skew)
+        if method == "atom":
+            return atom_counts(slots, shares, skew)
+        if model == "amd64_fam1ah_zen5":
+            return zen5_counts(slots, shares, skew)
         return zen4_counts(slots, shares, skew)
 
     def fill(counts_row, slots, shares, skew, visits):
@@ -1057,6 +1128,9 @@ VARIANTS = {
     "topdown_missing": lambda p: write_topdown(p, "topdown_missing"),
     "topdown_nol2": lambda p: write_topdown(p, "topdown_nol2"),
     "topdown_adl": lambda p: write_topdown(p, "topdown_adl"),
+    "topdown_zen5": lambda p: write_topdown(p, "topdown_zen5"),
+    "topdown_arm": lambda p: write_topdown(p, "topdown_arm"),
+    "topdown_atom": lambda p: write_topdown(p, "topdown_atom"),
     "branch_icl": lambda p: write_full(p, "branch_icl"),
     "throttle": write_throttle,
     "throttle_old": lambda p: write_throttle(p, "throttle_old"),

@@ -238,7 +238,7 @@ static void test_zen4(void)
     /* cycles 1000 → 6000 slots; FE 1200, BE 1800, SMT 600, dispatched 2400,
      * retired 2100 → bad spec 300, retiring 2100. Σ = 6000:
      * 0.2, 0.3, 0.1, 0.05, 0.35. */
-    struct pm_td_zen4_counts c = {1000, 1200, 1800, 600, 2400, 2100};
+    struct pm_td_zen4_counts c = {1000, 1200, 1800, 600, 2400, 2100, 6};
     struct pm_td_slots s;
     struct pm_td_breakdown b;
     pm_td_from_zen4(&c, &s);
@@ -251,9 +251,106 @@ static void test_zen4(void)
               near(b.ratio[PM_TD_N_BAD_SPEC], 0.05) && near(b.ratio[PM_TD_N_RETIRING], 0.35),
           "zen4 ratios");
     /* retired > dispatched (counts read a few ops apart): bad spec 0. */
-    struct pm_td_zen4_counts neg = {10, 0, 0, 0, 50, 60};
+    struct pm_td_zen4_counts neg = {10, 0, 0, 0, 50, 60, 6};
     pm_td_from_zen4(&neg, &s);
     CHECK(s.m[PM_TD_BAD_SPEC] == 0 && s.m[PM_TD_RETIRING] == 60, "zen4 clamp");
+}
+
+static void test_zen5_width(void)
+{
+    /* Zen 5 dispatches 8 ops per cycle (amdzen5/pipeline.json
+     * total_dispatch_slots = 8 × ls_not_halted_cyc). cycles 1000 → 8000
+     * slots; FE 1600, BE 2400, SMT 800, dispatched 3200, retired 2800 → bad
+     * spec 400, retiring 2800. Σ = 8000: 0.2, 0.3, 0.1, 0.05, 0.35. */
+    struct pm_td_zen4_counts c = {1000, 1600, 2400, 800, 3200, 2800, 8};
+    struct pm_td_slots s;
+    struct pm_td_breakdown b;
+    pm_td_from_zen4(&c, &s);
+    CHECK(s.slots == 8000 && pm_td_level1_total(&s) == 8000 && s.m[PM_TD_BAD_SPEC] == 400 &&
+              s.m[PM_TD_RETIRING] == 2800 && s.m[PM_TD_FE_BOUND] == 1600 &&
+              s.m[PM_TD_BE_BOUND] == 2400 && s.m[PM_TD_SMT_CONTENTION] == 800,
+          "zen5 slots %llu", (unsigned long long)s.slots);
+    CHECK(pm_td_breakdown(&s, &b) == PM_TD_OK && near(b.ratio[PM_TD_N_FE_BOUND], 0.2) &&
+              near(b.ratio[PM_TD_N_BE_BOUND], 0.3) &&
+              near(b.ratio[PM_TD_N_SMT_CONTENTION], 0.1) &&
+              near(b.ratio[PM_TD_N_BAD_SPEC], 0.05) && near(b.ratio[PM_TD_N_RETIRING], 0.35),
+          "zen5 ratios");
+    /* The same counts at Zen 4's width would claim 6000 slots; width 0 is Zen 4's 6. */
+    struct pm_td_zen4_counts z4 = {1000, 1200, 1800, 600, 2400, 2100, 0};
+    pm_td_from_zen4(&z4, &s);
+    CHECK(s.slots == 6000, "width 0 means Zen 4's 6: %llu", (unsigned long long)s.slots);
+}
+
+static void test_arm(void)
+{
+    /* Neoverse V1 (neoverse-v1/metrics.json, 8 slots, 4 cycles per
+     * BR_MIS_PRED): cycles 1000, STALL_SLOT_FRONTEND 2000, _BACKEND 3000,
+     * STALL_SLOT 5000, OP_SPEC 3600, OP_RETIRED 2700, BR_MIS_PRED 10.
+     *   frontend = 2000/8000 − 4 × 10/1000 = 0.25 − 0.04 = 0.21 → 1680 slots
+     *   bad spec = (1 − 2700/3600) × (1 − 5000/8000) + 0.04
+     *            = 0.25 × 0.375 + 0.04 = 0.13375            → 1070 slots
+     *   retiring = 0.75 × 0.375 = 0.28125                   → 2250 slots
+     *   backend  = 3000/8000 = 0.375                        → 3000 slots
+     * Σ = 8000. */
+    struct pm_td_arm_counts v1 = {1000, 2000, 3000, 5000, 3600, 2700, 10, 8, 4};
+    struct pm_td_slots s;
+    struct pm_td_breakdown b;
+    pm_td_from_arm(&v1, &s);
+    CHECK(s.slots == 8000 && s.levels == 1 && s.m[PM_TD_FE_BOUND] == 1680 &&
+              s.m[PM_TD_BAD_SPEC] == 1070 && s.m[PM_TD_RETIRING] == 2250 &&
+              s.m[PM_TD_BE_BOUND] == 3000 && s.m[PM_TD_SMT_CONTENTION] == 0,
+          "arm v1: fe %llu bs %llu ret %llu be %llu", (unsigned long long)s.m[PM_TD_FE_BOUND],
+          (unsigned long long)s.m[PM_TD_BAD_SPEC], (unsigned long long)s.m[PM_TD_RETIRING],
+          (unsigned long long)s.m[PM_TD_BE_BOUND]);
+    CHECK(pm_td_breakdown(&s, &b) == PM_TD_OK && near(b.ratio[PM_TD_N_FE_BOUND], 0.21) &&
+              near(b.ratio[PM_TD_N_BAD_SPEC], 0.13375) &&
+              near(b.ratio[PM_TD_N_RETIRING], 0.28125) && near(b.ratio[PM_TD_N_BE_BOUND], 0.375),
+          "arm v1 ratios");
+    /* Neoverse V2 (sbsa.json formulas, no correction): frontend 2000/8000 =
+     * 0.25, bad spec 0.25 × 0.375 = 0.09375 → 750, retiring 2250, backend 3000. */
+    struct pm_td_arm_counts v2 = {1000, 2000, 3000, 5000, 3600, 2700, 0, 8, 0};
+    pm_td_from_arm(&v2, &s);
+    CHECK(s.m[PM_TD_FE_BOUND] == 2000 && s.m[PM_TD_BAD_SPEC] == 750 &&
+              s.m[PM_TD_RETIRING] == 2250 && s.m[PM_TD_BE_BOUND] == 3000 &&
+              pm_td_level1_total(&s) == 8000,
+          "arm v2");
+    /* Clamps: the correction (4 × 8 × 100 = 3200) exceeds STALL_SLOT_FRONTEND
+     * 2000 → frontend 0, 2000 moved; OP_RETIRED > OP_SPEC → retiring = all
+     * used slots (8000 − 5000 = 3000), bad spec 0 + 2000; STALL_SLOT > slots
+     * → used 0. */
+    struct pm_td_arm_counts clamp = {1000, 2000, 3000, 5000, 100, 200, 100, 8, 4};
+    pm_td_from_arm(&clamp, &s);
+    CHECK(s.m[PM_TD_FE_BOUND] == 0 && s.m[PM_TD_BAD_SPEC] == 2000 &&
+              s.m[PM_TD_RETIRING] == 3000 && pm_td_level1_total(&s) == 8000,
+          "arm clamps");
+    struct pm_td_arm_counts over = {10, 50, 50, 100, 0, 0, 0, 8, 0};
+    pm_td_from_arm(&over, &s);
+    CHECK(s.m[PM_TD_RETIRING] == 0 && s.m[PM_TD_BAD_SPEC] == 0, "arm STALL_SLOT > slots");
+    /* Large counts: used × OP_RETIRED passes 2^64 (2^40 × 2^39); the 128-bit
+     * product keeps it exact: 8 × 2^37 slots, none stalled, 3/4 retired. */
+    struct pm_td_arm_counts big = {1ull << 37, 0, 0, 0, 1ull << 41, 3ull << 39, 0, 8, 0};
+    pm_td_from_arm(&big, &s);
+    CHECK(s.m[PM_TD_RETIRING] == 3ull << 38 && s.m[PM_TD_BAD_SPEC] == 1ull << 38,
+          "arm big: %llu", (unsigned long long)s.m[PM_TD_RETIRING]);
+}
+
+static void test_atom(void)
+{
+    /* Sierra Forest (srf-metrics.json: tma_X = TOPDOWN_X.ALL_P / (6 ×
+     * CPU_CLK_UNHALTED.CORE)): cycles 1000 → 6000 slots; retiring 2400, bad
+     * spec 600, FE 1800, BE 1200 → 0.4, 0.1, 0.3, 0.2 of Σ = 6000. */
+    struct pm_td_atom_counts c = {1000, 2400, 600, 1800, 1200, 6};
+    struct pm_td_slots s;
+    struct pm_td_breakdown b;
+    pm_td_from_atom(&c, &s);
+    CHECK(s.slots == 6000 && s.levels == 1 && pm_td_level1_total(&s) == 6000 &&
+              s.m[PM_TD_RETIRING] == 2400 && s.m[PM_TD_BAD_SPEC] == 600 &&
+              s.m[PM_TD_FE_BOUND] == 1800 && s.m[PM_TD_BE_BOUND] == 1200,
+          "atom slots");
+    CHECK(pm_td_breakdown(&s, &b) == PM_TD_OK && near(b.ratio[PM_TD_N_RETIRING], 0.4) &&
+              near(b.ratio[PM_TD_N_BAD_SPEC], 0.1) && near(b.ratio[PM_TD_N_FE_BOUND], 0.3) &&
+              near(b.ratio[PM_TD_N_BE_BOUND], 0.2),
+          "atom ratios");
 }
 
 static void test_aggregation(void)
@@ -433,6 +530,9 @@ int main(void)
     test_short();
     test_skylake();
     test_zen4();
+    test_zen5_width();
+    test_arm();
+    test_atom();
     test_aggregation();
     test_kernel_context_switch();
     test_rdpmc_equals_read();

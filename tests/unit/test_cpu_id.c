@@ -52,11 +52,9 @@ static const struct midr midrs[] = {
     {0x410FD034, 0x41, 0xd03, NULL},       /* Cortex-A53 */
 };
 
-/* Rows a match names that the model table does not have yet (issue 14):
- * named in messages, measured once their tables land. */
-static const char *const pending_rows[] = {"amd64_fam17h_zen2", "amd64_fam19h_zen3",
-                                           "amd64_fam1ah_zen5", "srf", "arm_n1", "arm_v1",
-                                           "arm_v2", "arm_a64fx", NULL};
+/* Rows a match names that the model table does not have yet: named in
+ * messages, measured once their tables land (none today). */
+static const char *const pending_rows[] = {NULL};
 
 static int pending(const char *row)
 {
