@@ -12,6 +12,9 @@ static uint64_t pm_tsc0, pm_mono0;
 
 static int pm_cpu_has_invariant_tsc(void)
 {
+#if defined(__aarch64__)
+    return 1;  /* the generic timer counts at a constant rate by the architecture */
+#endif
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f)
         return 0;
@@ -32,7 +35,7 @@ void pm_clock_init(void)
 {
     pm_clock_uses_tsc = pm_cpu_has_invariant_tsc();
     pm_mono0 = pm_mono_ns();
-    pm_tsc0 = __rdtsc();
+    pm_tsc0 = pm_cycle_counter();
 }
 
 double pm_clock_ns_per_tick(void)
@@ -42,11 +45,18 @@ double pm_clock_ns_per_tick(void)
     uint64_t mono1, tsc1;
     do {
         mono1 = pm_mono_ns();
-        tsc1 = __rdtsc();
+        tsc1 = pm_cycle_counter();
     } while (mono1 - pm_mono0 < PM_CALIBRATION_MIN_NS);
     if (tsc1 <= pm_tsc0)
         return 1.0;
     return (double)(mono1 - pm_mono0) / (double)(tsc1 - pm_tsc0);
 }
 
-const char *pm_clock_name(void) { return pm_clock_uses_tsc ? "tsc" : "monotonic"; }
+const char *pm_clock_name(void)
+{
+#if defined(__aarch64__)
+    return pm_clock_uses_tsc ? "cntvct" : "monotonic";
+#else
+    return pm_clock_uses_tsc ? "tsc" : "monotonic";
+#endif
+}

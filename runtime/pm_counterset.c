@@ -20,16 +20,23 @@
  * the application's errno alone without paying to save it on every call. */
 static inline long pm_sys_read(int fd, void *buf, size_t n)
 {
-#ifdef PM_SYSCALL_SEAM
+#if defined(PM_SYSCALL_SEAM) || !(defined(__x86_64__) || defined(__aarch64__))
     long got = read(fd, buf, n);
     return got < 0 ? -errno : got;
-#else
+#elif defined(__x86_64__)
     long ret;
     __asm__ volatile("syscall"
                      : "=a"(ret)
                      : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(n)
                      : "rcx", "r11", "memory");
     return ret;
+#else /* arm64: number in x8, arguments and result in x0.. */
+    register long x8 __asm__("x8") = SYS_read;
+    register long x0 __asm__("x0") = fd;
+    register long x1 __asm__("x1") = (long)buf;
+    register long x2 __asm__("x2") = (long)n;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory", "cc");
+    return x0;
 #endif
 }
 

@@ -248,6 +248,13 @@ int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
     }
     /* libpfm4 leaves size at 0; the kernel needs it. */
     ev->attr.size = sizeof ev->attr;
+#if defined(__aarch64__)
+    /* arm64 grants user-space counter reads only to events that ask (the
+     * PMU's "rdpmc" format bit, config1:1) and where perf_user_access=1;
+     * elsewhere reads fall back to read(). */
+    if (ev->attr.type == PERF_TYPE_RAW || ev->attr.type == PERF_TYPE_HARDWARE)
+        ev->attr.config1 |= 0x2;
+#endif
     ev->attr.disabled = 0;
     ev->attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                            PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;

@@ -8,6 +8,8 @@ apt-get update -qq
 # slurm-wlm, munge: the private Slurm tests/slurm starts (their services do not start here).
 # chromium: tests/report/check_html.py opens the HTML report in it, headless.
 # valgrind: tests/sanitize/valgrind_report.sh runs `perfmark report` under memcheck.
+# gcc-aarch64-linux-gnu, qemu-user-static: tests/aarch64 builds perfmark for arm64
+# and runs its unit tests under qemu (CTest label qemu).
 apt-get install -y -qq \
   build-essential cmake pkg-config gfortran clang libomp-dev \
   libpfm4-dev libhwloc-dev hwloc libdw-dev \
@@ -15,5 +17,6 @@ apt-get install -y -qq \
   python3-h5py python3-numpy chromium \
   slurm-wlm munge \
   likwid libpapi-dev \
-  valgrind >/dev/null
+  valgrind \
+  gcc-aarch64-linux-gnu qemu-user-static >/dev/null
 echo "perfmark: build dependencies installed"

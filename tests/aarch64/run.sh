@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/aarch64/run.sh SOURCE_DIR BUILD_DIR — perfmark on aarch64, from an
+# x86 machine, with Debian's cross compiler and qemu user mode:
+#  1. every C source of the runtime, wrappers, analysis, selftest and shims
+#     compiles for aarch64 with -Werror (the generated MPI wrappers from
+#     BUILD_DIR too). Library headers (libpfm4, hwloc, Open MPI, HDF5) are the
+#     host's, found after the cross compiler's own: a compile check, not a link;
+#  2. the unit tests that need no perf_event are built static for aarch64 and
+#     run under qemu-aarch64-static: the TopDown arithmetic and model tables,
+#     CPU identity (MIDR decoding), the rdpmc seqlock reader, the name
+#     comparison, and the region clock on CNTVCT_EL0.
+# Exit 0, 1 on a failure, 77 (skip) without gcc-aarch64-linux-gnu or
+# qemu-user-static.
+set -u
+src=$(cd "$1" && pwd); build=$(cd "$2" && pwd)
+cc=aarch64-linux-gnu-gcc
+qemu=qemu-aarch64-static
+for tool in $cc $qemu; do
+  if ! command -v $tool >/dev/null; then
+    echo "SKIP: $tool not installed (apt-get install gcc-aarch64-linux-gnu qemu-user-static)"
+    exit 77
+  fi
+done
+out=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-aarch64.XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT
+flags=(-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Werror
+       -DPERFMARK_VERSION='"aarch64"' -DPERFMARK_REL_LIBDIR='"../lib"')
+inc=(-I"$src/include" -I"$src/runtime" -I"$src/wrappers" -I"$build/wrappers" -I"$src/analysis"
+     -I"$src/selftest" -I"$src/shims/include")
+# host library headers, after the cross toolchain's own (never its libc's)
+for d in /usr/include /usr/include/hdf5/openmpi /usr/lib/x86_64-linux-gnu/openmpi/include \
+         /usr/include/x86_64-linux-gnu $(dirname /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h 2>/dev/null | head -1); do
+  [ -d "$d" ] && inc+=(-idirafter "$d")
+done
+fail=0
+n=0
+for f in "$src"/runtime/*.c "$src"/wrappers/*.c "$build"/wrappers/*.c "$src"/analysis/*.c \
+         "$src"/selftest/*.c "$src"/shims/*.c; do
+  [ -f "$f" ] || continue
+  n=$((n + 1))
+  if ! $cc "${flags[@]}" "${inc[@]}" -c "$f" -o "$out/obj_$n.o" 2>"$out/err"; then
+    echo "FAIL: $f does not compile for aarch64:"; head -20 "$out/err"; fail=1
+  fi
+done
+echo "compiled $n sources for aarch64"
+
+unit() {  # NAME SOURCES...
+  local name=$1; shift
+  if ! $cc "${flags[@]}" -I"$src/runtime" -I"$src/tests/unit" -static -o "$out/$name" "$@" \
+       -lm -lpthread 2>"$out/err"; then
+    echo "FAIL: $name does not build for aarch64:"; head -20 "$out/err"; fail=1; return
+  fi
+  aarch64-linux-gnu-readelf -h "$out/$name" | grep -q "Machine:.*AArch64" ||
+    { echo "FAIL: $name is not an aarch64 binary"; fail=1; return; }
+  if $qemu "$out/$name" >"$out/$name.log" 2>&1; then
+    echo "qemu-aarch64: $(tail -1 "$out/$name.log")"
+  else
+    echo "FAIL: $name under qemu-aarch64:"; cat "$out/$name.log"; fail=1
+  fi
+}
+rt=$src/runtime
+unit test_topdown "$src/tests/topdown/test_topdown.c" "$rt/pm_topdown.c" "$rt/pm_cpu_models.c" \
+  "$rt/pm_cpu_id.c" "$rt/pm_cpu_match.c"
+unit test_cpu_id "$src/tests/unit/test_cpu_id.c" "$rt/pm_cpu_id.c" "$rt/pm_cpu_match.c" \
+  "$rt/pm_cpu_models.c"
+unit test_rdpmc "$src/tests/unit/test_rdpmc.c" "$rt/pm_rdpmc.c"
+unit test_streq "$src/tests/unit/test_streq.c"
+unit test_clock "$src/tests/unit/test_clock.c" "$rt/pm_clock.c"
+exit $fail
