@@ -14,6 +14,7 @@
 #include "pm_cpu_models.h"
 #include "pm_events.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -168,6 +169,20 @@ static char *pm_st_slurp(const char *path)
     return buf;
 }
 
+/* head (a command ending with the kernels' program), then the kernels'
+ * arguments; stdout to out_path. The command's exit status. */
+static int pm_st_run(char *const head[], int nhead, char *const kargs[], const char *out_path)
+{
+    char *argv[32];
+    int n = 0;
+    for (; n < nhead && n < 31; n++)
+        argv[n] = head[n];
+    for (int i = 0; kargs[i] && n < 31; i++)
+        argv[n++] = kargs[i];
+    argv[n] = NULL;
+    return pm_st_spawn(argv, out_path);
+}
+
 /* The kernels under `perfmark run -q -e EVENTS`: their truth lines (to be
  * freed), and the file at *h5. NULL when the run failed. */
 static char *pm_st_measure(struct pm_st *st, const char *name, const char *events,
@@ -176,14 +191,8 @@ static char *pm_st_measure(struct pm_st *st, const char *name, const char *event
     char out[PATH_MAX + 16];
     snprintf(h5, h5len, "%s/%s.h5", st->dir, name);
     snprintf(out, sizeof out, "%s/%s.out", st->dir, name);
-    char *argv[32] = {st->self, "run", "-q", "-e", (char *)events, "-o", h5, "--", st->kernels};
-    int n = 9;
-    for (int i = 0; kargs[i] && n < 31; i++)
-        argv[n++] = kargs[i];
-    argv[n] = NULL;
-    if (pm_st_spawn(argv, out) != 0)
-        return NULL;
-    return pm_st_slurp(out);
+    char *head[] = {st->self, "run", "-q", "-e", (char *)events, "-o", h5, "--", st->kernels};
+    return pm_st_run(head, 9, kargs, out) == 0 ? pm_st_slurp(out) : NULL;
 }
 
 /* Under perf stat -x, (no perfmark): the kernels' truth in *truth and
@@ -194,14 +203,10 @@ static char *pm_st_perf(struct pm_st *st, const char *name, const char *events,
     char out[PATH_MAX + 16], stat_out[PATH_MAX + 16];
     snprintf(out, sizeof out, "%s/%s.out", st->dir, name);
     snprintf(stat_out, sizeof stat_out, "%s/%s.stat", st->dir, name);
-    char *argv[32] = {st->perf, "stat", "-x,", "-o", stat_out, "-e", (char *)events, "--",
-                      st->kernels};
-    int n = 9;
-    for (int i = 0; kargs[i] && n < 31; i++)
-        argv[n++] = kargs[i];
-    argv[n] = NULL;
+    char *head[] = {st->perf, "stat", "-x,", "-o", stat_out, "-e", (char *)events, "--",
+                    st->kernels};
     *truth = NULL;
-    if (pm_st_spawn(argv, out) != 0)
+    if (pm_st_run(head, 9, kargs, out) != 0)
         return NULL;
     *truth = pm_st_slurp(out);
     return pm_st_slurp(stat_out);
@@ -592,26 +597,19 @@ static void pm_st_cleanup(struct pm_st *st)
         printf("files kept in %s\n", st->dir);
         return;
     }
-    char cmd[PATH_MAX + 32];
-    snprintf(cmd, sizeof cmd, "%s", st->dir);
-    /* only our own flat directory: remove its files, then it */
-    char *names[] = {"sw", "hw", "cache", "mux", "td", "td-read", NULL};
-    char path[PATH_MAX + 64];
-    for (int i = 0; names[i]; i++) {
-        snprintf(path, sizeof path, "%s/%s.h5", st->dir, names[i]);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/%s.out", st->dir, names[i]);
+    /* our own mkdtemp directory, flat: its files, then it */
+    DIR *dir = opendir(st->dir);
+    struct dirent *e;
+    char path[PATH_MAX + 256];
+    while (dir && (e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", st->dir, e->d_name);
         unlink(path);
     }
-    const char *kernels[] = {"touch", "spin", "sleep", "hop", "loop"};
-    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
-        for (int i = 1; i <= 2; i++) {
-            snprintf(path, sizeof path, "%s/perf-%s-%d.out", st->dir, kernels[k], i);
-            unlink(path);
-            snprintf(path, sizeof path, "%s/perf-%s-%d.stat", st->dir, kernels[k], i);
-            unlink(path);
-        }
-    if (rmdir(cmd) != 0)
+    if (dir)
+        closedir(dir);
+    if (rmdir(st->dir) != 0)
         printf("(could not remove %s: %s)\n", st->dir, strerror(errno));
 }
 
