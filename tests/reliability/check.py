@@ -530,14 +530,16 @@ def ensure_user():
 
 
 PROBE = r"""
-import ctypes, struct, sys
+import ctypes, platform, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
+# perf_event_open's number: 298 on x86-64, 241 on arm64 (asm-generic)
+NR = {"x86_64": 298, "aarch64": 241}[platform.machine()]
 # perf_event_attr: type=SOFTWARE(1) size=120 config=PAGE_FAULTS(2); flags bit 5 = exclude_kernel
 attr = bytearray(120)
 struct.pack_into("IIQ", attr, 0, 1, 120, 2)
 struct.pack_into("Q", attr, 40, 1 << 5 | 1 << 6)  # exclude_kernel, exclude_hv
 buf = (ctypes.c_char * 120).from_buffer(attr)
-fd = libc.syscall(298, buf, 0, -1, -1, 0)
+fd = libc.syscall(NR, buf, 0, -1, -1, 0)
 print("open" if fd >= 0 else "refused %d" % ctypes.get_errno())
 """
 
