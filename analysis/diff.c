@@ -20,6 +20,7 @@
  * within what that run already shows as noise or imbalance.
  */
 #include "diff.h"
+#include "read_guard.h"
 #include "report.h"
 #include "report_model.h"
 
@@ -35,7 +36,7 @@
 
 const char pm_diff_usage[] =
     "usage: perfmark diff A.h5 B.h5 [--metric M] [--threshold PCT] [--region NAME]\n"
-    "                     [--format text|csv|json] [-o OUT]\n"
+    "                     [--format text|csv|json] [-o OUT] [--read-timeout S]\n"
     "\n"
     "The change from run A to run B per region (matched by call path) and metric:\n"
     "time (wall, summed over threads), visits, each event measured in both files,\n"
@@ -63,9 +64,15 @@ const char pm_diff_usage[] =
     "                   shown; the whole run is then left out)\n"
     "  --format F       text (default), csv or json\n"
     "  -o OUT           write to OUT instead of stdout\n"
+    "  --read-timeout S stop reading a file that made no progress for S seconds\n"
+    "                   (as perfmark report: default 10 s + 1 s per 100 MB of the\n"
+    "                   file, 0 never, env PERFMARK_READ_TIMEOUT); each file is\n"
+    "                   read first in a crash-isolating child, so a damaged one\n"
+    "                   is one message naming it\n"
     "\n"
     "Exit status: 0 no regression beyond the threshold (or no --threshold),\n"
-    "1 a regression (each one named on stderr), 2 usage or file error.\n";
+    "1 a regression (each one named on stderr), 2 usage or file error (a damaged\n"
+    "file included).\n";
 
 enum pm_mkind { PM_DM_TIME, PM_DM_VISITS, PM_DM_EVENT, PM_DM_IPC };
 
@@ -1090,11 +1097,18 @@ int pm_diff_main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
         if (!strcmp(a, "--metric") || !strcmp(a, "--threshold") || !strcmp(a, "--region") ||
-            !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-o")) {
+            !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-o") ||
+            !strcmp(a, "--read-timeout")) {
             if (!v)
                 return pm_usage_error("%s needs a value", a);
             i++;
-            if (!strcmp(a, "--metric")) {
+            if (!strcmp(a, "--read-timeout")) {
+                double s;
+
+                if (pm_read_timeout_parse(v, &s) < 0)
+                    return pm_usage_error("--read-timeout takes seconds >= 0, not '%s'", v);
+                pm_read_timeout_set(s);
+            } else if (!strcmp(a, "--metric")) {
                 metric = v;
             } else if (!strcmp(a, "--region")) {
                 df.region = v;
