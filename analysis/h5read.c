@@ -1692,6 +1692,7 @@ int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells 
         return 0;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(d->stream->path);
     rc = pm_read_rows(d, t0, nt, c, err, errlen);
     pm_read_end();
     H5Eclear2(H5E_DEFAULT);
@@ -1782,6 +1783,7 @@ int pm_file_totals(const struct pm_file *d, size_t t0, size_t nt, struct pm_tota
         return 0;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(d->stream->path);
     rc = pm_read_totals(d, t0, nt, b, err, errlen);
     pm_read_end();
     H5Eclear2(H5E_DEFAULT);
@@ -1831,6 +1833,7 @@ int pm_file_thread_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm
     rd.file = d->stream->file;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(d->stream->path);
     rc = pm_thread_block(&rd, b, t0, nt);
     pm_read_end();
     H5Eclear2(H5E_DEFAULT);
@@ -1867,6 +1870,7 @@ static int pm_file_read(const char *path, struct pm_file *d, int stream, int mpi
         return pm_fail(&rd, "no file name given");
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(rd.path);
     rc = pm_load(&rd, d, stream);
     pm_read_end();
     if (rd.root >= 0)

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,23 +33,29 @@ void pm_read_progress_attach(struct pm_progress *p)
 /* The byte copy is atomic per byte: the watcher may read while the reader
  * writes (a thread under mpirun), and a torn name is harmless, a data race
  * is not. */
-static void pm_put_what(struct pm_progress *p, const char *s)
+static void pm_put_str(char *dst, size_t cap, const char *s)
 {
     size_t i = 0;
 
-    for (; s[i] && i + 1 < sizeof p->what; i++)
-        __atomic_store_n(&p->what[i], s[i], __ATOMIC_RELAXED);
-    __atomic_store_n(&p->what[i], '\0', __ATOMIC_RELAXED);
+    for (; s[i] && i + 1 < cap; i++)
+        __atomic_store_n(&dst[i], s[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&dst[i], '\0', __ATOMIC_RELAXED);
 }
 
-static void pm_get_what(const struct pm_progress *p, char *out, size_t len)
+static void pm_get_str(const char *src, size_t cap, char *out, size_t len)
 {
     size_t i = 0;
 
-    for (; i + 1 < len && i + 1 < sizeof p->what; i++)
-        if ((out[i] = __atomic_load_n(&p->what[i], __ATOMIC_RELAXED)) == '\0')
+    for (; i + 1 < len && i + 1 < cap; i++)
+        if ((out[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED)) == '\0')
             return;
     out[i] = '\0';
+}
+
+void pm_read_file(const char *path)
+{
+    if (pm_prog)
+        pm_put_str(pm_prog->file, sizeof pm_prog->file, path ? path : "");
 }
 
 static unsigned pm_test_delay_ms(void)
@@ -76,7 +84,7 @@ void pm_read_begin(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    pm_put_what(pm_prog, what);
+    pm_put_str(pm_prog->what, sizeof pm_prog->what, what);
     __atomic_store_n(&pm_prog->inside, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&pm_prog->steps, 1, __ATOMIC_RELEASE);
     if ((ms = pm_test_delay_ms()) > 0) {
@@ -211,7 +219,7 @@ void pm_watch_message(const struct pm_watch *w, int why, char *msg, size_t len)
 {
     char what[sizeof w->p->what], where[sizeof what + 32];
 
-    pm_get_what(w->p, what, sizeof what);
+    pm_get_str(w->p->what, sizeof w->p->what, what, sizeof what);
     if (!what[0])
         snprintf(where, sizeof where, "opening the file");
     else if (__atomic_load_n(&w->p->inside, __ATOMIC_RELAXED))
@@ -224,6 +232,31 @@ void pm_watch_message(const struct pm_watch *w, int why, char *msg, size_t len)
     else
         snprintf(msg, len, "damaged HDF5 file: no progress for %.3g s %s (the HDF5 library loops "
                  "on damaged data); stopped (--read-timeout S to wait longer)", w->stall, where);
+}
+
+void pm_watch_file(const struct pm_watch *w, char *out, size_t len)
+{
+    pm_get_str(w->p->file, sizeof w->p->file, out, len);
+}
+
+int pm_read_guard_wait(pid_t pid, struct pm_watch *w, int *status)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        int why;
+
+        if (r == pid)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if ((why = pm_watch_expired(w)) != PM_WATCH_OK) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+            }
+            return why;
+        }
+        pm_watch_nap(w);
+    }
 }
 
 /* ------------------------------------------------------ mpirun: a thread */

@@ -33,6 +33,7 @@ struct pm_progress {
     unsigned long steps; /* moves at each pm_read_begin (atomics) */
     int inside;          /* 1 between pm_read_begin and pm_read_end */
     char what[200];      /* the object being read, NUL-terminated */
+    char file[512];      /* the file it is in (pm_read_file) */
 };
 
 /* Where pm_read_begin publishes; NULL (the default): nowhere, no cost but
@@ -44,6 +45,8 @@ void pm_read_progress_attach(struct pm_progress *p);
  * "slow but moving" (tests/fuzz/check_read_guard.sh). */
 void pm_read_begin(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pm_read_end(void);
+/* The file the next pm_read_begin steps are in (a diff reads two). */
+void pm_read_file(const char *path);
 
 /* --read-timeout S: seconds >= 0 (fractions allowed); -1 with no message
  * when s is not one. pm_read_timeout_set(-1): back to the environment. */
@@ -75,6 +78,14 @@ int pm_watch_expired(struct pm_watch *w);
 void pm_watch_nap(struct pm_watch *w);
 /* The message for a stopped read: "damaged HDF5 file: ...", one line. */
 void pm_watch_message(const struct pm_watch *w, int why, char *msg, size_t len);
+/* The file being read (pm_read_file), "" when none was said. */
+void pm_watch_file(const struct pm_watch *w, char *out, size_t len);
+
+/* Wait for child `pid`, which reads with progress in w's pm_progress: 0 and
+ * its wait status when it ended; PM_WATCH_STALLED or PM_WATCH_TOTAL when it
+ * was stopped (SIGKILL: a loop in HDF5 handles nothing else) and reaped;
+ * -1 when it cannot be waited for. */
+int pm_read_guard_wait(pid_t pid, struct pm_watch *w, int *status);
 
 /* Under mpirun (no child process): a thread of this rank watches its own
  * reads and ends the process with exit status 1 and the message

@@ -228,8 +228,8 @@ static int pm_wait(pid_t pid, int *status)
 
 /* Stop a stalled child: SIGKILL (HDF5 in a loop handles nothing else), reap
  * it, and say what it was reading; the child's own verdict no longer counts. */
-static void pm_stop_child(pid_t pid, int why, struct pm_watch *w, struct pm_shared *sh,
-                          const char *path, char *err, size_t errlen)
+static void pm_stop_child(pid_t pid, int why, struct pm_watch *w, const char *path, char *err,
+                          size_t errlen)
 {
     char msg[512];
     int status;
@@ -237,30 +237,23 @@ static void pm_stop_child(pid_t pid, int why, struct pm_watch *w, struct pm_shar
     kill(pid, SIGKILL);
     pm_wait(pid, &status);
     pm_watch_message(w, why, msg, sizeof msg);
-    __atomic_store_n(&sh->done, 0, __ATOMIC_SEQ_CST);
     pm_set_err(err, errlen, path, msg);
 }
 
 /* Wait for the child without a limit on its total time, but with one on its
  * silence (read_guard.h). 0 and its status when it ended; 1 when it was
  * stopped (message in err); -1 when it could not be waited for. */
-static int pm_watch_child(pid_t pid, struct pm_shared *sh, struct pm_watch *w, const char *path,
-                          int *status, char *err, size_t errlen)
+static int pm_watch_child(pid_t pid, struct pm_watch *w, const char *path, int *status, char *err,
+                          size_t errlen)
 {
-    for (;;) {
-        pid_t r = waitpid(pid, status, WNOHANG);
-        int why;
+    char msg[512];
+    int why = pm_read_guard_wait(pid, w, status);
 
-        if (r == pid)
-            return 0;
-        if (r < 0 && errno != EINTR)
-            return -1;
-        if ((why = pm_watch_expired(w)) != PM_WATCH_OK) {
-            pm_stop_child(pid, why, w, sh, path, err, errlen);
-            return 1;
-        }
-        pm_watch_nap(w);
-    }
+    if (why <= 0)
+        return why;
+    pm_watch_message(w, why, msg, sizeof msg);
+    pm_set_err(err, errlen, path, msg);
+    return 1;
 }
 
 /* HDF5 1.10 can crash or spin on corrupt metadata (e.g. a damaged global
@@ -312,7 +305,7 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
             return pm_report_direct(path, fmt, out, err, errlen);
         }
         pm_watch_start(&w, &sh->prog, pm_read_budget(path, pm_heavy(fmt)), pm_read_total(), 0);
-        waited = pm_watch_child(pid, sh, &w, path, &status, err, errlen);
+        waited = pm_watch_child(pid, &w, path, &status, err, errlen);
         rc = waited == 1 ? -1 : pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
         if (rc == 0 && pm_report_copy(spool, out) < 0 && !ferror(out)) {
             pm_set_err(err, errlen, path, "cannot read back the report");
@@ -342,13 +335,13 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
     rc = pm_read_all(fds[0], &buf, &len, &w);
     close(fds[0]);
     if (rc > 0) { /* stalled while the report came through the pipe */
-        pm_stop_child(pid, rc, &w, sh, path, err, errlen);
+        pm_stop_child(pid, rc, &w, path, err, errlen);
         rc = -1;
     } else if (rc < 0) {
         waited = pm_wait(pid, &status);
         pm_set_err(err, errlen, path, "out of memory reading the report");
     } else {
-        waited = pm_watch_child(pid, sh, &w, path, &status, err, errlen);
+        waited = pm_watch_child(pid, &w, path, &status, err, errlen);
         rc = waited == 1 ? -1 : pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
     }
     if (rc == 0 && len > 0 && fwrite(buf, 1, len, out) != len)
