@@ -35,7 +35,7 @@ within() { awk -v t0="$1" -v t1="$(now)" -v lo="$2" -v hi="$3" \
 for p in "$src"/tests/fuzz/repro/*.patch; do
   "$build/tests/fuzz_mutants" patch "$dir/full.h5" "$dir/$(basename "$p" .patch).h5" "$p" || exit 1
 done
-attr=$dir/global-heap-attr.h5 table=$dir/global-heap-table.h5
+attr=$dir/global-heap-attr.h5 table=$dir/global-heap-table.h5 crash=$dir/vlen-heap-crash.h5
 obj_attr="reading attribute 'perfmark_version' of /"
 obj_table="of dataset '/regions'"
 
@@ -64,6 +64,11 @@ expect "table --format json" 1 0.9 4 "$obj_table" "$pm" report "$table" --format
 expect "table --by rank" 1 0.9 4 "$obj_table" "$pm" report "$table" --by rank --read-timeout 1
 expect "diff full attr" 2 0.9 4 "$attr" "$pm" diff "$dir/full.h5" "$attr" --read-timeout 1
 expect "diff table full" 2 0.9 4 "$obj_table" "$pm" diff "$table" "$dir/full.h5" --read-timeout 1
+# HDF5 crashes on this one: the diff (which reads both files again after the
+# check) must say so in one line too, in either order
+expect "diff full crash" 2 0 4 "crashed reading it" "$pm" diff "$dir/full.h5" "$crash"
+expect "diff crash full" 2 0 4 "crashed reading it" "$pm" diff "$crash" "$dir/full.h5"
+expect "report crash" 1 0 4 "crashed reading it" "$pm" report "$crash" --format html
 expect "PERFMARK_READ_TIMEOUT=1" 1 0.9 4 "no progress for 1 s" \
   env PERFMARK_READ_TIMEOUT=1 "$pm" report "$attr"
 expect "PERFMARK_REPORT_TIMEOUT=1 (a total cap)" 1 0.9 4 "after 1 s (PERFMARK_REPORT_TIMEOUT)" \
