@@ -20,13 +20,19 @@
  * within what that run already shows as noise or imbalance.
  */
 #include "diff.h"
+#include "read_guard.h"
 #include "report.h"
 #include "report_model.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +41,7 @@
 
 const char pm_diff_usage[] =
     "usage: perfmark diff A.h5 B.h5 [--metric M] [--threshold PCT] [--region NAME]\n"
-    "                     [--format text|csv|json] [-o OUT]\n"
+    "                     [--format text|csv|json] [-o OUT] [--read-timeout S]\n"
     "\n"
     "The change from run A to run B per region (matched by call path) and metric:\n"
     "time (wall, summed over threads), visits, each event measured in both files,\n"
@@ -63,9 +69,15 @@ const char pm_diff_usage[] =
     "                   shown; the whole run is then left out)\n"
     "  --format F       text (default), csv or json\n"
     "  -o OUT           write to OUT instead of stdout\n"
+    "  --read-timeout S stop reading a file that made no progress for S seconds\n"
+    "                   (as perfmark report: default 10 s + 1 s per 100 MB of the\n"
+    "                   file, 0 never, env PERFMARK_READ_TIMEOUT); each file is\n"
+    "                   read first in a crash-isolating child, so a damaged one\n"
+    "                   is one message naming it\n"
     "\n"
     "Exit status: 0 no regression beyond the threshold (or no --threshold),\n"
-    "1 a regression (each one named on stderr), 2 usage or file error.\n";
+    "1 a regression (each one named on stderr), 2 usage or file error (a damaged\n"
+    "file included).\n";
 
 enum pm_mkind { PM_DM_TIME, PM_DM_VISITS, PM_DM_EVENT, PM_DM_IPC };
 
@@ -1019,10 +1031,10 @@ static int pm_usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* HDF5 can crash on a corrupt file (report.c); reading each file once in
- * the report's crash-isolating child turns that into one message before the
- * file is loaded here. */
-static int pm_diff_load(struct pm_dfile *f)
+/* HDF5 can crash or loop on a corrupt file (report.c, read_guard.c):
+ * reading each file once in the report's guarded child turns that into one
+ * message naming the file before the diff reads it. */
+static int pm_diff_check(const char *path)
 {
     char err[1024] = "";
     FILE *sink = fopen("/dev/null", "w");
@@ -1032,16 +1044,102 @@ static int pm_diff_load(struct pm_dfile *f)
         fprintf(stderr, "perfmark diff: cannot open /dev/null: %s\n", strerror(errno));
         return -1;
     }
-    rc = pm_report_file(f->path, "csv", sink, err, sizeof err);
+    rc = pm_report_file(path, "csv", sink, err, sizeof err);
     fclose(sink);
-    /* open: the cells stay in the file (pm_side_stream), unless the
-     * threads are out of unit order (pm_diff_units_in_order) */
-    if (rc == 0 && pm_file_open(f->path, &f->d, 0, err, sizeof err) == 0) {
+    if (rc == 0)
+        return 0;
+    fprintf(stderr, "perfmark diff: %s\n", err[0] ? err : path);
+    return -1;
+}
+
+/* open: the cells stay in the file (pm_side_stream), unless the threads
+ * are out of unit order (pm_diff_units_in_order) */
+static int pm_diff_load(struct pm_dfile *f)
+{
+    char err[1024] = "";
+
+    if (pm_file_open(f->path, &f->d, 0, err, sizeof err) == 0) {
         f->loaded = 1;
         return 0;
     }
     fprintf(stderr, "perfmark diff: %s\n", err[0] ? err : f->path);
     return -1;
+}
+
+static int pm_diff_in_child; /* the diff runs in pm_diff_fork's child */
+
+static void pm_diff_say(const char *file, const char *msg)
+{
+    fputs("perfmark diff: ", stderr);
+    for (const char *c = file; *c; c++) /* one line, whatever the name holds */
+        fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+    fprintf(stderr, ": %s\n", msg);
+}
+
+/* The diff itself reads both files through HDF5 again, and on a file that
+ * passed the check HDF5 can still corrupt its own memory and crash or loop
+ * later (seen under ASan with fuzz_mutants). So it runs in a child too,
+ * watched like the report's (read_guard.h), its messages held in a
+ * temporary file until it is known to have ended well. Returns -1 in the
+ * child (go on with the diff), else the exit status for the parent. */
+static int pm_diff_fork(const struct pm_diff *df)
+{
+    struct pm_progress *prog;
+    struct pm_watch w;
+    FILE *errs = pm_report_spool();
+    int status = 0, why;
+    double b0 = pm_read_budget(df->f[0].path, 0), b1 = pm_read_budget(df->f[1].path, 0);
+    pid_t pid;
+
+    prog = mmap(NULL, sizeof *prog, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (prog == MAP_FAILED || !errs) {
+        if (errs)
+            fclose(errs);
+        if (prog != MAP_FAILED)
+            munmap(prog, sizeof *prog);
+        return -1; /* unguarded, as before */
+    }
+    memset(prog, 0, sizeof *prog);
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        signal(SIGPIPE, SIG_DFL);
+        dup2(fileno(errs), STDERR_FILENO);
+        pm_read_progress_attach(prog);
+        pm_diff_in_child = 1;
+        return -1;
+    }
+    if (pid < 0) {
+        fclose(errs);
+        munmap(prog, sizeof *prog);
+        return -1;
+    }
+    pm_watch_start(&w, prog, b0 > b1 ? b0 : b1, pm_read_total(), 0);
+    why = pm_read_guard_wait(pid, &w, &status);
+    if (why > 0 || (why == 0 && WIFSIGNALED(status))) {
+        char file[sizeof prog->file], msg[512];
+
+        pm_watch_file(&w, file, sizeof file);
+        if (why > 0)
+            pm_watch_message(&w, why, msg, sizeof msg);
+        else
+            snprintf(msg, sizeof msg, "damaged HDF5 file: the HDF5 library crashed reading it "
+                     "(%s)", strsignal(WTERMSIG(status)));
+        pm_diff_say(file[0] ? file : df->f[1].path, msg);
+        status = 2;
+    } else if (why < 0) {
+        fprintf(stderr, "perfmark diff: cannot wait for the diff process: %s\n", strerror(errno));
+        status = 2;
+    } else {
+        fflush(errs);
+        pm_report_copy(errs, stderr);
+        status = WEXITSTATUS(status);
+    }
+    fclose(errs);
+    munmap(prog, sizeof *prog);
+    return status;
 }
 
 static void pm_print_regressions(const struct pm_diff *df)
@@ -1090,11 +1188,18 @@ int pm_diff_main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
         if (!strcmp(a, "--metric") || !strcmp(a, "--threshold") || !strcmp(a, "--region") ||
-            !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-o")) {
+            !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-o") ||
+            !strcmp(a, "--read-timeout")) {
             if (!v)
                 return pm_usage_error("%s needs a value", a);
             i++;
-            if (!strcmp(a, "--metric")) {
+            if (!strcmp(a, "--read-timeout")) {
+                double s;
+
+                if (pm_read_timeout_parse(v, &s) < 0)
+                    return pm_usage_error("--read-timeout takes seconds >= 0, not '%s'", v);
+                pm_read_timeout_set(s);
+            } else if (!strcmp(a, "--metric")) {
                 metric = v;
             } else if (!strcmp(a, "--region")) {
                 df.region = v;
@@ -1128,9 +1233,15 @@ int pm_diff_main(int argc, char **argv)
         metric = "time";
     for (int i = 0; i < 2; i++) {
         df.f[i].path = files[i];
-        if (pm_diff_load(&df.f[i]) < 0)
+        if (pm_diff_check(files[i]) < 0)
             goto out;
     }
+    if ((rc = pm_diff_fork(&df)) >= 0)
+        goto out; /* the child's verdict */
+    rc = 2;
+    for (int i = 0; i < 2; i++)
+        if (pm_diff_load(&df.f[i]) < 0)
+            goto out;
     if (pm_units(&df) < 0)
         goto oom;
     int in_order[2];
@@ -1216,5 +1327,10 @@ oom:
 out:
     free(text);
     pm_diff_free(&df);
+    if (pm_diff_in_child) {
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc); /* the parent's atexit handlers and streams are its own */
+    }
     return rc;
 }

@@ -7,6 +7,7 @@
  * duration of the load: the caller gets one line, not an error stack.
  */
 #include "h5read.h"
+#include "read_guard.h"
 
 #include <hdf5.h>
 #ifdef H5_HAVE_PARALLEL
@@ -173,6 +174,7 @@ static int pm_open(struct pm_rd *rd)
         return pm_fail(rd, "%s", strerror(errno));
     if (S_ISDIR(st.st_mode))
         return pm_fail(rd, "is a directory");
+    pm_read_begin("the file's header"); /* read_guard.h: each object read is a step */
     is_hdf5 = H5Fis_hdf5(rd->path);
     if (is_hdf5 == 0)
         return pm_fail(rd, "not a perfmark file (not an HDF5 file)");
@@ -199,6 +201,7 @@ static int pm_open(struct pm_rd *rd)
             return pm_fail(rd, "damaged or truncated HDF5 file (%s)", why.text);
         return pm_fail(rd, "cannot open (%s)", why.text);
     }
+    pm_read_begin("the root group /");
     rd->root = H5Gopen2(rd->file, "/", H5P_DEFAULT);
     if (rd->root < 0)
         return pm_fail(rd, "cannot open the root group (%s)", pm_hdf5_reason(&why));
@@ -210,7 +213,10 @@ static int pm_open(struct pm_rd *rd)
 /* 1 and an open attribute if it exists, 0 if not, -1 on error. */
 static int pm_attr_open(struct pm_rd *rd, const char *name, hid_t *attr)
 {
-    htri_t ex = H5Aexists(rd->root, name);
+    htri_t ex;
+
+    pm_read_begin("attribute '%s' of /", name);
+    ex = H5Aexists(rd->root, name);
 
     if (ex < 0)
         return pm_fail(rd, "cannot look up attribute %s", name);
@@ -440,6 +446,7 @@ static int pm_read_array(struct pm_rd *rd, const char *name, const char *shape, 
     int rc = -1;
 
     *out = NULL;
+    pm_read_begin("dataset '%s'", name);
     dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
     if (dset < 0)
         return pm_fail(rd, "missing dataset %s", name);
@@ -761,6 +768,7 @@ static int pm_table_rows(struct pm_rd *rd, const char *name, hid_t dset, hid_t f
     int ok;
 
     memset(tab, 0, cnt * elsize);
+    pm_read_begin("rows %zu-%zu of dataset '%s'", i0, i0 + cnt - 1, name);
     if (mspace < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         H5Dread(dset, mtype, mspace, space, H5P_DEFAULT, raw) < 0) {
         if (mspace >= 0)
@@ -791,6 +799,7 @@ static int pm_table_open(struct pm_rd *rd, const char *name, const struct pm_fie
     hsize_t dims[1] = {PM_ANY};
 
     *ftype = *space = *mtype = -1;
+    pm_read_begin("dataset '%s'", name);
     *dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
     if (*dset < 0)
         return pm_fail(rd, "missing dataset %s", name);
@@ -1000,6 +1009,7 @@ static int pm_read_strings(struct pm_rd *rd, const char *name, char ***out, size
 
     *out = NULL;
     *count = 0;
+    pm_read_begin("dataset '%s'", name);
     dset = H5Dopen2(rd->file, name, H5P_DEFAULT);
     if (dset < 0)
         return pm_fail(rd, "cannot open %s", name);
@@ -1100,6 +1110,7 @@ static int pm_load_tables(struct pm_rd *rd, struct pm_file *d, int stream)
         return -1;
     /* Placement came with PERFMARK_PIN: older files lack it (their zeros
      * would read as core 0). */
+    pm_read_begin("dataset '/threads'");
     hid_t dset = H5Dopen2(rd->file, "/threads", H5P_DEFAULT);
     if (dset >= 0) {
         hid_t type = H5Dget_type(dset);
@@ -1270,11 +1281,13 @@ struct pm_flagscan {
 static herr_t pm_flag_attr(hid_t loc, const char *name, const H5A_info_t *info, void *op)
 {
     struct pm_flagscan *scan = op;
-    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
-    hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
+    hid_t attr, type;
     uint64_t v = 0;
 
     (void)info;
+    pm_read_begin("attribute '%s' of /region/flags", name);
+    attr = H5Aopen(loc, name, H5P_DEFAULT);
+    type = attr >= 0 ? H5Aget_type(attr) : -1;
     if (type >= 0 && H5Tget_class(type) == H5T_INTEGER && pm_attr_single(attr) &&
         H5Aread(attr, H5T_NATIVE_UINT64, &v) >= 0 && v != 0 && (v & (v - 1)) == 0 &&
         v <= 0x80000000u && pm_flag_add(scan->d, (uint32_t)v, name) < 0)
@@ -1294,6 +1307,7 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_file *d)
     for (size_t i = 0; i < sizeof pm_builtin_flags / sizeof pm_builtin_flags[0]; i++)
         if (pm_flag_add(d, pm_builtin_flags[i].bit, pm_builtin_flags[i].name) < 0)
             return pm_oom(rd);
+    pm_read_begin("dataset '/region/flags'");
     dset = H5Dopen2(rd->file, "/region/flags", H5P_DEFAULT);
     if (dset >= 0) {
         H5Aiterate2(dset, H5_INDEX_NAME, H5_ITER_INC, NULL, pm_flag_attr, &scan);
@@ -1327,11 +1341,13 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_file *d)
  * the report reads and aggregates whole multiples of it (0: not chunked). */
 static size_t pm_chunk_rows(hid_t file)
 {
-    hid_t dset = H5Dopen2(file, "/region/counts", H5P_DEFAULT);
-    hid_t dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
+    hid_t dset, dcpl;
     hsize_t dims[H5S_MAX_RANK];
     size_t rows = 0;
 
+    pm_read_begin("dataset '/region/counts'");
+    dset = H5Dopen2(file, "/region/counts", H5P_DEFAULT);
+    dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
     if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, H5S_MAX_RANK, dims) >= 1)
         rows = (size_t)dims[0];
     if (dcpl >= 0)
@@ -1413,6 +1429,7 @@ static int pm_open_totals(struct pm_rd *rd, struct pm_file *d)
 
         if (pm_total_sets[k].optional && !pm_link_exists(rd, name))
             continue;
+        pm_read_begin("dataset '%s'", name);
         st->tot[k] = H5Dopen2(rd->file, name, H5P_DEFAULT);
         if (st->tot[k] < 0)
             return pm_fail(rd, "missing dataset %s", name);
@@ -1446,13 +1463,15 @@ static size_t pm_cell_width(const struct pm_file *d, int k)
  * default 1 MiB. */
 static size_t pm_cache_bytes(hid_t file, const char *name)
 {
-    hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
-    hid_t type = dset >= 0 ? H5Dget_type(dset) : -1;
+    hid_t dset, dcpl, type;
     hsize_t dims[H5S_MAX_RANK];
     size_t bytes = (size_t)1 << 20, chunk;
     int nd;
 
+    pm_read_begin("dataset '%s'", name);
+    dset = H5Dopen2(file, name, H5P_DEFAULT);
+    dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
+    type = dset >= 0 ? H5Dget_type(dset) : -1;
     if (dcpl >= 0 && type >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
         (nd = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims)) >= 1) {
         chunk = H5Tget_size(type) < 8 ? 8 : H5Tget_size(type); /* read as 8-byte ints */
@@ -1595,10 +1614,15 @@ static herr_t pm_read_slab(const struct pm_file_stream *st, hid_t dset, const ch
                            char *err, size_t errlen)
 {
     struct pm_reason why;
-    hid_t fs = H5Dget_space(dset), ms = H5Screate_simple(nd, count, NULL);
-    herr_t rc = fs >= 0 && ms >= 0
-                    ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
-                    : -1;
+    hid_t fs, ms;
+    herr_t rc;
+
+    pm_read_begin("rows %zu-%zu of dataset '%s'", (size_t)start[0],
+                  (size_t)(start[0] + count[0] - 1), name);
+    fs = H5Dget_space(dset);
+    ms = H5Screate_simple(nd, count, NULL);
+    rc = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
+                            : -1;
 
     if (rc >= 0)
         rc = H5Dread(dset, type, ms, fs, H5P_DEFAULT, buf);
@@ -1668,7 +1692,9 @@ int pm_file_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_cells 
         return 0;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(d->stream->path);
     rc = pm_read_rows(d, t0, nt, c, err, errlen);
+    pm_read_end();
     H5Eclear2(H5E_DEFAULT);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return rc;
@@ -1757,7 +1783,9 @@ int pm_file_totals(const struct pm_file *d, size_t t0, size_t nt, struct pm_tota
         return 0;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(d->stream->path);
     rc = pm_read_totals(d, t0, nt, b, err, errlen);
+    pm_read_end();
     H5Eclear2(H5E_DEFAULT);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return rc;
@@ -1805,7 +1833,9 @@ int pm_file_thread_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm
     rd.file = d->stream->file;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(d->stream->path);
     rc = pm_thread_block(&rd, b, t0, nt);
+    pm_read_end();
     H5Eclear2(H5E_DEFAULT);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return rc;
@@ -1840,7 +1870,9 @@ static int pm_file_read(const char *path, struct pm_file *d, int stream, int mpi
         return pm_fail(&rd, "no file name given");
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pm_read_file(rd.path);
     rc = pm_load(&rd, d, stream);
+    pm_read_end();
     if (rd.root >= 0)
         H5Gclose(rd.root);
     if (rc != 0)
@@ -1915,7 +1947,7 @@ void pm_file_free(struct pm_file *d)
         for (int k = 0; k < PM_NTOTALS; k++)
             if (d->stream->tot[k] >= 0)
                 H5Dclose(d->stream->tot[k]);
-        if (d->stream->file >= 0)
+        if (d->stream->file >= 0) /* collective under mpirun: not a read step (read_guard.c) */
             H5Fclose(d->stream->file);
         free(d->stream->path);
         free(d->stream);

@@ -5,6 +5,7 @@
 #include "pm_cpu_id.h"
 #include "diff.h"
 #include "pm_events.h"
+#include "read_guard.h"
 #include "report.h"
 #include "selftest.h"
 
@@ -83,6 +84,7 @@ static const char pm_usage_run[] =
 static const char pm_usage_report[] =
     "usage: perfmark report FILE.h5 [--format text|csv|json|html] [-o OUT]\n"
     "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
+    "                [--read-timeout S]\n"
     "\n"
     "  --by B       text: region (default) is the full report; rank or thread prints\n"
     "               one table of the metric per (region, rank) or (region, thread)\n"
@@ -90,6 +92,9 @@ static const char pm_usage_report[] =
     "  --top N      only the N regions with the largest metric, largest first\n"
     "  --metric M   time (inclusive, default), excl (exclusive), visits, or an\n"
     "               event as measured (e.g. page-faults)\n"
+    "  --read-timeout S  stop reading a file that made no progress for S seconds\n"
+    "               (default 10 s + 1 s per 100 MB of the file, doubled for html\n"
+    "               and --by rank|thread; 0: never; env PERFMARK_READ_TIMEOUT)\n"
     "JSON always holds every region; the choice is in its \"selection\" key.\n"
     "\n"
     "Per region (a tree by call path): visits, inclusive and exclusive wall time,\n"
@@ -127,7 +132,17 @@ static const char pm_usage_report[] =
     "shares the blocks among N ranks (parallel HDF5 reads, sums joined on rank 0\n"
     "in a fixed order) and prints the same bytes as -np 1; rank 0 writes. MPI\n"
     "starts only under a launcher. html and --by rank|thread are made by rank 0\n"
-    "alone. PERFMARK_REPORT_BLOCK=N: thread rows per block.\n";
+    "alone. PERFMARK_REPORT_BLOCK=N: thread rows per block.\n"
+    "\n"
+    "A damaged file: HDF5 can crash or loop for ever on one. The file is read in\n"
+    "a child process (under mpirun: watched by a thread of each rank); a crash,\n"
+    "or a read that made no progress for the --read-timeout budget, is stopped\n"
+    "and becomes one message naming the file and the object being read.\n"
+    "A slow read that is moving is never stopped. PERFMARK_REPORT_TIMEOUT=S\n"
+    "caps the whole read instead (unset: no cap).\n"
+    "\n"
+    "Exit status: 0 the report was written, 1 the file could not be reported\n"
+    "(damaged, truncated, not a perfmark file: one message on stderr), 2 usage.\n";
 
 static const char pm_usage_list[] =
     "usage: perfmark list\n"
@@ -378,6 +393,15 @@ static int pm_cmd_report(int argc, char **argv)
                 return 2;
             }
             opts.top = (size_t)n;
+        }
+        else if (!strcmp(a, "--read-timeout") && i + 1 < argc) {
+            double s;
+            if (pm_read_timeout_parse(argv[++i], &s) < 0) {
+                fprintf(stderr, "perfmark report: --read-timeout takes seconds >= 0, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            pm_read_timeout_set(s);
         }
         else if (!strncmp(a, "--format=", 9))
             format = a + 9;

@@ -4,6 +4,7 @@
  * render (report_text.c, report_csv.c, report_json.c, report_html.c).
  */
 #include "report.h"
+#include "read_guard.h"
 #include "report_model.h"
 
 #include <errno.h>
@@ -13,14 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 enum pm_format { PM_FMT_TEXT, PM_FMT_CSV, PM_FMT_JSON, PM_FMT_HTML };
-
-#define PM_REPORT_TIMEOUT 300 /* seconds; PERFMARK_REPORT_TIMEOUT overrides, 0 = none */
 
 static void pm_set_err(char *err, size_t errlen, const char *path, const char *msg)
 {
@@ -94,26 +95,19 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
     return rc;
 }
 
-/* Result of the child, in memory shared with the parent. */
+/* Result of the child, in memory shared with the parent; prog: what the
+ * child is reading (read_guard.h), watched by the parent. */
 struct pm_shared {
     int done;
     int rc;
     char err[1024];
+    struct pm_progress prog;
 };
 
-static unsigned pm_timeout(void)
+/* The work asked for does more per read step (read_guard.h). */
+static int pm_heavy(enum pm_format fmt)
 {
-    const char *s = getenv("PERFMARK_REPORT_TIMEOUT");
-    char *end;
-    unsigned long v;
-
-    if (!s || !*s)
-        return PM_REPORT_TIMEOUT;
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    if (errno || *end || v > 86400)
-        return PM_REPORT_TIMEOUT;
-    return (unsigned)v;
+    return fmt == PM_FMT_HTML || (fmt == PM_FMT_TEXT && pm_opts && pm_opts->by != PM_BY_REGION);
 }
 
 static _Noreturn void pm_child(int fd, const char *path, enum pm_format fmt, struct pm_shared *sh)
@@ -122,14 +116,16 @@ static _Noreturn void pm_child(int fd, const char *path, enum pm_format fmt, str
     int rc = -1;
     int devnull = open("/dev/null", O_WRONLY);
 
+    /* A parent killed from outside (a batch job's end) must not leave a
+     * child spinning in HDF5 behind it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* glibc and HDF5 abort messages would break the one-line error contract */
     if (devnull >= 0) {
         dup2(devnull, STDERR_FILENO);
         close(devnull);
     }
-    signal(SIGALRM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
-    alarm(pm_timeout());
+    pm_read_progress_attach(&sh->prog);
     if (!w) {
         pm_set_err(sh->err, sizeof sh->err, path, "cannot set up the report pipe");
     } else {
@@ -147,8 +143,11 @@ static _Noreturn void pm_child(int fd, const char *path, enum pm_format fmt, str
     _exit(rc == 0 ? 0 : 1); /* no atexit/stdio flush: those belong to the parent */
 }
 
-/* Read the child's whole report; the caller's stream only gets a complete one. */
-static int pm_read_all(int fd, char **buf, size_t *len)
+/* Read the child's whole report; the caller's stream only gets a complete one.
+ * PM_WATCH_STALLED or PM_WATCH_TOTAL when the child stalled meanwhile
+ * (read_guard.h: the pipe is polled so that a silent child cannot block the
+ * parent). */
+static int pm_read_all(int fd, char **buf, size_t *len, struct pm_watch *w)
 {
     size_t cap = 65536;
     char *p = malloc(cap);
@@ -158,6 +157,7 @@ static int pm_read_all(int fd, char **buf, size_t *len)
     if (!p)
         return -1;
     for (;;) {
+        struct pollfd pfd = {fd, POLLIN, 0};
         ssize_t n;
 
         if (*len == cap) {
@@ -169,8 +169,16 @@ static int pm_read_all(int fd, char **buf, size_t *len)
             p = grown;
             cap *= 2;
         }
+        int why = pm_watch_expired(w);
+
+        if (why != PM_WATCH_OK) {
+            free(p);
+            return why;
+        }
+        if (poll(&pfd, 1, 50) == 0)
+            continue;
         n = read(fd, p + *len, cap - *len);
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n < 0) {
             free(p);
@@ -186,12 +194,9 @@ static int pm_read_all(int fd, char **buf, size_t *len)
 
 static void pm_child_died(const char *path, int status, char *err, size_t errlen)
 {
-    char msg[256];
+    char msg[512];
 
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-        snprintf(msg, sizeof msg, "gave up after %u s: the file looks damaged (the HDF5 library "
-                 "did not finish reading it)", pm_timeout());
-    else if (WIFSIGNALED(status))
+    if (WIFSIGNALED(status))
         snprintf(msg, sizeof msg, "damaged HDF5 file: the HDF5 library crashed reading it (%s)",
                  strsignal(WTERMSIG(status)));
     else
@@ -221,6 +226,36 @@ static int pm_wait(pid_t pid, int *status)
     return 0;
 }
 
+/* Stop a stalled child: SIGKILL (HDF5 in a loop handles nothing else), reap
+ * it, and say what it was reading; the child's own verdict no longer counts. */
+static void pm_stop_child(pid_t pid, int why, struct pm_watch *w, const char *path, char *err,
+                          size_t errlen)
+{
+    char msg[512];
+    int status;
+
+    kill(pid, SIGKILL);
+    pm_wait(pid, &status);
+    pm_watch_message(w, why, msg, sizeof msg);
+    pm_set_err(err, errlen, path, msg);
+}
+
+/* Wait for the child without a limit on its total time, but with one on its
+ * silence (read_guard.h). 0 and its status when it ended; 1 when it was
+ * stopped (message in err); -1 when it could not be waited for. */
+static int pm_watch_child(pid_t pid, struct pm_watch *w, const char *path, int *status, char *err,
+                          size_t errlen)
+{
+    char msg[512];
+    int why = pm_read_guard_wait(pid, w, status);
+
+    if (why <= 0)
+        return why;
+    pm_watch_message(w, why, msg, sizeof msg);
+    pm_set_err(err, errlen, path, msg);
+    return 1;
+}
+
 /* HDF5 1.10 can crash or spin on corrupt metadata (e.g. a damaged global
  * heap under a variable-length string): no check on our side can prevent
  * that, so the file is read in a child process and a crash becomes a
@@ -229,17 +264,28 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
                               size_t errlen)
 {
     struct pm_shared *sh;
+    struct pm_watch w;
     int fds[2], status = 0, rc, waited;
     char *buf = NULL;
     size_t len = 0;
     pid_t pid;
     FILE *spool;
 
+    if (pm_report_in_process)
+        return pm_report_direct(path, fmt, out, err, errlen);
     /* Under mpirun there is no child: a forked MPI process must not touch
      * MPI, and the ranks' blocks meet in MPI calls. A crash of HDF5 there
-     * ends the job, which mpirun reports. */
-    if (pm_report_in_process || pm_report_mpi_size() > 1)
-        return pm_report_direct(path, fmt, out, err, errlen);
+     * ends the job, which mpirun reports; a stall is stopped by a thread of
+     * the stalled rank (read_guard.c), and mpirun then ends the others. */
+    if (pm_report_mpi_size() > 1) {
+        int started = pm_read_guard_thread_start(path, pm_read_budget(path, pm_heavy(fmt)),
+                                                 pm_read_total(), pm_report_mpi_rank());
+
+        rc = pm_report_direct(path, fmt, out, err, errlen);
+        if (started == 0)
+            pm_read_guard_thread_stop();
+        return rc;
+    }
     sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         return pm_report_direct(path, fmt, out, err, errlen);
@@ -258,8 +304,9 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
             munmap(sh, sizeof *sh);
             return pm_report_direct(path, fmt, out, err, errlen);
         }
-        waited = pm_wait(pid, &status);
-        rc = pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
+        pm_watch_start(&w, &sh->prog, pm_read_budget(path, pm_heavy(fmt)), pm_read_total(), 0);
+        waited = pm_watch_child(pid, &w, path, &status, err, errlen);
+        rc = waited == 1 ? -1 : pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
         if (rc == 0 && pm_report_copy(spool, out) < 0 && !ferror(out)) {
             pm_set_err(err, errlen, path, "cannot read back the report");
             rc = -1;
@@ -284,13 +331,18 @@ static int pm_report_isolated(const char *path, enum pm_format fmt, FILE *out, c
         pm_child(fds[1], path, fmt, sh);
     }
     close(fds[1]);
-    rc = pm_read_all(fds[0], &buf, &len);
+    pm_watch_start(&w, &sh->prog, pm_read_budget(path, pm_heavy(fmt)), pm_read_total(), 0);
+    rc = pm_read_all(fds[0], &buf, &len, &w);
     close(fds[0]);
-    waited = pm_wait(pid, &status);
-    if (rc < 0) {
+    if (rc > 0) { /* stalled while the report came through the pipe */
+        pm_stop_child(pid, rc, &w, path, err, errlen);
+        rc = -1;
+    } else if (rc < 0) {
+        waited = pm_wait(pid, &status);
         pm_set_err(err, errlen, path, "out of memory reading the report");
     } else {
-        rc = pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
+        waited = pm_watch_child(pid, &w, path, &status, err, errlen);
+        rc = waited == 1 ? -1 : pm_child_result(sh, path, waited == 0 ? status : 0, err, errlen);
     }
     if (rc == 0 && len > 0 && fwrite(buf, 1, len, out) != len)
         rc = -1; /* reported below through ferror */

@@ -40,7 +40,8 @@ single='e2e_(taskclock|visits|migrate|bad_[a-z_]+|errno_kept|inert_without_perfm
 counts_only='^(e2e_(pagefaults_.*|fork|hw_fallback|hw_fallback_spr|topdown_fallback|two_copies)'
 case $mode in
   asan) flags=address,undefined
-        must_pass="^(unit_.*|topdown_.*|$single|omp_(clang_pages|clang_teams|clang_nested)|report_synthetic|bench_smoke)\$"
+        # fuzz_mutants: the damaged-file corpus through the instrumented CLI
+        must_pass="^(unit_.*|topdown_.*|$single|omp_(clang_pages|clang_teams|clang_nested)|report_synthetic|bench_smoke|fuzz_mutants)\$"
         counts_only="$counts_only|omp_gcc_pages|omp_gcc_on_libomp)\$" ;;
   tsan) flags=thread
         # sigterm_single: the emergency dump (runtime/pm_emergency.c) is
