@@ -331,19 +331,17 @@ void pm_cpu_describe(char *out, size_t outlen)
         snprintf(out, outlen, "%s", id->text);
 }
 
-/* Why a group of hardware events cannot be measured here: the cause words
- * ("no_tables", "no_pmu", both, or NULL when it can) and a sentence. One
- * rule for every group and CPU (docs/event-groups.md, "Fallback"). */
-static const char *pm_group_unavailable(const struct pm_event_group_def *g, char *why,
-                                        size_t whylen)
+/* Why a group of hardware events cannot be measured on `cpu` (the CPU in
+ * words): PM_FALLBACK_* bits, 0 when it can, and a sentence. One rule for
+ * every group and CPU (docs/event-groups.md, "Fallback"). */
+static unsigned pm_group_unavailable(const struct pm_event_group_def *g, const char *cpu,
+                                     char *why, size_t whylen)
 {
-    int no_tables = 0, no_pmu = !pm_pmu_present();
-    char cpu[160];
-    pm_cpu_describe(cpu, sizeof cpu);
+    unsigned causes = pm_pmu_present() ? 0 : PM_FALLBACK_NO_PMU;
     why[0] = '\0';
     if (g->per_model) {
         const struct pm_cpu_model *m = pm_cpu_model_detect();
-        no_tables = 1;
+        causes |= PM_FALLBACK_NO_TABLES;
         if (!m)
             snprintf(why, whylen, "perfmark has no event tables for %s", cpu);
         else if (!pm_cpu_model_group_named(m, g->name))
@@ -352,41 +350,25 @@ static const char *pm_group_unavailable(const struct pm_event_group_def *g, char
             snprintf(why, whylen, "the installed libpfm4 has no '%s' event table for %s",
                      m->pfm_pmu, cpu);
         else
-            no_tables = 0;
+            causes &= ~(unsigned)PM_FALLBACK_NO_TABLES;
     }
-    if (no_pmu) {
+    if (causes & PM_FALLBACK_NO_PMU) {
         size_t used = strlen(why);
         snprintf(why + used, whylen - used, "%sthis machine has no hardware PMU",
                  used ? ", and " : "");
     }
-    return no_tables && no_pmu ? "no_tables no_pmu" : no_tables ? "no_tables"
-                             : no_pmu                         ? "no_pmu"
-                                                              : NULL;
+    return causes;
 }
 
-/* Record that group g falls back to sw: one sentence for every group that
- * does, and the union of the causes. */
-static void pm_group_fallback(struct pm_eventset *set, const char *group, const char *cause,
+/* Group g falls back to sw: its clause joins the one sentence (the caller
+ * ends it once, with what is measured instead), its causes the others. */
+static void pm_group_fallback(struct pm_eventset *set, const char *group, unsigned causes,
                               const char *why)
 {
-    char *f = set->fallback;
-    const char *tail = "; measuring the 'sw' group instead";
-    char *at = strstr(f, tail);
-    if (at)
-        *at = '\0';
-    size_t used = strlen(f);
-    snprintf(f + used, sizeof set->fallback - used, "%sgroup '%s'%s: %s%s", used ? "; " : "",
-             group, used ? "" : " cannot be measured here", why, tail);
-    char words[64];
-    snprintf(words, sizeof words, "%s", cause);
-    char *save = NULL;
-    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        if (strstr(set->fallback_cause, w))
-            continue;
-        used = strlen(set->fallback_cause);
-        snprintf(set->fallback_cause + used, sizeof set->fallback_cause - used, "%s%s",
-                 used ? " " : "", w);
-    }
+    size_t used = strlen(set->fallback);
+    snprintf(set->fallback + used, sizeof set->fallback - used, "%sgroup '%s'%s: %s",
+             used ? "; " : "", group, used ? "" : " cannot be measured here", why);
+    set->fallback_causes |= causes;
 }
 
 /* The events of a group that depends on the CPU model (topdown, branch,
@@ -419,7 +401,7 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", request);
-    int n = 0;
+    int n = 0, fell_back = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*tok))
@@ -435,9 +417,11 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
         static char model_names[PM_MODEL_MAX_EVENTS][PM_EVENT_NAME_LEN];
         const char *model_list[PM_MODEL_MAX_EVENTS + 1];
         char why[PM_NOTE_LEN / 2];
-        const char *cause = g && g->needs_pmu ? pm_group_unavailable(g, why, sizeof why) : NULL;
-        if (cause) {
-            pm_group_fallback(set, g->name, cause, why);
+        unsigned causes = g && g->needs_pmu ? pm_group_unavailable(g, set->cpu, why, sizeof why)
+                                            : 0;
+        if (causes) {
+            pm_group_fallback(set, g->name, causes, why);
+            fell_back = 1;
             list = pm_event_group_find("sw")->events;
         } else if (g && g->per_model) {
             if (pm_model_group_names(set, g->name, model_names, model_list) != 0)
@@ -457,10 +441,16 @@ static int pm_request_names(const char *request, char names[][PM_EVENT_NAME_LEN]
             if (n == max) {
                 pm_note(set, "more than %d events requested; '%s' and later ones are ignored",
                         PM_MAX_EVENTS, list[i]);
-                return n;
+                goto done;
             }
             snprintf(names[n++], PM_EVENT_NAME_LEN, "%s", list[i]);
         }
+    }
+done:
+    if (fell_back) {  /* the groups' clauses, then what is measured instead */
+        size_t used = strlen(set->fallback);
+        snprintf(set->fallback + used, sizeof set->fallback - used,
+                 "; measuring the 'sw' group instead");
     }
     return n;
 }
@@ -613,7 +603,7 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
         snprintf(set->fallback, sizeof set->fallback,
                  "this machine has no hardware PMU: the default group measures software "
                  "events (sw) instead of cycles and instructions");
-        snprintf(set->fallback_cause, sizeof set->fallback_cause, "no_pmu");
+        set->fallback_causes = PM_FALLBACK_NO_PMU;
     }
     pm_cpu_describe(set->cpu, sizeof set->cpu);
     if (pm_cpu_id()->from_override)
@@ -623,7 +613,7 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
         pm_note(set, "%s", pm_cpu_id_override_error());
 
     int n = pm_request_names(request, names, PM_MAX_EVENTS, set);
-    if (g && g->needs_pmu && set->fallback_cause[0])  /* the group itself fell back */
+    if (g && g->needs_pmu && set->fallback_causes)  /* the group itself fell back */
         snprintf(set->group_name, sizeof set->group_name, "sw");
     if (n > 0 && pm_user_only())  /* else kernel time vanishes from counts unexplained */
         pm_note(set, "not root and perf_event_paranoid=%d: counting user space only "
@@ -651,8 +641,7 @@ void pm_eventset_build(const char *request, struct pm_eventset *set)
     pm_probe_and_group(set, cand, ncand, &drops);
     pm_drops_note(set, &drops);
     set->td_method = 0;
-    snprintf(set->fallback_cause, sizeof set->fallback_cause, "%s",
-             pm_pmu_present() ? "not_counted" : "no_pmu");
+    set->fallback_causes = pm_pmu_present() ? PM_FALLBACK_NOT_COUNTED : PM_FALLBACK_NO_PMU;
     snprintf(set->group_name, sizeof set->group_name, "%s", set->n ? "sw" : "none");
     snprintf(set->fallback, sizeof set->fallback,
              "%s%s%snone of the requested events (%.300s) can be counted here: %s; measuring %s "

@@ -11,6 +11,7 @@
 
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PM_MAX_EVENTS 32
 #define PM_MAX_GROUPS 8
@@ -43,7 +44,7 @@ struct pm_eventset {
     char group_name[64];        /* table group measured, or "custom" */
     char requested[1024];
     char fallback[PM_NOTE_LEN]; /* why the request was replaced, or "" */
-    char fallback_cause[40];    /* "no_tables", "no_pmu", both, "not_counted", or "" */
+    unsigned fallback_causes;   /* PM_FALLBACK_* bits: why (part of) the request was replaced */
     int led_by_event[PM_MAX_GROUPS]; /* group led by its first event (TopDown slots) */
     int td_method;              /* enum pm_td_method when the topdown group is measured */
     int td_levels;
@@ -52,6 +53,22 @@ struct pm_eventset {
     int nnotes;                 /* problems to tell the user about */
     char notes[PM_MAX_EVENTS][PM_NOTE_LEN];
 };
+
+/* Why a request was replaced (pm_eventset.fallback_causes), and the words
+ * the file's `fallback_cause` attribute spells them with. */
+enum {
+    PM_FALLBACK_NO_TABLES = 1,   /* no event table for this CPU and group */
+    PM_FALLBACK_NO_PMU = 2,      /* the machine has no hardware PMU */
+    PM_FALLBACK_NOT_COUNTED = 4, /* nothing requested could be opened, another reason */
+};
+static inline void pm_fallback_cause_words(unsigned causes, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s%s%s", causes & PM_FALLBACK_NO_TABLES ? "no_tables" : "",
+             (causes & PM_FALLBACK_NO_TABLES) && (causes & ~1u) ? " " : "",
+             causes & PM_FALLBACK_NO_PMU ? "no_pmu" : "",
+             (causes & PM_FALLBACK_NO_PMU) && (causes & PM_FALLBACK_NOT_COUNTED) ? " " : "",
+             causes & PM_FALLBACK_NOT_COUNTED ? "not_counted" : "");
+}
 
 /* pfm_initialize() once; 0 or -1 (libpfm4 unusable: timer only). */
 int pm_events_init(void);

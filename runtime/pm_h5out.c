@@ -368,7 +368,9 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     rc |= pm_attr_string(file, "events_measured", measured);
     rc |= pm_attr_string(file, "event_group", set->n ? set->group_name : "none");
     rc |= pm_attr_string(file, "fallback", set->fallback);
-    rc |= pm_attr_string(file, "fallback_cause", set->fallback_cause);
+    char causes[40];
+    pm_fallback_cause_words(set->fallback_causes, causes, sizeof causes);
+    rc |= pm_attr_string(file, "fallback_cause", causes);
     rc |= pm_attr_string(file, "cpu", set->cpu);
     rc |= pm_attr_scalar(file, "kernel_groups", H5T_NATIVE_INT32, &groups);
     rc |= pm_attr_scalar(file, "bind_cpu", H5T_NATIVE_INT32, &cpu);

@@ -52,18 +52,6 @@ static const struct midr midrs[] = {
     {0x410FD034, 0x41, 0xd03, NULL},       /* Cortex-A53 */
 };
 
-/* Rows a match names that the model table does not have yet: named in
- * messages, measured once their tables land (none today). */
-static const char *const pending_rows[] = {NULL};
-
-static int pending(const char *row)
-{
-    for (int i = 0; pending_rows[i]; i++)
-        if (strcmp(pending_rows[i], row) == 0)
-            return 1;
-    return 0;
-}
-
 static const char *row_of(const struct pm_cpu_id *id)
 {
     const struct pm_cpu_match *m = pm_cpu_match_find(id);
@@ -132,17 +120,16 @@ int main(void)
               "'%s' accepted (rc %d, err '%s')", bad[i], rc, err);
     }
 
-    /* The two tables agree: every row a match names exists (or is pending),
-     * and every model row is reached from some CPU identity. */
+    /* The two tables agree: every row a match names exists, and every model
+     * row is reached from some CPU identity. */
     for (const struct pm_cpu_match *m = pm_cpu_matches; m->cpu_name; m++)
-        CHECK(!m->row || pm_cpu_model_find(m->row) || pending(m->row),
+        CHECK(!m->row || pm_cpu_model_find(m->row),
               "%s names row %s, which the model table does not have", m->cpu_name, m->row);
     for (const struct pm_cpu_model *r = pm_cpu_models; r->name; r++) {
         int reached = 0;
         for (const struct pm_cpu_match *m = pm_cpu_matches; m->cpu_name; m++)
             reached |= same(m->row, r->name);
         CHECK(reached, "model row %s is not reached from any CPU identity", r->name);
-        CHECK(!pending(r->name), "row %s exists: take it off the pending list", r->name);
     }
     return TEST_DONE("cpu_id");
 }
