@@ -8,6 +8,7 @@
  */
 #include "h5read.h"
 #include "read_guard.h"
+#include "pm_schema.h"
 
 #include <hdf5.h>
 #ifdef H5_HAVE_PARALLEL
@@ -336,19 +337,19 @@ static int pm_load_version(struct pm_rd *rd, struct pm_file *d)
 {
     hid_t attr = -1;
     int64_t v = 0;
-    int rc = pm_attr_open(rd, "schema_version", &attr);
+    int rc = pm_attr_open(rd, pm_schema_name(PM_S_SCHEMA_VERSION), &attr);
 
     if (rc < 0)
         return -1;
     if (rc == 0)
-        return pm_fail(rd, "not a perfmark file (no schema_version attribute)");
+        return pm_fail(rd, "not a perfmark file (no %s attribute)", pm_schema_name(PM_S_SCHEMA_VERSION));
     rc = pm_attr_read_int(attr, H5T_NATIVE_INT64, &v);
     H5Aclose(attr);
     if (rc < 0)
         return pm_fail(rd, "not a perfmark file (schema_version is not an integer)");
-    if (v > PM_FILE_SCHEMA_VERSION)
+    if (v > PM_SCHEMA_VERSION)
         return pm_fail(rd, "written by a newer perfmark (schema %lld); this reader knows %d",
-                       (long long)v, PM_FILE_SCHEMA_VERSION);
+                       (long long)v, PM_SCHEMA_VERSION);
     if (v < 1)
         return pm_fail(rd, "not a perfmark file (schema_version %lld)", (long long)v);
     d->schema_version = (int32_t)v;
@@ -358,47 +359,48 @@ static int pm_load_version(struct pm_rd *rd, struct pm_file *d)
 static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
 {
     static const struct {
-        const char *name;
+        enum pm_schema_id id;
         size_t off;
     } strs[] = {
-        {"perfmark_version", offsetof(struct pm_file, perfmark_version)},
-        {"command", offsetof(struct pm_file, command)},
-        {"host", offsetof(struct pm_file, host)},
-        {"start_time", offsetof(struct pm_file, start_time)},
-        {"clock", offsetof(struct pm_file, clock)},
-        {"events_requested", offsetof(struct pm_file, events_requested)},
-        {"events_measured", offsetof(struct pm_file, events_measured)},
-        {"event_group", offsetof(struct pm_file, event_group)},
-        {"fallback", offsetof(struct pm_file, fallback)},
-        {"fallback_cause", offsetof(struct pm_file, fallback_cause)},
-        {"cpu", offsetof(struct pm_file, cpu)},
-        {"topdown_method", offsetof(struct pm_file, topdown_method)},
-        {"cpu_model", offsetof(struct pm_file, cpu_model)},
-        {"throttle", offsetof(struct pm_file, throttle)},
+        {PM_S_PERFMARK_VERSION, offsetof(struct pm_file, perfmark_version)},
+        {PM_S_COMMAND, offsetof(struct pm_file, command)},
+        {PM_S_HOST, offsetof(struct pm_file, host)},
+        {PM_S_START_TIME, offsetof(struct pm_file, start_time)},
+        {PM_S_CLOCK, offsetof(struct pm_file, clock)},
+        {PM_S_EVENTS_REQUESTED, offsetof(struct pm_file, events_requested)},
+        {PM_S_EVENTS_MEASURED, offsetof(struct pm_file, events_measured)},
+        {PM_S_EVENT_GROUP, offsetof(struct pm_file, event_group)},
+        {PM_S_FALLBACK, offsetof(struct pm_file, fallback)},
+        {PM_S_FALLBACK_CAUSE, offsetof(struct pm_file, fallback_cause)},
+        {PM_S_CPU, offsetof(struct pm_file, cpu)},
+        {PM_S_TOPDOWN_METHOD, offsetof(struct pm_file, topdown_method)},
+        {PM_S_CPU_MODEL, offsetof(struct pm_file, cpu_model)},
+        {PM_S_THROTTLE, offsetof(struct pm_file, throttle)},
     };
     int64_t groups = -1;
     int rc;
 
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-        if (pm_attr_str(rd, strs[i].name, (char **)((char *)d + strs[i].off)) < 0)
+        if (pm_attr_str(rd, pm_schema_name(strs[i].id), (char **)((char *)d + strs[i].off)) < 0)
             return -1;
     d->bind_cpu = -1;
-    if (pm_attr_int(rd, "pid", H5T_NATIVE_INT64, &d->pid) < 0 ||
-        pm_attr_int(rd, "duration_ns", H5T_NATIVE_UINT64, &d->duration_ns) < 0 ||
-        pm_attr_int(rd, "bind_cpu", H5T_NATIVE_INT32, &d->bind_cpu) < 0 ||
-        pm_attr_int(rd, "partial", H5T_NATIVE_UINT8, &d->partial) < 0 ||
-        pm_attr_int(rd, "rank", H5T_NATIVE_INT32, &d->rank) < 0 ||
-        pm_attr_int(rd, "ranks", H5T_NATIVE_INT32, &d->ranks) < 0 ||
-        pm_attr_int(rd, "topdown_levels", H5T_NATIVE_INT32, &d->topdown_levels) < 0)
+    if (pm_attr_int(rd, pm_schema_name(PM_S_PID), H5T_NATIVE_INT64, &d->pid) < 0 ||
+        pm_attr_int(rd, pm_schema_name(PM_S_DURATION_NS), H5T_NATIVE_UINT64, &d->duration_ns) < 0 ||
+        pm_attr_int(rd, pm_schema_name(PM_S_BIND_CPU), H5T_NATIVE_INT32, &d->bind_cpu) < 0 ||
+        pm_attr_int(rd, pm_schema_name(PM_S_PARTIAL), H5T_NATIVE_UINT8, &d->partial) < 0 ||
+        pm_attr_int(rd, pm_schema_name(PM_S_RANK), H5T_NATIVE_INT32, &d->rank) < 0 ||
+        pm_attr_int(rd, pm_schema_name(PM_S_RANKS), H5T_NATIVE_INT32, &d->ranks) < 0 ||
+        pm_attr_int(rd, pm_schema_name(PM_S_TOPDOWN_LEVELS), H5T_NATIVE_INT32, &d->topdown_levels) < 0)
         return -1;
-    rc = pm_attr_int(rd, "kernel_groups", H5T_NATIVE_INT64, &groups);
+    rc = pm_attr_int(rd, pm_schema_name(PM_S_KERNEL_GROUPS), H5T_NATIVE_INT64, &groups);
     if (rc < 0)
         return -1;
     if (rc == 0)
-        return pm_fail(rd, "no kernel_groups attribute");
+        return pm_fail(rd, "no %s attribute", pm_schema_name(PM_S_KERNEL_GROUPS));
     /* G sizes the [T,R,G] arrays: refuse nonsense before allocating. */
     if (groups < 0 || groups > 4096)
-        return pm_fail(rd, "kernel_groups = %lld is out of range", (long long)groups);
+        return pm_fail(rd, "%s = %lld is out of range", pm_schema_name(PM_S_KERNEL_GROUPS),
+                       (long long)groups);
     d->kernel_groups = (int32_t)groups;
     d->G = (size_t)groups;
     return 0;
@@ -485,18 +487,7 @@ done:
     return rc;
 }
 
-static int pm_read_ints(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                        hsize_t *dims, hid_t memtype, size_t elsize, void **out)
-{
-    return pm_read_array(rd, name, shape, ndims, dims, H5T_INTEGER, memtype, elsize, out);
-}
 
-static int pm_read_u64(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                       hsize_t *dims, uint64_t **out)
-{
-    return pm_read_ints(rd, name, shape, ndims, dims, H5T_NATIVE_UINT64, sizeof(uint64_t),
-                        (void **)out);
-}
 
 /* An optional dataset (absent in files of older writers) reads as zeros, so
  * the report code never has to test for it. */
@@ -515,70 +506,91 @@ static int pm_read_array_opt(struct pm_rd *rd, const char *name, const char *sha
     return *out ? 0 : pm_oom(rd);
 }
 
-static int pm_read_ints_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                            hsize_t *dims, hid_t memtype, size_t elsize, void **out)
-{
-    return pm_read_array_opt(rd, name, shape, ndims, dims, H5T_INTEGER, memtype, elsize, out);
-}
 
-static int pm_read_u64_opt(struct pm_rd *rd, const char *name, const char *shape, int ndims,
-                           hsize_t *dims, uint64_t **out)
+
+/* Dataset `id` of the schema, shape `dims` (PM_ANY entries are taken from
+ * the file): name, shape, class and element type from the table; a row a
+ * file may lack (DEFAULT) reads as zeros when absent. */
+static int pm_read_dataset(struct pm_rd *rd, enum pm_schema_id id, hsize_t *dims, void **out)
 {
-    return pm_read_ints_opt(rd, name, shape, ndims, dims, H5T_NATIVE_UINT64, sizeof(uint64_t),
-                            (void **)out);
+    const char *name = pm_schema_path(id), *shape = pm_schema_dims(id);
+    int nd = pm_schema_ndims(id);
+    enum pm_schema_type t = pm_schema[id].type;
+    H5T_class_t cls = t == PM_ST_F64 ? H5T_FLOAT : H5T_INTEGER;
+    hid_t mem = t == PM_ST_F64   ? H5T_NATIVE_DOUBLE
+                : t == PM_ST_U32 ? H5T_NATIVE_UINT32
+                : t == PM_ST_I32 ? H5T_NATIVE_INT32
+                                 : H5T_NATIVE_UINT64;
+    size_t elsize = t == PM_ST_U32 || t == PM_ST_I32 ? 4 : 8;
+
+    if (!pm_schema_needed(id))
+        return pm_read_array_opt(rd, name, shape, nd, dims, cls, mem, elsize, out);
+    return pm_read_array(rd, name, shape, nd, dims, cls, mem, elsize, out);
 }
 
 /* ------------------------------------------------------ compound tables */
 
 enum pm_ftype { PM_STR, PM_I32, PM_U32, PM_I64, PM_U64, PM_U8 };
 
+/* A compound member the reader wants: its name, type and whether a file
+ * may lack it from the schema row, its place in the reader's struct. */
 struct pm_field {
-    const char *name;
+    enum pm_schema_id id;
     size_t off;
-    enum pm_ftype type;
-    int required;
 };
+
+static enum pm_ftype pm_field_type(const struct pm_field *f)
+{
+    switch (pm_schema[f->id].type) {
+    case PM_ST_I32: return PM_I32;
+    case PM_ST_U32: return PM_U32;
+    case PM_ST_I64: return PM_I64;
+    case PM_ST_U64: return PM_U64;
+    case PM_ST_U8: return PM_U8;
+    default: return PM_STR; /* STR and STR64: both read as C strings */
+    }
+}
 
 #define PM_EV(f) offsetof(struct pm_file_event, f)
 static const struct pm_field pm_event_fields[] = {
-    {"name", PM_EV(name), PM_STR, 1},
-    {"pfm_name", PM_EV(pfm_name), PM_STR, 0},
-    {"group", PM_EV(group), PM_I32, 1},
-    {"type", PM_EV(type), PM_U32, 0},
-    {"config", PM_EV(config), PM_U64, 0},
-    {"config1", PM_EV(config1), PM_U64, 0},
-    {"config2", PM_EV(config2), PM_U64, 0},
-    {"exclude_user", PM_EV(exclude_user), PM_U8, 0},
-    {"exclude_kernel", PM_EV(exclude_kernel), PM_U8, 0},
+    {PM_S_EVENTS_NAME, PM_EV(name)},
+    {PM_S_EVENTS_PFM_NAME, PM_EV(pfm_name)},
+    {PM_S_EVENTS_GROUP, PM_EV(group)},
+    {PM_S_EVENTS_TYPE, PM_EV(type)},
+    {PM_S_EVENTS_CONFIG, PM_EV(config)},
+    {PM_S_EVENTS_CONFIG1, PM_EV(config1)},
+    {PM_S_EVENTS_CONFIG2, PM_EV(config2)},
+    {PM_S_EVENTS_EXCLUDE_USER, PM_EV(exclude_user)},
+    {PM_S_EVENTS_EXCLUDE_KERNEL, PM_EV(exclude_kernel)},
 };
 
 #define PM_RG(f) offsetof(struct pm_file_region, f)
 static const struct pm_field pm_region_fields[] = {
-    {"name", PM_RG(name), PM_STR, 1},
-    {"parent", PM_RG(parent), PM_I32, 1},
-    {"depth", PM_RG(depth), PM_I32, 1},
-    {"kind", PM_RG(kind), PM_STR, 0},
-    {"path", PM_RG(path), PM_STR, 0},
+    {PM_S_REGIONS_NAME, PM_RG(name)},
+    {PM_S_REGIONS_PARENT, PM_RG(parent)},
+    {PM_S_REGIONS_DEPTH, PM_RG(depth)},
+    {PM_S_REGIONS_KIND, PM_RG(kind)},
+    {PM_S_REGIONS_PATH, PM_RG(path)},
 };
 
 #define PM_TH(f) offsetof(struct pm_file_thread, f)
 static const struct pm_field pm_thread_fields[] = {
-    {"rank", PM_TH(rank), PM_I32, 1},
-    {"thread", PM_TH(thread), PM_I32, 1},
-    {"pid", PM_TH(pid), PM_I64, 0},
-    {"tid", PM_TH(tid), PM_I64, 0},
-    {"host", PM_TH(host), PM_STR, 0},
-    {"cpu_first", PM_TH(cpu_first), PM_I32, 0},
-    {"cpu_last", PM_TH(cpu_last), PM_I32, 0},
-    {"exited", PM_TH(exited), PM_U8, 0},
-    {"open_at_end", PM_TH(open_at_end), PM_I32, 0},
-    {"core_first", PM_TH(core_first), PM_I32, 0},
-    {"core_last", PM_TH(core_last), PM_I32, 0},
-    {"package_first", PM_TH(package_first), PM_I32, 0},
-    {"package_last", PM_TH(package_last), PM_I32, 0},
-    {"numa_first", PM_TH(numa_first), PM_I32, 0},
-    {"numa_last", PM_TH(numa_last), PM_I32, 0},
-    {"binding", PM_TH(binding), PM_STR, 0},
+    {PM_S_THREADS_RANK, PM_TH(rank)},
+    {PM_S_THREADS_THREAD, PM_TH(thread)},
+    {PM_S_THREADS_PID, PM_TH(pid)},
+    {PM_S_THREADS_TID, PM_TH(tid)},
+    {PM_S_THREADS_HOST, PM_TH(host)},
+    {PM_S_THREADS_CPU_FIRST, PM_TH(cpu_first)},
+    {PM_S_THREADS_CPU_LAST, PM_TH(cpu_last)},
+    {PM_S_THREADS_EXITED, PM_TH(exited)},
+    {PM_S_THREADS_OPEN_AT_END, PM_TH(open_at_end)},
+    {PM_S_THREADS_CORE_FIRST, PM_TH(core_first)},
+    {PM_S_THREADS_CORE_LAST, PM_TH(core_last)},
+    {PM_S_THREADS_PACKAGE_FIRST, PM_TH(package_first)},
+    {PM_S_THREADS_PACKAGE_LAST, PM_TH(package_last)},
+    {PM_S_THREADS_NUMA_FIRST, PM_TH(numa_first)},
+    {PM_S_THREADS_NUMA_LAST, PM_TH(numa_last)},
+    {PM_S_THREADS_BINDING, PM_TH(binding)},
 };
 
 #define PM_NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
@@ -650,24 +662,24 @@ static hid_t pm_table_memtype(struct pm_rd *rd, const char *name, hid_t ftype,
         return -1;
     }
     for (size_t i = 0; i < nf; i++) {
-        int idx = H5Tget_member_index(ftype, f[i].name);
+        int idx = H5Tget_member_index(ftype, pm_schema_name(f[i].id));
         hid_t ft;
         herr_t st;
 
         if (idx < 0) {
-            if (!f[i].required)
+            if (!pm_schema_needed(f[i].id))
                 continue;
-            pm_fail(rd, "%s has no field '%s'", name, f[i].name);
+            pm_fail(rd, "%s has no field '%s'", name, pm_schema_name(f[i].id));
             break;
         }
-        if (!pm_member_ok(ftype, idx, f[i].type)) {
-            pm_fail(rd, "%s field '%s' has an unexpected type", name, f[i].name);
+        if (!pm_member_ok(ftype, idx, pm_field_type(&f[i]))) {
+            pm_fail(rd, "%s field '%s' has an unexpected type", name, pm_schema_name(f[i].id));
             break;
         }
         if (pm_member_fixed_size(ftype, idx))
             continue;  /* read separately */
-        ft = pm_field_memtype(f[i].type, pm_member_cset(ftype, idx));
-        st = ft >= 0 ? H5Tinsert(mtype, f[i].name, f[i].off, ft) : -1;
+        ft = pm_field_memtype(pm_field_type(&f[i]), pm_member_cset(ftype, idx));
+        st = ft >= 0 ? H5Tinsert(mtype, pm_schema_name(f[i].id), f[i].off, ft) : -1;
         if (ft >= 0)
             H5Tclose(ft);
         if (st < 0) {
@@ -688,7 +700,7 @@ static void pm_free_table(void *tab, size_t n, const struct pm_field *f, size_t 
         return;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < nf; k++)
-            if (f[k].type == PM_STR)
+            if (pm_field_type(&f[k]) == PM_STR)
                 free(*(char **)((char *)tab + i * elsize + f[k].off));
     free(tab);
 }
@@ -702,14 +714,14 @@ static int pm_own_rows(char *tab, const void *raw, size_t n, const struct pm_fie
     memcpy(tab, raw, n * elsize);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < nf; k++)
-            if (f[k].type == PM_STR)
+            if (pm_field_type(&f[k]) == PM_STR)
                 *(char **)(tab + i * elsize + f[k].off) = NULL;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < nf; k++) {
             const char *s;
             char *copy;
 
-            if (f[k].type != PM_STR)
+            if (pm_field_type(&f[k]) != PM_STR)
                 continue;
             s = *(char *const *)((const char *)raw + i * elsize + f[k].off);
             copy = strdup(s ? s : "");
@@ -725,14 +737,14 @@ static int pm_own_rows(char *tab, const void *raw, size_t n, const struct pm_fie
 static int pm_read_fixed_member(hid_t dset, hid_t ftype, const struct pm_field *fld, size_t fixed,
                                 void *tab, size_t n, size_t elsize, hid_t mspace, hid_t fspace)
 {
-    int idx = H5Tget_member_index(ftype, fld->name);
+    int idx = H5Tget_member_index(ftype, pm_schema_name(fld->id));
     hid_t str = H5Tcopy(H5T_C_S1), mtype = H5Tcreate(H5T_COMPOUND, fixed);
     char *buf = calloc(n ? n : 1, fixed);
     int rc = -1;
 
     if (idx >= 0 && str >= 0 && mtype >= 0 && buf && H5Tset_size(str, fixed) >= 0 &&
         H5Tset_cset(str, pm_member_cset(ftype, idx)) >= 0 &&
-        H5Tinsert(mtype, fld->name, 0, str) >= 0 &&
+        H5Tinsert(mtype, pm_schema_name(fld->id), 0, str) >= 0 &&
         H5Dread(dset, mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0) {
         rc = 0;
         for (size_t i = 0; i < n && rc == 0; i++) {
@@ -778,12 +790,12 @@ static int pm_table_rows(struct pm_rd *rd, const char *name, hid_t dset, hid_t f
     ok = pm_own_rows(tab, raw, cnt, f, nf, elsize) == 0;
     H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, raw);
     for (size_t k = 0; ok && k < nf; k++) {
-        int idx = f[k].type == PM_STR ? H5Tget_member_index(ftype, f[k].name) : -1;
+        int idx = pm_field_type(&f[k]) == PM_STR ? H5Tget_member_index(ftype, pm_schema_name(f[k].id)) : -1;
         size_t fixed = idx >= 0 ? pm_member_fixed_size(ftype, idx) : 0;
         if (fixed && pm_read_fixed_member(dset, ftype, &f[k], fixed, tab, cnt, elsize, mspace,
                                           space) < 0) {
             H5Sclose(mspace);
-            return pm_fail(rd, "cannot read %s field '%s' (%s)", name, f[k].name,
+            return pm_fail(rd, "cannot read %s field '%s' (%s)", name, pm_schema_name(f[k].id),
                            pm_hdf5_reason(&why));
         }
     }
@@ -887,11 +899,11 @@ static int pm_thread_block(struct pm_rd *rd, struct pm_thread_rows *b, size_t t0
     b->nt = 0;
     if (!raw)
         return pm_oom(rd);
-    if (pm_table_open(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+    if (pm_table_open(rd, pm_schema_path(PM_S_THREADS), pm_thread_fields, PM_NFIELDS(pm_thread_fields),
                       sizeof(struct pm_file_thread), &dset, &ftype, &space, &mtype, &n) == 0) {
         if (t0 + nt > n)
-            pm_fail(rd, "/threads has %zu rows, not %zu", n, t0 + nt);
-        else if (pm_table_rows(rd, "/threads", dset, ftype, space, mtype, pm_thread_fields,
+            pm_fail(rd, "%s has %zu rows, not %zu", pm_schema_path(PM_S_THREADS), n, t0 + nt);
+        else if (pm_table_rows(rd, pm_schema_path(PM_S_THREADS), dset, ftype, space, mtype, pm_thread_fields,
                                PM_NFIELDS(pm_thread_fields), sizeof(struct pm_file_thread), t0,
                                nt, raw, (char *)b->own) == 0)
             rc = 0;
@@ -914,7 +926,7 @@ static int pm_scan_threads(struct pm_rd *rd, struct pm_file *d)
     void *raw = NULL;
     int rc = -1;
 
-    if (pm_table_open(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+    if (pm_table_open(rd, pm_schema_path(PM_S_THREADS), pm_thread_fields, PM_NFIELDS(pm_thread_fields),
                       sizeof(struct pm_file_thread), &dset, &ftype, &space, &mtype, &n) < 0)
         goto done;
     block = n < block ? n : block;
@@ -927,7 +939,7 @@ static int pm_scan_threads(struct pm_rd *rd, struct pm_file *d)
     }
     for (size_t i0 = 0; i0 < n; i0 += block) {
         size_t cnt = n - i0 < block ? n - i0 : block;
-        int bad = pm_table_rows(rd, "/threads", dset, ftype, space, mtype, pm_thread_fields,
+        int bad = pm_table_rows(rd, pm_schema_path(PM_S_THREADS), dset, ftype, space, mtype, pm_thread_fields,
                                 PM_NFIELDS(pm_thread_fields), sizeof(struct pm_file_thread), i0,
                                 cnt, raw, (char *)b.own) < 0;
 
@@ -999,8 +1011,9 @@ static int pm_read_fixed_strings(hid_t dset, size_t size, size_t n, H5T_cset_t c
 }
 
 /* 1-D string dataset (variable or fixed length) into a new array of strings. */
-static int pm_read_strings(struct pm_rd *rd, const char *name, char ***out, size_t *count)
+static int pm_read_strings(struct pm_rd *rd, enum pm_schema_id id, char ***out, size_t *count)
 {
+    const char *name = pm_schema_path(id);
     hid_t dset, type = -1, space = -1;
     hsize_t dims[1] = {PM_ANY};
     size_t n = 0;
@@ -1019,7 +1032,7 @@ static int pm_read_strings(struct pm_rd *rd, const char *name, char ***out, size
         pm_fail(rd, "%s is not an array of strings", name);
         goto done;
     }
-    if (pm_check_shape(rd, name, "M", space, 1, dims) < 0)
+    if (pm_check_shape(rd, name, pm_schema_dims(id), space, 1, dims) < 0)
         goto done;
     n = (size_t)dims[0];
     if (n > SIZE_MAX / sizeof *strs || !(strs = calloc(n ? n : 1, sizeof *strs))) {
@@ -1066,11 +1079,12 @@ static int pm_check_regions(struct pm_rd *rd, struct pm_file *d)
         int32_t want;
 
         if (g->parent < -1 || (g->parent >= 0 && (size_t)g->parent >= r))
-            return pm_fail(rd, "/regions row %zu has parent %d, which does not come before it", r,
+            return pm_fail(rd, "%s row %zu has parent %d, which does not come before it",
+                           pm_schema_path(PM_S_REGIONS), r,
                            (int)g->parent);
         want = g->parent < 0 ? 0 : d->regions[g->parent].depth + 1;
         if (g->depth != want)
-            return pm_fail(rd, "/regions row %zu has depth %d, expected %d", r, (int)g->depth,
+            return pm_fail(rd, "%s row %zu has depth %d, expected %d", pm_schema_path(PM_S_REGIONS), r, (int)g->depth,
                            (int)want);
     }
     return 0;
@@ -1080,23 +1094,24 @@ static int pm_check_events(struct pm_rd *rd, struct pm_file *d)
 {
     for (size_t e = 0; e < d->E; e++)
         if (d->events[e].group < 0 || (size_t)d->events[e].group >= d->G)
-            return pm_fail(rd, "/events row %zu has group %d, but kernel_groups is %zu", e,
-                           (int)d->events[e].group, d->G);
+            return pm_fail(rd, "%s row %zu has group %d, but %s is %zu",
+                           pm_schema_path(PM_S_EVENTS), e, (int)d->events[e].group,
+                           pm_schema_name(PM_S_KERNEL_GROUPS), d->G);
     return 0;
 }
 
 static int pm_load_tables(struct pm_rd *rd, struct pm_file *d, int stream)
 {
-    if (pm_read_table(rd, "/events", pm_event_fields, PM_NFIELDS(pm_event_fields),
+    if (pm_read_table(rd, pm_schema_path(PM_S_EVENTS), pm_event_fields, PM_NFIELDS(pm_event_fields),
                       sizeof(struct pm_file_event), (void **)&d->events, &d->E) < 0 ||
-        pm_read_table(rd, "/regions", pm_region_fields, PM_NFIELDS(pm_region_fields),
+        pm_read_table(rd, pm_schema_path(PM_S_REGIONS), pm_region_fields, PM_NFIELDS(pm_region_fields),
                       sizeof(struct pm_file_region), (void **)&d->regions, &d->R) < 0)
         return -1;
     if (stream) {
         if (pm_scan_threads(rd, d) < 0)
             return -1;
     } else {
-        if (pm_read_table(rd, "/threads", pm_thread_fields, PM_NFIELDS(pm_thread_fields),
+        if (pm_read_table(rd, pm_schema_path(PM_S_THREADS), pm_thread_fields, PM_NFIELDS(pm_thread_fields),
                           sizeof(struct pm_file_thread), (void **)&d->threads, &d->T) < 0)
             return -1;
         if (!(d->tids = calloc(d->T ? d->T : 1, sizeof *d->tids)))
@@ -1110,12 +1125,12 @@ static int pm_load_tables(struct pm_rd *rd, struct pm_file *d, int stream)
         return -1;
     /* Placement came with PERFMARK_PIN: older files lack it (their zeros
      * would read as core 0). */
-    pm_read_begin("dataset '/threads'");
-    hid_t dset = H5Dopen2(rd->file, "/threads", H5P_DEFAULT);
+    pm_read_begin("dataset '%s'", pm_schema_path(PM_S_THREADS));
+    hid_t dset = H5Dopen2(rd->file, pm_schema_path(PM_S_THREADS), H5P_DEFAULT);
     if (dset >= 0) {
         hid_t type = H5Dget_type(dset);
-        d->has_placement = type >= 0 && H5Tget_member_index(type, "binding") >= 0 &&
-                           H5Tget_member_index(type, "numa_last") >= 0;
+        d->has_placement = type >= 0 && H5Tget_member_index(type, pm_schema_name(PM_S_THREADS_BINDING)) >= 0 &&
+                           H5Tget_member_index(type, pm_schema_name(PM_S_THREADS_NUMA_LAST)) >= 0;
         if (type >= 0)
             H5Tclose(type);
         H5Dclose(dset);
@@ -1127,12 +1142,12 @@ static int pm_load_tables(struct pm_rd *rd, struct pm_file *d, int stream)
  * throttled_from (any one of them). */
 static int pm_has_visit_data(struct pm_rd *rd)
 {
-    static const char *const names[] = {"/region/reads", "/region/timer_visits",
-                                        "/region/timed_visits", "/region/throttled_from"};
+    static const enum pm_schema_id ids[] = {PM_S_REGION_READS, PM_S_REGION_TIMER_VISITS,
+                                            PM_S_REGION_TIMED_VISITS, PM_S_REGION_THROTTLED_FROM};
     int any = 0;
 
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        any |= pm_link_exists(rd, names[i]);
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        any |= pm_link_exists(rd, pm_schema_path(ids[i]));
     return any;
 }
 
@@ -1142,22 +1157,21 @@ static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
     hsize_t tre[3] = {d->T, d->R, d->E};
     hsize_t trg[3] = {d->T, d->R, d->G};
 
-    if (pm_read_u64(rd, "/region/visits", "T,R", 2, tr, &d->visits) < 0 ||
-        pm_read_u64(rd, "/region/wall_ns", "T,R", 2, tr, &d->wall_ns) < 0 ||
-        pm_read_ints(rd, "/region/flags", "T,R", 2, tr, H5T_NATIVE_UINT32, sizeof(uint32_t),
-                     (void **)&d->flags) < 0 ||
-        pm_read_u64(rd, "/region/counts", "T,R,E", 3, tre, &d->counts) < 0 ||
-        pm_read_u64(rd, "/region/enabled_ns", "T,R,G", 3, trg, &d->enabled_ns) < 0 ||
-        pm_read_u64(rd, "/region/running_ns", "T,R,G", 3, trg, &d->running_ns) < 0 ||
-        pm_read_u64_opt(rd, "/region/bytes", "T,R", 2, tr, &d->bytes) < 0 ||
-        pm_read_u64_opt(rd, "/region/bytes_unknown", "T,R", 2, tr, &d->bytes_unknown) < 0 ||
-        pm_read_u64_opt(rd, "/region/reads", "T,R", 2, tr, &d->reads) < 0 ||
-        pm_read_u64_opt(rd, "/region/timer_visits", "T,R", 2, tr, &d->timer_visits) < 0 ||
-        pm_read_u64_opt(rd, "/region/throttled_from", "T,R", 2, tr, &d->throttled_from) < 0)
+    if (pm_read_dataset(rd, PM_S_REGION_VISITS, tr, (void **)&d->visits) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_WALL_NS, tr, (void **)&d->wall_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_FLAGS, tr, (void **)&d->flags) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_COUNTS, tre, (void **)&d->counts) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_ENABLED_NS, trg, (void **)&d->enabled_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_RUNNING_NS, trg, (void **)&d->running_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_BYTES, tr, (void **)&d->bytes) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_BYTES_UNKNOWN, tr, (void **)&d->bytes_unknown) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_READS, tr, (void **)&d->reads) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_TIMER_VISITS, tr, (void **)&d->timer_visits) < 0 ||
+        pm_read_dataset(rd, PM_S_REGION_THROTTLED_FROM, tr, (void **)&d->throttled_from) < 0)
         return -1;
     /* absent: every visit was timed (pm_file_rows gives visits) */
-    if (pm_link_exists(rd, "/region/timed_visits") &&
-        pm_read_u64(rd, "/region/timed_visits", "T,R", 2, tr, &d->timed_visits) < 0)
+    if (pm_link_exists(rd, pm_schema_path(PM_S_REGION_TIMED_VISITS)) &&
+        pm_read_dataset(rd, PM_S_REGION_TIMED_VISITS, tr, (void **)&d->timed_visits) < 0)
         return -1;
     d->has_visit_data = pm_has_visit_data(rd);
     return 0;
@@ -1173,17 +1187,15 @@ static int pm_load_thread_totals(struct pm_rd *rd, struct pm_file *d)
 
     if (d->stream)
         return pm_open_totals(rd, d);
-    if (pm_read_u64(rd, "/thread/wall_ns", "T", 1, t, &d->thread_wall_ns) < 0 ||
-        pm_read_u64(rd, "/thread/counts", "T,E", 2, te, &d->thread_counts) < 0 ||
-        pm_read_u64(rd, "/thread/enabled_ns", "T,G", 2, tg, &d->thread_enabled_ns) < 0 ||
-        pm_read_u64(rd, "/thread/running_ns", "T,G", 2, tg, &d->thread_running_ns) < 0 ||
-        pm_read_ints_opt(rd, "/thread/flags", "T", 1, t, H5T_NATIVE_UINT32, sizeof(uint32_t),
-                         (void **)&d->thread_flags) < 0 ||
-        pm_read_u64_opt(rd, "/thread/reads", "T", 1, t, &d->thread_reads) < 0 ||
-        pm_read_array_opt(rd, "/thread/read_cost_ns", "T", 1, t, H5T_FLOAT, H5T_NATIVE_DOUBLE,
-                          sizeof(double), (void **)&d->thread_read_cost_ns) < 0)
+    if (pm_read_dataset(rd, PM_S_THREAD_WALL_NS, t, (void **)&d->thread_wall_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_THREAD_COUNTS, te, (void **)&d->thread_counts) < 0 ||
+        pm_read_dataset(rd, PM_S_THREAD_ENABLED_NS, tg, (void **)&d->thread_enabled_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_THREAD_RUNNING_NS, tg, (void **)&d->thread_running_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_THREAD_FLAGS, t, (void **)&d->thread_flags) < 0 ||
+        pm_read_dataset(rd, PM_S_THREAD_READS, t, (void **)&d->thread_reads) < 0 ||
+        pm_read_dataset(rd, PM_S_THREAD_READ_COST_NS, t, (void **)&d->thread_read_cost_ns) < 0)
         return -1;
-    d->has_read_cost = pm_link_exists(rd, "/thread/read_cost_ns");
+    d->has_read_cost = pm_link_exists(rd, pm_schema_path(PM_S_THREAD_READ_COST_NS));
     return 0;
 }
 
@@ -1193,24 +1205,25 @@ static int pm_load_rank(struct pm_rd *rd, struct pm_file *d)
     hsize_t ne[2] = {PM_ANY, d->E};
     hsize_t ng[2];
 
-    if (!pm_link_exists(rd, "/rank") || !pm_link_exists(rd, "/rank/counts"))
+    if (!pm_link_exists(rd, pm_schema_path(PM_S_RANKGRP)) ||
+        !pm_link_exists(rd, pm_schema_path(PM_S_RANK_COUNTS)))
         return 0;
-    if (pm_read_u64(rd, "/rank/counts", "N,E", 2, ne, &d->rank_counts) < 0)
+    if (pm_read_dataset(rd, PM_S_RANK_COUNTS, ne, (void **)&d->rank_counts) < 0)
         return -1;
     d->N = (size_t)ne[0];
     ng[0] = d->N;
     ng[1] = d->G;
-    if (pm_read_u64(rd, "/rank/enabled_ns", "N,G", 2, ng, &d->rank_enabled_ns) < 0 ||
-        pm_read_u64(rd, "/rank/running_ns", "N,G", 2, ng, &d->rank_running_ns) < 0)
+    if (pm_read_dataset(rd, PM_S_RANK_ENABLED_NS, ng, (void **)&d->rank_enabled_ns) < 0 ||
+        pm_read_dataset(rd, PM_S_RANK_RUNNING_NS, ng, (void **)&d->rank_running_ns) < 0)
         return -1;
     return 0;
 }
 
 static int pm_load_messages(struct pm_rd *rd, struct pm_file *d)
 {
-    if (!pm_link_exists(rd, "/messages"))
+    if (!pm_link_exists(rd, pm_schema_path(PM_S_MESSAGES)))
         return 0;
-    return pm_read_strings(rd, "/messages", &d->messages, &d->M);
+    return pm_read_strings(rd, PM_S_MESSAGES, &d->messages, &d->M);
 }
 
 /* Some tools write paths only for display; rebuild it if the field is absent
@@ -1308,7 +1321,7 @@ static int pm_load_flagnames(struct pm_rd *rd, struct pm_file *d)
         if (pm_flag_add(d, pm_builtin_flags[i].bit, pm_builtin_flags[i].name) < 0)
             return pm_oom(rd);
     pm_read_begin("dataset '/region/flags'");
-    dset = H5Dopen2(rd->file, "/region/flags", H5P_DEFAULT);
+    dset = H5Dopen2(rd->file, pm_schema_path(PM_S_REGION_FLAGS), H5P_DEFAULT);
     if (dset >= 0) {
         H5Aiterate2(dset, H5_INDEX_NAME, H5_ITER_INC, NULL, pm_flag_attr, &scan);
         H5Dclose(dset);
@@ -1345,8 +1358,8 @@ static size_t pm_chunk_rows(hid_t file)
     hsize_t dims[H5S_MAX_RANK];
     size_t rows = 0;
 
-    pm_read_begin("dataset '/region/counts'");
-    dset = H5Dopen2(file, "/region/counts", H5P_DEFAULT);
+    pm_read_begin("dataset '%s'", pm_schema_path(PM_S_REGION_COUNTS));
+    dset = H5Dopen2(file, pm_schema_path(PM_S_REGION_COUNTS), H5P_DEFAULT);
     dcpl = dset >= 0 ? H5Dget_create_plist(dset) : -1;
     if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, H5S_MAX_RANK, dims) >= 1)
         rows = (size_t)dims[0];
@@ -1362,31 +1375,19 @@ static size_t pm_chunk_rows(hid_t file)
 /* The cell arrays, in the order of struct pm_cells' buf[]. */
 enum { PM_NCELLS = 12, PM_CELL_TIMED = 10 };
 
-static const struct {
-    const char *name;
-    const char *shape;
-    int optional;
-} pm_cell_sets[PM_NCELLS] = {
-    {"/region/visits", "T,R", 0},     {"/region/wall_ns", "T,R", 0},
-    {"/region/flags", "T,R", 0},      {"/region/counts", "T,R,E", 0},
-    {"/region/enabled_ns", "T,R,G", 0}, {"/region/running_ns", "T,R,G", 0},
-    {"/region/bytes", "T,R", 1},      {"/region/bytes_unknown", "T,R", 1},
-    {"/region/reads", "T,R", 1},      {"/region/timer_visits", "T,R", 1},
-    {"/region/timed_visits", "T,R", 1}, {"/region/throttled_from", "T,R", 1},
+static const enum pm_schema_id pm_cell_sets[PM_NCELLS] = {
+    PM_S_REGION_VISITS,       PM_S_REGION_WALL_NS,       PM_S_REGION_FLAGS,
+    PM_S_REGION_COUNTS,       PM_S_REGION_ENABLED_NS,    PM_S_REGION_RUNNING_NS,
+    PM_S_REGION_BYTES,        PM_S_REGION_BYTES_UNKNOWN, PM_S_REGION_READS,
+    PM_S_REGION_TIMER_VISITS, PM_S_REGION_TIMED_VISITS,  PM_S_REGION_THROTTLED_FROM,
 };
 
 /* The /thread totals, in the order of struct pm_totals' buf[]. */
 enum { PM_NTOTALS = 7, PM_TOTAL_FLAGS = 4, PM_TOTAL_COST = 6 };
 
-static const struct {
-    const char *name;
-    const char *shape;
-    int optional;
-} pm_total_sets[PM_NTOTALS] = {
-    {"/thread/wall_ns", "T", 0},      {"/thread/counts", "T,E", 0},
-    {"/thread/enabled_ns", "T,G", 0}, {"/thread/running_ns", "T,G", 0},
-    {"/thread/flags", "T", 1},        {"/thread/reads", "T", 1},
-    {"/thread/read_cost_ns", "T", 1},
+static const enum pm_schema_id pm_total_sets[PM_NTOTALS] = {
+    PM_S_THREAD_WALL_NS, PM_S_THREAD_COUNTS, PM_S_THREAD_ENABLED_NS, PM_S_THREAD_RUNNING_NS,
+    PM_S_THREAD_FLAGS,   PM_S_THREAD_READS,  PM_S_THREAD_READ_COST_NS,
 };
 
 /* Memory type and bytes per element of /thread total k. */
@@ -1421,13 +1422,13 @@ static int pm_open_totals(struct pm_rd *rd, struct pm_file *d)
     struct pm_file_stream *st = d->stream;
 
     for (int k = 0; k < PM_NTOTALS; k++) {
-        const char *name = pm_total_sets[k].name;
+        const char *name = pm_schema_path(pm_total_sets[k]);
         hsize_t dims[2] = {d->T, pm_total_width(d, k)};
-        int nd = pm_total_sets[k].shape[1] ? 2 : 1;
+        int nd = pm_schema_ndims(pm_total_sets[k]);
         hid_t type, space;
         int bad;
 
-        if (pm_total_sets[k].optional && !pm_link_exists(rd, name))
+        if (!pm_schema_needed(pm_total_sets[k]) && !pm_link_exists(rd, name))
             continue;
         pm_read_begin("dataset '%s'", name);
         st->tot[k] = H5Dopen2(rd->file, name, H5P_DEFAULT);
@@ -1441,7 +1442,7 @@ static int pm_open_totals(struct pm_rd *rd, struct pm_file *d)
             pm_fail(rd, "%s is not %s array", name,
                     k == PM_TOTAL_COST ? "a floating-point" : "an integer");
         else
-            bad = pm_check_shape(rd, name, pm_total_sets[k].shape, space, nd, dims) < 0;
+            bad = pm_check_shape(rd, name, pm_schema_dims(pm_total_sets[k]), space, nd, dims) < 0;
         if (space >= 0)
             H5Sclose(space);
         if (type >= 0)
@@ -1511,31 +1512,31 @@ static int pm_open_cells(struct pm_rd *rd, struct pm_file *d)
         return pm_oom(rd);
     for (int k = 0; k < PM_NCELLS; k++) {
         hsize_t dims[3] = {d->T, d->R, k == 3 ? d->E : d->G};
-        int nd = pm_cell_sets[k].shape[3] ? 3 : 2;
+        int nd = pm_schema_ndims(pm_cell_sets[k]);
         hid_t type, space;
         int bad;
 
-        if (pm_cell_sets[k].optional && !pm_link_exists(rd, pm_cell_sets[k].name))
+        if (!pm_schema_needed(pm_cell_sets[k]) && !pm_link_exists(rd, pm_schema_path(pm_cell_sets[k])))
             continue;
         /* A chunk of the [T,R] arrays spans more thread rows than a block:
          * a cache that holds the two chunks a block can straddle inflates
          * each chunk once, not once per block; no larger, so memory stays
          * bounded by the chunks */
         if (dapl >= 0)
-            H5Pset_chunk_cache(dapl, 1009, pm_cache_bytes(rd->file, pm_cell_sets[k].name), 1.0);
-        st->dset[k] = H5Dopen2(rd->file, pm_cell_sets[k].name, dapl >= 0 ? dapl : H5P_DEFAULT);
+            H5Pset_chunk_cache(dapl, 1009, pm_cache_bytes(rd->file, pm_schema_path(pm_cell_sets[k])), 1.0);
+        st->dset[k] = H5Dopen2(rd->file, pm_schema_path(pm_cell_sets[k]), dapl >= 0 ? dapl : H5P_DEFAULT);
         if (st->dset[k] < 0) {
             if (dapl >= 0)
                 H5Pclose(dapl);
-            return pm_fail(rd, "missing dataset %s", pm_cell_sets[k].name);
+            return pm_fail(rd, "missing dataset %s", pm_schema_path(pm_cell_sets[k]));
         }
         type = H5Dget_type(st->dset[k]);
         space = H5Dget_space(st->dset[k]);
         bad = type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER;
         if (bad)
-            pm_fail(rd, "%s is not an integer array", pm_cell_sets[k].name);
+            pm_fail(rd, "%s is not an integer array", pm_schema_path(pm_cell_sets[k]));
         else
-            bad = pm_check_shape(rd, pm_cell_sets[k].name, pm_cell_sets[k].shape, space, nd,
+            bad = pm_check_shape(rd, pm_schema_path(pm_cell_sets[k]), pm_schema_dims(pm_cell_sets[k]), space, nd,
                                  dims) < 0;
         if (space >= 0)
             H5Sclose(space);
@@ -1645,13 +1646,13 @@ static int pm_read_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm
 
     for (int k = 0; k < PM_NCELLS; k++) {
         hsize_t start[3] = {t0, 0, 0}, count[3] = {nt, d->R, k == 3 ? d->E : d->G};
-        int nd = pm_cell_sets[k].shape[3] ? 3 : 2;
+        int nd = pm_schema_ndims(pm_cell_sets[k]);
 
         if (st->dset[k] < 0 || pm_cell_width(d, k) == 0) {
             memset(c->buf[k], 0, nt * pm_cell_width(d, k) * 8);
             continue;
         }
-        if (pm_read_slab(st, st->dset[k], pm_cell_sets[k].name, nd, start, count,
+        if (pm_read_slab(st, st->dset[k], pm_schema_path(pm_cell_sets[k]), nd, start, count,
                          k == 2 ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, c->buf[k], err,
                          errlen) < 0)
             return -1;
@@ -1738,13 +1739,13 @@ static int pm_read_totals(const struct pm_file *d, size_t t0, size_t nt, struct 
     for (int k = 0; k < PM_NTOTALS; k++) {
         size_t w = pm_total_width(d, k);
         hsize_t start[2] = {t0, 0}, count[2] = {nt, w};
-        int nd = pm_total_sets[k].shape[1] ? 2 : 1;
+        int nd = pm_schema_ndims(pm_total_sets[k]);
 
         if (st->tot[k] < 0 || w == 0 || rc < 0) {
             memset(b->buf[k], 0, nt * w * pm_total_elsize(k));
             continue;
         }
-        if (pm_read_slab(st, st->tot[k], pm_total_sets[k].name, nd, start, count,
+        if (pm_read_slab(st, st->tot[k], pm_schema_path(pm_total_sets[k]), nd, start, count,
                          pm_total_type(k), b->buf[k], err, errlen) < 0) {
             rc = -1;
             for (int j = 0; j <= k; j++) /* a failed block reads as zeros */

@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 /* The schema version this reader understands. */
-#define PM_FILE_SCHEMA_VERSION 1
 
 /* Data-quality flags of /region/flags (schema 1). The file is the contract
  * between the layers: analysis does not include runtime/pm_flags.h, so these

@@ -5,6 +5,7 @@
 #include "pm_pin.h"
 #include "pm_topdown.h"
 #include "pm_cpu_models.h"
+#include "pm_schema.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -120,18 +121,21 @@ static hid_t pm_fixed_string_type(size_t size)
     return t;
 }
 
-static int pm_attr_string(hid_t loc, const char *name, const char *value)
+/* The HDF5 memory type of a schema element type (strings excepted). */
+static hid_t pm_native(enum pm_schema_type t)
 {
-    hid_t type = pm_string_type(), space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, &value);
-    if (attr >= 0)
-        H5Aclose(attr);
-    H5Sclose(space), H5Tclose(type);
-    return rc < 0 ? -1 : 0;
+    switch (t) {
+    case PM_ST_I32: return H5T_NATIVE_INT32;
+    case PM_ST_U8: return H5T_NATIVE_UINT8;
+    case PM_ST_U32: return H5T_NATIVE_UINT32;
+    case PM_ST_I64: return H5T_NATIVE_INT64;
+    case PM_ST_U64: return H5T_NATIVE_UINT64;
+    case PM_ST_F64: return H5T_NATIVE_DOUBLE;
+    default: return -1;
+    }
 }
 
-static int pm_attr_scalar(hid_t loc, const char *name, hid_t type, const void *value)
+static int pm_attr_write(hid_t loc, const char *name, hid_t type, const void *value)
 {
     hid_t space = H5Screate(H5S_SCALAR);
     hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
@@ -140,6 +144,21 @@ static int pm_attr_scalar(hid_t loc, const char *name, hid_t type, const void *v
         H5Aclose(attr);
     H5Sclose(space);
     return rc < 0 ? -1 : 0;
+}
+
+/* Attribute `id` of the schema (a string row). */
+static int pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value)
+{
+    hid_t type = pm_string_type();
+    int rc = pm_attr_write(loc, pm_schema_name(id), type, &value);
+    H5Tclose(type);
+    return rc;
+}
+
+/* Attribute `id` of the schema (a number row: the table gives its type). */
+static int pm_attr_scalar(hid_t loc, enum pm_schema_id id, const void *value)
+{
+    return pm_attr_write(loc, pm_schema_name(id), pm_native(pm_schema[id].type), value);
 }
 
 /* Chunk large datasets (last dimensions first), shuffle and deflate. The
@@ -168,8 +187,9 @@ hid_t pm_h5out_dcpl(int ndims, const hsize_t *dims)
 /* Create a dataset of global shape `dims` and write rows [row0, row0 + nrows)
  * of its first dimension from `data` (every rank calls this, collectively in
  * a parallel file, even with nrows = 0). */
-static int pm_slab_write(hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
-                         hsize_t row0, hsize_t nrows, const void *data, hid_t dxpl)
+static int pm_slab_write_named(hid_t loc, const char *name, hid_t type, int ndims,
+                               const hsize_t *dims, hsize_t row0, hsize_t nrows, const void *data,
+                               hid_t dxpl)
 {
     hsize_t total = 1, start[3] = {row0, 0, 0}, count[3];
     for (int i = 0; i < ndims; i++) {
@@ -200,41 +220,72 @@ static int pm_slab_write(hid_t loc, const char *name, hid_t type, int ndims, con
     return rc < 0 ? -1 : 0;
 }
 
+/* Dataset `id` of the schema (its name, rank and, for numbers, type from the
+ * table; `type` for compound and string rows), rows [row0, row0 + nrows). */
+static int pm_slab_write_type(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
+                              hsize_t row0, hsize_t nrows, const void *data, hid_t dxpl)
+{
+    return pm_slab_write_named(loc, pm_schema_name(id), type, pm_schema_ndims(id), dims, row0,
+                               nrows, data, dxpl);
+}
+
+static int pm_slab_write(hid_t loc, enum pm_schema_id id, const hsize_t *dims, hsize_t row0,
+                         hsize_t nrows, const void *data, hid_t dxpl)
+{
+    return pm_slab_write_type(loc, id, pm_native(pm_schema[id].type), dims, row0, nrows, data,
+                              dxpl);
+}
+
 /* A whole dataset written by one process. */
-static int pm_dataset(hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
+static int pm_dataset(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
                       const void *data)
 {
-    return pm_slab_write(loc, name, type, ndims, dims, 0, dims[0], data, H5P_DEFAULT);
+    return pm_slab_write_type(loc, id, type, dims, 0, dims[0], data, H5P_DEFAULT);
+}
+
+static hid_t pm_group(hid_t loc, enum pm_schema_id id)
+{
+    return H5Gcreate2(loc, pm_schema_name(id), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
 
 /* ---- compound tables ------------------------------------------------------------- */
 
-/* A compound row type as data: one line per field. */
-enum pm_field_type { PM_F_STR, PM_F_FIX64, PM_F_I32, PM_F_U32, PM_F_I64, PM_F_U64, PM_F_U8 };
-
+/* A compound row type as data: one line per field, its name and type from
+ * the schema row, its place from the C struct. */
 struct pm_field {
-    const char *name;
-    size_t offset;
-    enum pm_field_type type;
+    enum pm_schema_id id;
+    size_t offset, size;
 };
 
-#define PM_FIELD(row, member, type) {#member, offsetof(struct row, member), type}
+/* Bytes of a schema element type in a row struct. */
+static size_t pm_field_size(enum pm_schema_type t)
+{
+    switch (t) {
+    case PM_ST_U8: return 1;
+    case PM_ST_I32: case PM_ST_U32: return 4;
+    case PM_ST_I64: case PM_ST_U64: case PM_ST_F64: return 8;
+    case PM_ST_STR: return sizeof(char *);
+    case PM_ST_STR64: return PM_HOST_LEN;
+    default: return 0;
+    }
+}
+
+#define PM_FIELD(row, member, id) \
+    {PM_S_##id, offsetof(struct row, member), sizeof(((struct row *)0)->member)}
 
 static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
     for (size_t i = 0; i < nfields; i++) {
-        hid_t ft = -1;
-        switch (fields[i].type) {
-        case PM_F_STR: ft = pm_string_type(); break;
-        case PM_F_FIX64: ft = pm_fixed_string_type(PM_HOST_LEN); break;
-        case PM_F_I32: ft = H5Tcopy(H5T_NATIVE_INT32); break;
-        case PM_F_U32: ft = H5Tcopy(H5T_NATIVE_UINT32); break;
-        case PM_F_I64: ft = H5Tcopy(H5T_NATIVE_INT64); break;
-        case PM_F_U64: ft = H5Tcopy(H5T_NATIVE_UINT64); break;
-        case PM_F_U8: ft = H5Tcopy(H5T_NATIVE_UINT8); break;
+        enum pm_schema_type type = pm_schema[fields[i].id].type;
+        if (fields[i].size != pm_field_size(type)) { /* a row struct out of step with the table */
+            H5Tclose(t);
+            return -1;
         }
-        H5Tinsert(t, fields[i].name, fields[i].offset, ft);
+        hid_t ft = type == PM_ST_STR     ? pm_string_type()
+                   : type == PM_ST_STR64 ? pm_fixed_string_type(PM_HOST_LEN)
+                                         : H5Tcopy(pm_native(type));
+        H5Tinsert(t, pm_schema_name(fields[i].id), fields[i].offset, ft);
         H5Tclose(ft);
     }
     return t;
@@ -253,12 +304,12 @@ struct pm_h5_event {
 static int pm_write_events(hid_t file, const struct pm_eventset *set)
 {
     static const struct pm_field fields[] = {
-        PM_FIELD(pm_h5_event, name, PM_F_STR), PM_FIELD(pm_h5_event, pfm_name, PM_F_STR),
-        PM_FIELD(pm_h5_event, group, PM_F_I32), PM_FIELD(pm_h5_event, type, PM_F_U32),
-        PM_FIELD(pm_h5_event, config, PM_F_U64), PM_FIELD(pm_h5_event, config1, PM_F_U64),
-        PM_FIELD(pm_h5_event, config2, PM_F_U64),
-        PM_FIELD(pm_h5_event, exclude_user, PM_F_U8),
-        PM_FIELD(pm_h5_event, exclude_kernel, PM_F_U8),
+        PM_FIELD(pm_h5_event, name, EVENTS_NAME), PM_FIELD(pm_h5_event, pfm_name, EVENTS_PFM_NAME),
+        PM_FIELD(pm_h5_event, group, EVENTS_GROUP), PM_FIELD(pm_h5_event, type, EVENTS_TYPE),
+        PM_FIELD(pm_h5_event, config, EVENTS_CONFIG), PM_FIELD(pm_h5_event, config1, EVENTS_CONFIG1),
+        PM_FIELD(pm_h5_event, config2, EVENTS_CONFIG2),
+        PM_FIELD(pm_h5_event, exclude_user, EVENTS_EXCLUDE_USER),
+        PM_FIELD(pm_h5_event, exclude_kernel, EVENTS_EXCLUDE_KERNEL),
     };
     struct pm_h5_event rows[PM_MAX_EVENTS];
     for (int i = 0; i < set->n; i++) {
@@ -270,7 +321,7 @@ static int pm_write_events(hid_t file, const struct pm_eventset *set)
     }
     hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
     hsize_t dims[1] = {(hsize_t)set->n};
-    int rc = pm_dataset(file, "events", t, 1, dims, rows);
+    int rc = pm_dataset(file, PM_S_EVENTS, t, dims, rows);
     H5Tclose(t);
     return rc;
 }
@@ -303,9 +354,9 @@ struct pm_h5_region {
 static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_t n)
 {
     static const struct pm_field fields[] = {
-        PM_FIELD(pm_h5_region, name, PM_F_STR), PM_FIELD(pm_h5_region, parent, PM_F_I32),
-        PM_FIELD(pm_h5_region, depth, PM_F_I32), PM_FIELD(pm_h5_region, kind, PM_F_STR),
-        PM_FIELD(pm_h5_region, path, PM_F_STR),
+        PM_FIELD(pm_h5_region, name, REGIONS_NAME), PM_FIELD(pm_h5_region, parent, REGIONS_PARENT),
+        PM_FIELD(pm_h5_region, depth, REGIONS_DEPTH), PM_FIELD(pm_h5_region, kind, REGIONS_KIND),
+        PM_FIELD(pm_h5_region, path, REGIONS_PATH),
     };
     struct pm_h5_region *rows = calloc((size_t)n + 1, sizeof *rows);
     char **paths = calloc((size_t)n + 1, sizeof *paths);
@@ -325,7 +376,7 @@ static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_
     }
     hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
     hsize_t dims[1] = {(hsize_t)n};
-    rc = pm_dataset(file, "regions", t, 1, dims, rows);
+    rc = pm_dataset(file, PM_S_REGIONS, t, dims, rows);
     H5Tclose(t);
 out:
     if (paths)
@@ -339,7 +390,7 @@ static int pm_write_messages(hid_t file, const char *const *messages, size_t n)
 {
     hid_t str = pm_string_type();
     hsize_t dims[1] = {(hsize_t)n};
-    int rc = pm_dataset(file, "messages", str, 1, dims, messages);
+    int rc = pm_dataset(file, PM_S_MESSAGES, str, dims, messages);
     H5Tclose(str);
     return rc;
 }
@@ -353,48 +404,49 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
         snprintf(measured + used, sizeof measured - used, "%s%s", i ? "," : "",
                  set->ev[i].name);
     }
-    int32_t version = PM_SCHEMA_VERSION, groups = set->ngroups, cpu = o->bind_cpu;
+    int32_t version = PM_SCHEMA_VERSION, revision = PM_SCHEMA_REVISION, groups = set->ngroups, cpu = o->bind_cpu;
     int64_t pid = o->pid;
     uint8_t partial = (uint8_t)o->partial;
-    int rc = pm_attr_scalar(file, "schema_version", H5T_NATIVE_INT32, &version);
-    rc |= pm_attr_string(file, "perfmark_version", PERFMARK_VERSION);
-    rc |= pm_attr_string(file, "command", o->command);
-    rc |= pm_attr_string(file, "host", o->host);
-    rc |= pm_attr_scalar(file, "pid", H5T_NATIVE_INT64, &pid);
-    rc |= pm_attr_string(file, "start_time", o->start_time);
-    rc |= pm_attr_scalar(file, "duration_ns", H5T_NATIVE_UINT64, &o->duration_ns);
-    rc |= pm_attr_string(file, "clock", o->clock);
-    rc |= pm_attr_string(file, "events_requested", set->requested);
-    rc |= pm_attr_string(file, "events_measured", measured);
-    rc |= pm_attr_string(file, "event_group", set->n ? set->group_name : "none");
-    rc |= pm_attr_string(file, "fallback", set->fallback);
+    int rc = pm_attr_scalar(file, PM_S_SCHEMA_VERSION, &version);
+    rc |= pm_attr_scalar(file, PM_S_SCHEMA_REVISION, &revision);
+    rc |= pm_attr_string(file, PM_S_PERFMARK_VERSION, PERFMARK_VERSION);
+    rc |= pm_attr_string(file, PM_S_COMMAND, o->command);
+    rc |= pm_attr_string(file, PM_S_HOST, o->host);
+    rc |= pm_attr_scalar(file, PM_S_PID, &pid);
+    rc |= pm_attr_string(file, PM_S_START_TIME, o->start_time);
+    rc |= pm_attr_scalar(file, PM_S_DURATION_NS, &o->duration_ns);
+    rc |= pm_attr_string(file, PM_S_CLOCK, o->clock);
+    rc |= pm_attr_string(file, PM_S_EVENTS_REQUESTED, set->requested);
+    rc |= pm_attr_string(file, PM_S_EVENTS_MEASURED, measured);
+    rc |= pm_attr_string(file, PM_S_EVENT_GROUP, set->n ? set->group_name : "none");
+    rc |= pm_attr_string(file, PM_S_FALLBACK, set->fallback);
     char causes[40];
     pm_fallback_cause_words(set->fallback_causes, causes, sizeof causes);
-    rc |= pm_attr_string(file, "fallback_cause", causes);
-    rc |= pm_attr_string(file, "cpu", set->cpu);
-    rc |= pm_attr_scalar(file, "kernel_groups", H5T_NATIVE_INT32, &groups);
-    rc |= pm_attr_scalar(file, "bind_cpu", H5T_NATIVE_INT32, &cpu);
-    rc |= pm_attr_scalar(file, "partial", H5T_NATIVE_UINT8, &partial);
+    rc |= pm_attr_string(file, PM_S_FALLBACK_CAUSE, causes);
+    rc |= pm_attr_string(file, PM_S_CPU, set->cpu);
+    rc |= pm_attr_scalar(file, PM_S_KERNEL_GROUPS, &groups);
+    rc |= pm_attr_scalar(file, PM_S_BIND_CPU, &cpu);
+    rc |= pm_attr_scalar(file, PM_S_PARTIAL, &partial);
     static const char *const td_names[] = {"", "perf_metrics", "skylake", "zen4", "arm", "atom"};
     _Static_assert(sizeof td_names / sizeof *td_names == PM_TD_NMETHODS,
                    "a topdown_method name per enum pm_td_method");
     int td = set->td_method >= 0 && set->td_method < PM_TD_NMETHODS ? set->td_method : 0;
     int32_t td_levels = td ? set->td_levels : 0;
-    rc |= pm_attr_string(file, "topdown_method", td_names[td]);
-    rc |= pm_attr_scalar(file, "topdown_levels", H5T_NATIVE_INT32, &td_levels);
+    rc |= pm_attr_string(file, PM_S_TOPDOWN_METHOD, td_names[td]);
+    rc |= pm_attr_scalar(file, PM_S_TOPDOWN_LEVELS, &td_levels);
     /* How the PERF_METRICS group was read (docs/topdown.md): rdpmc once any
      * thread of this process used the rdpmc mode. */
     const char *td_read = set->td_method != PM_TD_METHOD_PERF_METRICS ? "none"
                           : pm_counterset_td_rdpmc_used()            ? "rdpmc"
                                                                      : "read";
-    rc |= pm_attr_string(file, "topdown_read", td_read);
-    rc |= pm_attr_string(file, "cpu_model", set->model);
-    rc |= pm_attr_string(file, "openmp", o->openmp ? o->openmp : "");
-    rc |= pm_attr_string(file, "pinning", o->pinning ? o->pinning : "");
-    rc |= pm_attr_string(file, "throttle", o->throttle ? o->throttle : "");
+    rc |= pm_attr_string(file, PM_S_TOPDOWN_READ, td_read);
+    rc |= pm_attr_string(file, PM_S_CPU_MODEL, set->model);
+    rc |= pm_attr_string(file, PM_S_OPENMP, o->openmp ? o->openmp : "");
+    rc |= pm_attr_string(file, PM_S_PINNING, o->pinning ? o->pinning : "");
+    rc |= pm_attr_string(file, PM_S_THROTTLE, o->throttle ? o->throttle : "");
     int32_t rank = o->rank, ranks = o->ranks;
-    rc |= pm_attr_scalar(file, "rank", H5T_NATIVE_INT32, &rank);
-    rc |= pm_attr_scalar(file, "ranks", H5T_NATIVE_INT32, &ranks);
+    rc |= pm_attr_scalar(file, PM_S_RANK, &rank);
+    rc |= pm_attr_scalar(file, PM_S_RANKS, &ranks);
     return rc ? -1 : 0;
 }
 
@@ -424,16 +476,16 @@ struct pm_h5_thread {
 static int pm_write_threads(hid_t file, const struct pm_output *o, const struct pm_slab *s)
 {
     static const struct pm_field fields[] = {
-        PM_FIELD(pm_h5_thread, rank, PM_F_I32), PM_FIELD(pm_h5_thread, thread, PM_F_I32),
-        PM_FIELD(pm_h5_thread, pid, PM_F_I64), PM_FIELD(pm_h5_thread, tid, PM_F_I64),
-        PM_FIELD(pm_h5_thread, host, PM_F_FIX64), PM_FIELD(pm_h5_thread, cpu_first, PM_F_I32),
-        PM_FIELD(pm_h5_thread, cpu_last, PM_F_I32), PM_FIELD(pm_h5_thread, exited, PM_F_U8),
-        PM_FIELD(pm_h5_thread, open_at_end, PM_F_I32),
-        PM_FIELD(pm_h5_thread, core_first, PM_F_I32), PM_FIELD(pm_h5_thread, core_last, PM_F_I32),
-        PM_FIELD(pm_h5_thread, package_first, PM_F_I32),
-        PM_FIELD(pm_h5_thread, package_last, PM_F_I32),
-        PM_FIELD(pm_h5_thread, numa_first, PM_F_I32), PM_FIELD(pm_h5_thread, numa_last, PM_F_I32),
-        PM_FIELD(pm_h5_thread, binding, PM_F_FIX64),
+        PM_FIELD(pm_h5_thread, rank, THREADS_RANK), PM_FIELD(pm_h5_thread, thread, THREADS_THREAD),
+        PM_FIELD(pm_h5_thread, pid, THREADS_PID), PM_FIELD(pm_h5_thread, tid, THREADS_TID),
+        PM_FIELD(pm_h5_thread, host, THREADS_HOST), PM_FIELD(pm_h5_thread, cpu_first, THREADS_CPU_FIRST),
+        PM_FIELD(pm_h5_thread, cpu_last, THREADS_CPU_LAST), PM_FIELD(pm_h5_thread, exited, THREADS_EXITED),
+        PM_FIELD(pm_h5_thread, open_at_end, THREADS_OPEN_AT_END),
+        PM_FIELD(pm_h5_thread, core_first, THREADS_CORE_FIRST), PM_FIELD(pm_h5_thread, core_last, THREADS_CORE_LAST),
+        PM_FIELD(pm_h5_thread, package_first, THREADS_PACKAGE_FIRST),
+        PM_FIELD(pm_h5_thread, package_last, THREADS_PACKAGE_LAST),
+        PM_FIELD(pm_h5_thread, numa_first, THREADS_NUMA_FIRST), PM_FIELD(pm_h5_thread, numa_last, THREADS_NUMA_LAST),
+        PM_FIELD(pm_h5_thread, binding, THREADS_BINDING),
     };
     struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
     if (!rows)
@@ -452,7 +504,7 @@ static int pm_write_threads(hid_t file, const struct pm_output *o, const struct 
     }
     hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
     hsize_t dims[1] = {s->thread_total};
-    int rc = pm_slab_write(file, "threads", t, 1, dims, s->thread_offset,
+    int rc = pm_slab_write_type(file, PM_S_THREADS, t, dims, s->thread_offset,
                            (hsize_t)o->nthreads, rows, s->dxpl);
     H5Tclose(t);
     free(rows);
@@ -613,33 +665,33 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     }
     pm_flag_short(o->set, T * R, c.counts, c.windows, c.visits, c.flags);
     pm_flag_overhead(o, T, R, c.counts, c.wall, c.reads, counted, c.flags);
-    hid_t grp = H5Gcreate2(file, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t grp = pm_group(file, PM_S_REGION);
     if (grp < 0)
         goto out;
     const hsize_t d2[2] = {s->thread_total, R}, d3e[3] = {s->thread_total, R, E},
                   d3g[3] = {s->thread_total, R, G};
     const hsize_t row0 = s->thread_offset;
     const struct {
-        const char *name;
+        enum pm_schema_id id;
         const uint64_t *data;
     } per_cell[] = {
-        {"visits", c.visits}, {"wall_ns", c.wall}, {"bytes", c.bytes},
-        {"bytes_unknown", c.bytes_unknown}, {"windows", c.windows}, {"reads", c.reads},
-        {"timer_visits", c.timer_visits}, {"timed_visits", c.timed_visits},
-        {"throttled_from", c.throttled_from},
+        {PM_S_REGION_VISITS, c.visits}, {PM_S_REGION_WALL_NS, c.wall},
+        {PM_S_REGION_BYTES, c.bytes}, {PM_S_REGION_BYTES_UNKNOWN, c.bytes_unknown},
+        {PM_S_REGION_WINDOWS, c.windows}, {PM_S_REGION_READS, c.reads},
+        {PM_S_REGION_TIMER_VISITS, c.timer_visits}, {PM_S_REGION_TIMED_VISITS, c.timed_visits},
+        {PM_S_REGION_THROTTLED_FROM, c.throttled_from},
     };
     rc = 0;
     for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
-        rc |= pm_slab_write(grp, per_cell[i].name, H5T_NATIVE_UINT64, 2, d2, row0, T,
-                            per_cell[i].data, s->dxpl);
-    rc |= pm_slab_write(grp, "counts", H5T_NATIVE_UINT64, 3, d3e, row0, T, c.counts, s->dxpl);
-    rc |= pm_slab_write(grp, "enabled_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, c.ena, s->dxpl);
-    rc |= pm_slab_write(grp, "running_ns", H5T_NATIVE_UINT64, 3, d3g, row0, T, c.run, s->dxpl);
-    rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 2, d2, row0, T, c.flags, s->dxpl);
-    hid_t fds = rc ? -1 : H5Dopen2(grp, "flags", H5P_DEFAULT);
+        rc |= pm_slab_write(grp, per_cell[i].id, d2, row0, T, per_cell[i].data, s->dxpl);
+    rc |= pm_slab_write(grp, PM_S_REGION_COUNTS, d3e, row0, T, c.counts, s->dxpl);
+    rc |= pm_slab_write(grp, PM_S_REGION_ENABLED_NS, d3g, row0, T, c.ena, s->dxpl);
+    rc |= pm_slab_write(grp, PM_S_REGION_RUNNING_NS, d3g, row0, T, c.run, s->dxpl);
+    rc |= pm_slab_write(grp, PM_S_REGION_FLAGS, d2, row0, T, c.flags, s->dxpl);
+    hid_t fds = rc ? -1 : H5Dopen2(grp, pm_schema_name(PM_S_REGION_FLAGS), H5P_DEFAULT);
     for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
-        rc |= pm_attr_scalar(fds, pm_flag_names[i].name, H5T_NATIVE_UINT32,
-                             &pm_flag_names[i].bit);
+        rc |= pm_attr_write(fds, pm_flag_names[i].name, pm_native(pm_schema[PM_S_REGION_FLAG_NAME].type),
+                            &pm_flag_names[i].bit);
     if (fds >= 0)
         H5Dclose(fds);
     H5Gclose(grp);
@@ -650,8 +702,9 @@ out:
 }
 
 /* Split stride-word readings into counts [N,E], enabled [N,G], running [N,G]
- * and write them as rows [row0, row0 + rows) of `total`. */
-static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t total,
+ * and write them as rows [row0, row0 + rows) of `total`, as datasets ids[0..2]. */
+static int pm_write_readings(hid_t grp, const enum pm_schema_id ids[3],
+                             const struct pm_eventset *set, hsize_t total,
                              hsize_t row0, hsize_t rows, const uint64_t *const *readings,
                              hid_t dxpl)
 {
@@ -666,9 +719,9 @@ static int pm_write_readings(hid_t grp, const struct pm_eventset *set, hsize_t t
             memcpy(run + r * G, readings[r] + E + G, G * 8);
         }
         hsize_t de[2] = {total, E}, dg[2] = {total, G};
-        rc = pm_slab_write(grp, "counts", H5T_NATIVE_UINT64, 2, de, row0, rows, counts, dxpl);
-        rc |= pm_slab_write(grp, "enabled_ns", H5T_NATIVE_UINT64, 2, dg, row0, rows, ena, dxpl);
-        rc |= pm_slab_write(grp, "running_ns", H5T_NATIVE_UINT64, 2, dg, row0, rows, run, dxpl);
+        rc = pm_slab_write(grp, ids[0], de, row0, rows, counts, dxpl);
+        rc |= pm_slab_write(grp, ids[1], dg, row0, rows, ena, dxpl);
+        rc |= pm_slab_write(grp, ids[2], dg, row0, rows, run, dxpl);
     }
     free(counts), free(ena), free(run);
     return rc ? -1 : 0;
@@ -692,31 +745,35 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
         wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
         flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0);
     }
-    hid_t grp = H5Gcreate2(file, "thread", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    static const enum pm_schema_id thread_ids[3] = {
+        PM_S_THREAD_COUNTS, PM_S_THREAD_ENABLED_NS, PM_S_THREAD_RUNNING_NS};
+    static const enum pm_schema_id rank_ids[3] = {PM_S_RANK_COUNTS, PM_S_RANK_ENABLED_NS,
+                                                  PM_S_RANK_RUNNING_NS};
+    hid_t grp = pm_group(file, PM_S_THREAD);
     rc = grp < 0 ? -1
-                 : pm_write_readings(grp, o->set, s->thread_total, s->thread_offset, T,
-                                     readings, s->dxpl);
+                 : pm_write_readings(grp, thread_ids, o->set, s->thread_total,
+                                     s->thread_offset, T, readings, s->dxpl);
     if (grp >= 0) {
         hsize_t d1[1] = {s->thread_total};
-        rc |= pm_slab_write(grp, "wall_ns", H5T_NATIVE_UINT64, 1, d1, s->thread_offset, T,
+        rc |= pm_slab_write(grp, PM_S_THREAD_WALL_NS, d1, s->thread_offset, T,
                             wall, s->dxpl);
-        rc |= pm_slab_write(grp, "flags", H5T_NATIVE_UINT32, 1, d1, s->thread_offset, T,
+        rc |= pm_slab_write(grp, PM_S_THREAD_FLAGS, d1, s->thread_offset, T,
                             flags, s->dxpl);
-        rc |= pm_slab_write(grp, "reads", H5T_NATIVE_UINT64, 1, d1, s->thread_offset, T,
+        rc |= pm_slab_write(grp, PM_S_THREAD_READS, d1, s->thread_offset, T,
                             reads, s->dxpl);
-        rc |= pm_slab_write(grp, "read_cost_ns", H5T_NATIVE_DOUBLE, 1, d1, s->thread_offset, T,
+        rc |= pm_slab_write(grp, PM_S_THREAD_READ_COST_NS, d1, s->thread_offset, T,
                             cost, s->dxpl);
         H5Gclose(grp);
     }
-    grp = H5Gcreate2(file, "rank", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    grp = pm_group(file, PM_S_RANKGRP);
     const uint64_t *rank[1] = {o->totals};
     int32_t rank_id[1] = {o->rank};
     rc |= grp < 0 ? -1
-                  : pm_write_readings(grp, o->set, s->rank_total, s->rank_offset, N, rank,
-                                      s->dxpl);
+                  : pm_write_readings(grp, rank_ids, o->set, s->rank_total, s->rank_offset, N,
+                                      rank, s->dxpl);
     if (grp >= 0) {
         hsize_t d1[1] = {s->rank_total};
-        rc |= pm_slab_write(grp, "rank", H5T_NATIVE_INT32, 1, d1, s->rank_offset, N, rank_id,
+        rc |= pm_slab_write(grp, PM_S_RANK_RANK, d1, s->rank_offset, N, rank_id,
                             s->dxpl);
         H5Gclose(grp);
     }

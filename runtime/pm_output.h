@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 
-#define PM_SCHEMA_VERSION 1
 #define PM_HOST_LEN 64   /* /threads host: fixed size (parallel-writable) */
 
 struct pm_output {
