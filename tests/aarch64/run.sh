@@ -25,8 +25,10 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-aarch64.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 flags=(-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Werror
        -DPERFMARK_VERSION='"aarch64"' -DPERFMARK_REL_LIBDIR='"../lib"')
-inc=(-I"$src/include" -I"$src/runtime" -I"$src/wrappers" -I"$build/wrappers" -I"$src/analysis"
+inc=(-I"$src/include" -I"$src/runtime" -I"$src/wrappers" -I"$build/wrappers" -I"$src/schema"
      -I"$src/selftest" -I"$src/shims/include")
+# analysis/ is folders of layers (docs/design.md): every one on the include path
+while IFS= read -r d; do inc+=(-I"$d"); done < <(find "$src/analysis" -type d | sort)
 # host library headers, after the cross toolchain's own (never its libc's)
 for d in /usr/include /usr/include/hdf5/openmpi /usr/lib/x86_64-linux-gnu/openmpi/include \
          /usr/include/x86_64-linux-gnu $(dirname /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h 2>/dev/null | head -1); do
@@ -34,8 +36,8 @@ for d in /usr/include /usr/include/hdf5/openmpi /usr/lib/x86_64-linux-gnu/openmp
 done
 fail=0
 n=0
-for f in "$src"/runtime/*.c "$src"/wrappers/*.c "$build"/wrappers/*.c "$src"/analysis/*.c \
-         "$src"/selftest/*.c "$src"/shims/*.c; do
+for f in "$src"/runtime/*.c "$src"/wrappers/*.c "$build"/wrappers/*.c "$src"/schema/*.c \
+         $(find "$src/analysis" -name '*.c' | sort) "$src"/selftest/*.c "$src"/shims/*.c; do
   [ -f "$f" ] || continue
   n=$((n + 1))
   if ! $cc "${flags[@]}" "${inc[@]}" -c "$f" -o "$out/obj_$n.o" 2>"$out/err"; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest read_guard: the time budget on reading a damaged file
-# (analysis/read_guard.c; docs/guide.md, "A damaged file").
+# (analysis/read/read_guard.c; docs/guide.md, "A damaged file").
 #
 #   check_read_guard.sh SOURCE_DIR BUILD_DIR
 #
