@@ -403,7 +403,7 @@ def check_unique(cmds):
 
 def find_gen(opt, *perfmarks):
     if opt:
-        return opt
+        return os.path.abspath(opt)  # the commands run in the temporary directory
     for p in perfmarks:
         g = os.path.join(os.path.dirname(os.path.abspath(p)), "gen_synthetic")
         if os.path.exists(g):
