@@ -6,6 +6,7 @@
 #include "pm_output.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_on_written.h"
 #include "pm_pin.h"
 #include "pm_rank.h"
 #include "pm_shim_check.h"
@@ -468,8 +469,12 @@ static void pm_wanted_path(char *out, size_t len, int per_rank)
     }
 }
 
+/* The file this process's data went to, for pm_on_written (empty: none). */
+static char pm_written_file[PM_PATH_MAX + 16];
+
 static void pm_announce(const char *final, const char *what)
 {
+    snprintf(pm_written_file, sizeof pm_written_file, "%s", final);
     if (!pm_cfg.quiet)
         fprintf(stderr, "perfmark: wrote %s (%s, events: %s) — see: perfmark report %s\n",
                 final, what, pm_set.n ? pm_set.group_name : "none", final);
@@ -599,7 +604,11 @@ void pm_session_finalize(int collective)
             pm_thread_finish_remote(t);
         pthread_mutex_unlock(&t->settle_lock);
     }
+    pm_written_file[0] = '\0';
     pm_write_outputs(collective);
+    if (!pm_partial && !pm_fork_child)
+        pm_on_written_run(pm_written_file[0] ? pm_written_file : NULL,
+                          pm_rank.rank < 0 ? 0 : pm_rank.rank);
 }
 
 /* Everything settled: build the output and write it (the job's file when
