@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""Caliper's ConfigManager and loop macros through perfmark's shim: two
+programs set up the way Caliper's own examples are (caliper_manager_c.c,
+caliper_manager_cxx.cpp), built against perfmark's Caliper headers and
+linked with -lperfmark-caliper, run under `perfmark run -e sw -o F`.
+Every run must exit 0: a configuration never stops the program.
+
+usage: /usr/bin/python3 check_caliper_manager.py BUILD_DIR CASE
+  manager_c       the C program, config "none", N iterations: the file holds
+                  main, main/init, main/mainloop once each,
+                  main/mainloop/iteration#mainloop and its child scale N
+                  times each, nothing UNBALANCED; no report printed
+  manager_cxx     the same for the C++ program (no -P; the loop through
+                  CALI_CXX_MARK_LOOP_*, the child nap); -h lists the
+                  runtime-report config with its documentation
+  runtime_report  runtime-report prints perfmark's text report of the run's
+                  file once, after the file is written, identical to
+                  `perfmark report F` run afterwards, on stderr by default
+                  (C: the default config; C++: -P runtime-report), on stdout
+                  with output=stdout, into a file with output=FILE; a run
+                  without perfmark says in one line that there is no report
+  config_none     "none" and "" print no report and set no error, in both
+  config_unknown  an unknown config or option: error() and error_msg() in
+                  Caliper's words, no report, the regions still measured;
+                  an unknown key beside runtime-report still reports, as in
+                  Caliper
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "package"))
+import h5py  # noqa: E402
+from pmcheck import SKIP, check, expect_regions, main, needed, run, text  # noqa: E402
+
+BUILD = os.path.abspath(sys.argv[1])
+PERFMARK = os.path.join(BUILD, "bin", "perfmark")
+PROGS = os.path.join(BUILD, "tests", "shims")
+C = os.path.join(PROGS, "caliper_manager_c")
+CXX = os.path.join(PROGS, "caliper_manager_cxx")
+HEADER = "perfmark report: "  # the first line of every text report
+
+
+def user_regions(path):
+    with h5py.File(path, "r") as f:
+        paths = [text(x) for x in f["regions"]["path"]]
+        kinds = [text(x) for x in f["regions"]["kind"]]
+        visits = f["region/visits"][:]
+        flags = f["region/flags"][:]
+    return {p: (visits[:, r], flags[:, r]) for r, p in enumerate(paths) if kinds[r] == "user"}
+
+
+def under_perfmark(tmp, args, name="out.h5"):
+    """Run args under perfmark run -e sw -o TMP/name (exit 0 required)."""
+    out = os.path.join(tmp, name)
+    p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + args, env={"TMPDIR": tmp}, cwd=tmp)
+    check(os.path.exists(out), "no file %s; stderr: %s" % (out, p.stderr[-2000:]))
+    return out, p
+
+
+def truth(n, leaf):
+    it = "main/mainloop/iteration#mainloop"
+    return {"main": 1, "main/init": 1, "main/mainloop": 1, it: n, it + "/" + leaf: n}
+
+
+def no_report(p, what):
+    check(HEADER not in p.stdout and HEADER not in p.stderr,
+          "%s: a report was printed\nstdout %r\nstderr %r" % (what, p.stdout[-800:], p.stderr[-800:]))
+    check("Caliper config error" not in p.stderr, "%s: a config error: %r" % (what, p.stderr))
+
+
+def linked(prog):
+    libs = needed(prog)
+    check("libperfmark-caliper.so.0" in libs, "%s does not link the shim: %s" % (prog, libs))
+    check(not any(l.startswith("libcaliper") for l in libs), "%s links Caliper: %s" % (prog, libs))
+
+
+def case_manager(prog, args, leaf):
+    if not os.path.exists(prog):
+        print("SKIP: %s not built" % prog)
+        return SKIP
+    linked(prog)
+    n = 7
+    with tempfile.TemporaryDirectory() as tmp:
+        out, p = under_perfmark(tmp, [prog] + args + [str(n)])
+        expect_regions(user_regions(out), truth(n, leaf))
+        check("%d iterations" % n in p.stdout, "program output %r" % p.stdout)
+        no_report(p, " ".join(args))
+
+
+def case_manager_c():
+    return case_manager(C, ["none"], "scale")
+
+
+def case_manager_cxx():
+    rc = case_manager(CXX, [], "nap")
+    if rc:
+        return rc
+    h = run([CXX, "-h"])
+    check("runtime-report\n Print perfmark's text report" in h.stderr and " output\n" in h.stderr,
+          "-h does not document runtime-report: %r" % h.stderr)
+    print("help lists runtime-report and its options")
+
+
+def report_of(out):
+    return run([PERFMARK, "report", out]).stdout
+
+
+def case_runtime_report():
+    n = 5
+    progs = [(C, [], 4, "scale", "stderr (C, no argument: its default config)"),
+             (C, ["runtime-report", str(n)], n, "scale", "stderr (C)")]
+    if os.path.exists(CXX):
+        progs.append((CXX, ["-P", "runtime-report", str(n)], n, "nap", "stderr (C++)"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (prog, args, iters, leaf, what) in enumerate(progs):
+            out, p = under_perfmark(tmp, [prog] + args, "r%d.h5" % i)
+            expect_regions(user_regions(out), truth(iters, leaf))
+            want = report_of(out)
+            check(p.stderr.count(HEADER) == 1, "%s: %d reports on stderr: %r"
+                  % (what, p.stderr.count(HEADER), p.stderr[-1500:]))
+            wrote = p.stderr.index("perfmark: wrote %s" % out)
+            at = p.stderr.index(HEADER + out)
+            check(wrote < at, "%s: the report came before the file was written" % what)
+            check(p.stderr[at:].startswith(want), "%s: printed report differs from `perfmark "
+                  "report %s`:\n%s\n---\n%s" % (what, out, p.stderr[at:at + 1500], want[:1500]))
+            check(HEADER not in p.stdout, "%s: report on stdout too" % what)
+            check("iteration#mainloop" in want and "Caliper config error" not in p.stderr,
+                  "%s: %r" % (what, p.stderr[-1500:]))
+            print("%s: the report of %s, once, after the file" % (what, out))
+        # output=stdout: the report after the program's own output, not on stderr
+        prog = CXX if os.path.exists(CXX) else C
+        cfg = "runtime-report(output=stdout)"
+        args = ["-P", cfg] if prog == CXX else [cfg]
+        out, p = under_perfmark(tmp, [prog] + args + [str(n)], "s.h5")
+        want = report_of(out)
+        check(p.stdout.count(HEADER) == 1 and HEADER not in p.stderr,
+              "output=stdout: stdout %r stderr %r" % (p.stdout[-800:], p.stderr[-800:]))
+        check(p.stdout.index("%d iterations" % n) < p.stdout.index(HEADER),
+              "output=stdout: the report before the program's output: %r" % p.stdout[:400])
+        check(p.stdout[p.stdout.index(HEADER):] == want, "output=stdout: differs from perfmark "
+              "report")
+        print("output=stdout: on stdout, after the program's output")
+        # output=FILE (relative: the working directory at flush)
+        cfg = "runtime-report(output=rr.txt)"
+        out, p = under_perfmark(tmp, [C, cfg, str(n)], "f.h5")
+        rr = os.path.join(tmp, "rr.txt")
+        check(os.path.exists(rr), "output=rr.txt: no file; stderr %r" % p.stderr[-800:])
+        with open(rr) as f:
+            check(f.read() == report_of(out), "output=rr.txt: differs from perfmark report")
+        no_report(p, cfg)
+        print("output=rr.txt: the report in the file only")
+        # not measured: one line, the program goes on
+        p = run([C, "runtime-report", str(n)], cwd=tmp)
+        lines = [l for l in p.stderr.splitlines() if "runtime-report" in l]
+        check(len(lines) == 1 and "not measured by perfmark" in lines[0] and HEADER not in p.stderr
+              and "%d iterations" % n in p.stdout, "unmeasured run: %r %r" % (p.stdout, p.stderr))
+        print("unmeasured: %s" % lines[0])
+
+
+def case_config_none():
+    runs = [(C, ["none"]), (C, [""])]
+    if os.path.exists(CXX):
+        runs += [(CXX, []), (CXX, ["-P", "none"]), (CXX, ["-P", ""])]
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (prog, args) in enumerate(runs):
+            out, p = under_perfmark(tmp, [prog] + args + ["3"], "n%d.h5" % i)
+            no_report(p, "%s %s" % (os.path.basename(prog), args))
+            expect_regions(user_regions(out), truth(3, "scale" if prog == C else "nap"))
+            check(not any("runtime-report" in l for l in p.stderr.splitlines()),
+                  "a runtime-report message: %r" % p.stderr)
+        print("none / \"\": no report, no error, in %d runs" % len(runs))
+
+
+def case_config_unknown():
+    runs = [(C, "bogus", "Unknown config or parameter: bogus", False),
+            (C, "runtime-report(bogus=1)", "Unknown option: bogus", False),
+            (C, "runtime-report(output=stdout", "Expected ')'", False),
+            (C, "output=", 'Expected value after "output="', False),
+            # Caliper's own rule: the first unknown key in sorted order is named,
+            # and the known config beside it is still added
+            (C, "zz,runtime-report,aa=1", "Unknown config or parameter: aa", True)]
+    if os.path.exists(CXX):
+        runs += [(CXX, "event-trace", "Unknown config or parameter: event-trace", False),
+                 (CXX, "runtime-report(calc.inclusive)", "Unknown option: calc.inclusive",
+                  False)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (prog, cfg, msg, reports) in enumerate(runs):
+            args = ["-P", cfg] if prog == CXX else [cfg]
+            out, p = under_perfmark(tmp, [prog] + args + ["3"], "u%d.h5" % i)
+            said = [l for l in p.stderr.splitlines() if l.startswith("Caliper config error")]
+            check(said == ["Caliper config error: " + msg], "%s: error lines %r, want %r"
+                  % (cfg, said, msg))
+            check((p.stderr.count(HEADER) == 1) == reports, "%s: report %s expected: %r"
+                  % (cfg, "" if reports else "not", p.stderr[-800:]))
+            expect_regions(user_regions(out), truth(3, "scale" if prog == C else "nap"))
+            print("%r -> %s%s" % (cfg, msg, " (and the report)" if reports else ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main({"manager_c": case_manager_c, "manager_cxx": case_manager_cxx,
+                   "runtime_report": case_runtime_report, "config_none": case_config_none,
+                   "config_unknown": case_config_unknown}))
