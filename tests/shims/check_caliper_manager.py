@@ -24,6 +24,13 @@ usage: /usr/bin/python3 check_caliper_manager.py BUILD_DIR CASE
                   Caliper's words, no report, the regions still measured;
                   an unknown key beside runtime-report still reports, as in
                   Caliper
+  loops           caliper_loops N M T: a loop nested in another's
+                  iterations, a loop with no iteration, on T threads: every
+                  loop region once per thread, iterations N and N*M per
+                  thread, nothing UNBALANCED
+  loops_cxx       caliper_loops_cxx N: a C++ loop left by break without
+                  LOOP_END is closed by its scope (4 iterations counted, 3
+                  steps), a loop ended explicitly is closed once
 """
 import os
 import sys
@@ -197,7 +204,37 @@ def case_config_unknown():
             print("%r -> %s%s" % (cfg, msg, " (and the report)" if reports else ""))
 
 
+def case_loops():
+    n, m, t = 5, 3, 3
+    outer = "outer/iteration#outer"
+    inner = outer + "/inner/iteration#inner"
+    want = {"outer": 1, outer: n, outer + "/inner": n, inner: n * m, inner + "/body": n * m,
+            "empty": 1}
+    with tempfile.TemporaryDirectory() as tmp:
+        out, p = under_perfmark(tmp, [os.path.join(PROGS, "caliper_loops"), str(n), str(m), str(t)])
+        regions = user_regions(out)
+        expect_regions(regions, {k: v * t for k, v in want.items()}, per_thread=want)
+        check(sum(1 for x in regions["outer"][0] if x > 0) == t, "outer not on %d threads" % t)
+        check("Caliper" not in p.stderr, "a shim message: %r" % p.stderr)
+
+
+def case_loops_cxx():
+    prog = os.path.join(PROGS, "caliper_loops_cxx")
+    if not os.path.exists(prog):
+        print("SKIP: %s not built" % prog)
+        return SKIP
+    n = 6
+    with tempfile.TemporaryDirectory() as tmp:
+        out, p = under_perfmark(tmp, [prog, str(n)])
+        expect_regions(user_regions(out), {
+            "search": 1, "search/iteration#search": 4, "search/iteration#search/step": 3,
+            "again": 1, "again/iteration#again": n})
+        check("Caliper" not in p.stderr and "UNBALANCED" not in p.stderr,
+              "a message: %r" % p.stderr)
+
+
 if __name__ == "__main__":
     sys.exit(main({"manager_c": case_manager_c, "manager_cxx": case_manager_cxx,
                    "runtime_report": case_runtime_report, "config_none": case_config_none,
-                   "config_unknown": case_config_unknown}))
+                   "config_unknown": case_config_unknown, "loops": case_loops,
+                   "loops_cxx": case_loops_cxx}))
