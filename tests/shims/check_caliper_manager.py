@@ -19,6 +19,11 @@ usage: /usr/bin/python3 check_caliper_manager.py BUILD_DIR CASE
                   (C: the default config; C++: -P runtime-report), on stdout
                   with output=stdout, into a file with output=FILE; a run
                   without perfmark says in one line that there is no report
+  runtime_report_mpi  caliper_manager_mpi under mpirun -np 2, both ways
+                  round (perfmark run -- mpirun, mpirun -- perfmark run):
+                  the job's one file holds both ranks' loops, and the
+                  report of that file is printed once (by rank 0), after it
+                  is written; exit 0
   config_none     "none" and "" print no report and set no error, in both
   config_unknown  an unknown config or option: error() and error_msg() in
                   Caliper's words, no report, the regions still measured;
@@ -165,6 +170,35 @@ def case_runtime_report():
         print("unmeasured: %s" % lines[0])
 
 
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_mpi_yield_when_idle": "1"}
+MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2"]
+
+
+def case_runtime_report_mpi():
+    prog = [os.path.join(PROGS, "caliper_manager_mpi"), "runtime-report", "6"]
+    n, it = 6, "main/mainloop/iteration#mainloop"
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, how in enumerate(["outside", "inside"]):
+            out = os.path.join(tmp, "job%d.h5" % i)
+            pm = [PERFMARK, "run", "-e", "sw", "-o", out, "--"]
+            args = pm + MPIRUN + prog if how == "outside" else MPIRUN + pm + prog
+            p = run(args, env=dict(MPI_ENV, TMPDIR=tmp), cwd=tmp)
+            check(os.path.exists(out), "%s: no job file: %r" % (how, p.stderr[-1500:]))
+            regions = user_regions(out)
+            expect_regions(regions, {"main": 2, "main/mainloop": 2, it: 2 * n,
+                                     it + "/exchange": 2 * n}, per_thread={it: n})
+            check(p.stderr.count(HEADER) == 1, "%s: %d reports: %r"
+                  % (how, p.stderr.count(HEADER), p.stderr[-2000:]))
+            at = p.stderr.index(HEADER + out)
+            check(p.stderr.index("perfmark: wrote %s" % out) < at, "%s: report before the file"
+                  % how)
+            want = report_of(out)
+            check(p.stderr[at:at + len(want)] == want, "%s: printed report differs from perfmark "
+                  "report:\n%s\n---\n%s" % (how, p.stderr[at:at + 1200], want[:1200]))
+            print("%s: one report of the 2-rank job file, from rank 0" % how)
+
+
 def case_config_none():
     runs = [(C, ["none"]), (C, [""])]
     if os.path.exists(CXX):
@@ -235,6 +269,7 @@ def case_loops_cxx():
 
 if __name__ == "__main__":
     sys.exit(main({"manager_c": case_manager_c, "manager_cxx": case_manager_cxx,
-                   "runtime_report": case_runtime_report, "config_none": case_config_none,
+                   "runtime_report": case_runtime_report,
+                   "runtime_report_mpi": case_runtime_report_mpi, "config_none": case_config_none,
                    "config_unknown": case_config_unknown, "loops": case_loops,
                    "loops_cxx": case_loops_cxx}))
