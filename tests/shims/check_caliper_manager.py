@@ -17,8 +17,9 @@ usage: /usr/bin/python3 check_caliper_manager.py BUILD_DIR CASE
                   file once, after the file is written, identical to
                   `perfmark report F` run afterwards, on stderr by default
                   (C: the default config; C++: -P runtime-report), on stdout
-                  with output=stdout, into a file with output=FILE; a run
-                  without perfmark says in one line that there is no report
+                  with output=stdout, into a file with output=FILE; a report
+                  that fails (output not writable) and a run without
+                  perfmark each say in one line that there is no report
   runtime_report_mpi  caliper_manager_mpi under mpirun -np 2, both ways
                   round (perfmark run -- mpirun, mpirun -- perfmark run):
                   the job's one file holds both ranks' loops, and the
@@ -162,6 +163,13 @@ def case_runtime_report():
             check(f.read() == report_of(out), "output=rr.txt: differs from perfmark report")
         no_report(p, cfg)
         print("output=rr.txt: the report in the file only")
+        # the report itself fails (its output cannot be written): one line, exit 0
+        cfg = "runtime-report(output=%s/no-such-dir/rr.txt)" % tmp
+        out, p = under_perfmark(tmp, [C, cfg, str(n)], "g.h5")
+        lines = [l for l in p.stderr.splitlines() if "runtime-report" in l]
+        check(len(lines) == 1 and "exited with status" in lines[0] and out in lines[0],
+              "a failing report: %r" % p.stderr[-800:])
+        print("failing report: %s" % lines[0])
         # not measured: one line, the program goes on
         p = run([C, "runtime-report", str(n)], cwd=tmp)
         lines = [l for l in p.stderr.splitlines() if "runtime-report" in l]
