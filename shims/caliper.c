@@ -8,7 +8,9 @@
  * void in Caliper, so problems (an end that does not match) show only in
  * perfmark's messages and flags. Debian has no Caliper package; the header
  * this is compiled against, shims/include/caliper/cali.h, declares just this
- * subset with Caliper's signatures. */
+ * subset with Caliper's signatures. Loops are in caliper_loop.c, the
+ * ConfigManager in caliper_manager.c and its runtime-report in
+ * caliper_report.c. */
 #include "caliper/cali.h"
 #include "perfmark.h"
 
