@@ -30,6 +30,14 @@ usage: /usr/bin/python3 check_caliper_manager.py BUILD_DIR CASE
                   Caliper's words, no report, the regions still measured;
                   an unknown key beside runtime-report still reports, as in
                   Caliper
+  manager_calls   caliper_manager_calls MODE: never flushed or never started:
+                  no report; two managers flushed twice each: one report;
+                  output from set_default_parameter (stdout) and from
+                  set_default_parameter_for_config (a file); no error: NULL
+                  message of length 0. caliper_manager_calls_cxx: the
+                  constructor with a config, a copy started and flushed
+                  prints the original's report once, add()'s result, the
+                  config descriptions
   loops           caliper_loops N M T: a loop nested in another's
                   iterations, a loop with no iteration, on T threads: every
                   loop region once per thread, iterations N and N*M per
@@ -246,6 +254,36 @@ def case_config_unknown():
             print("%r -> %s%s" % (cfg, msg, " (and the report)" if reports else ""))
 
 
+def case_manager_calls():
+    prog = os.path.join(PROGS, "caliper_manager_calls")
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, mode in enumerate(["noflush", "nostart"]):
+            out, p = under_perfmark(tmp, [prog, mode], "c%d.h5" % i)
+            no_report(p, mode)
+            expect_regions(user_regions(out), {"work": 1})
+        out, p = under_perfmark(tmp, [prog, "twice"], "t.h5")
+        check(p.stderr.count(HEADER) == 1 and HEADER not in p.stdout,
+              "twice: %d reports" % p.stderr.count(HEADER))
+        out, p = under_perfmark(tmp, [prog, "default"], "d.h5")
+        check(p.stdout.count(HEADER) == 1 and HEADER not in p.stderr,
+              "default output=stdout: %r" % p.stderr[-600:])
+        rr = os.path.join(tmp, "for.txt")
+        out, p = under_perfmark(tmp, [prog, "forconfig", rr], "f.h5")
+        check(os.path.exists(rr) and open(rr).read() == report_of(out),
+              "forconfig: no report in %s: %r" % (rr, p.stderr[-600:]))
+        no_report(p, "forconfig")
+        out, p = under_perfmark(tmp, [prog, "noerror"], "e.h5")
+        check("noerror ok" in p.stdout, "noerror: %r" % p.stdout)
+        print("noflush, nostart: none; twice: one; default stdout; for-config file; no error")
+        cxx = os.path.join(PROGS, "caliper_manager_calls_cxx")
+        if os.path.exists(cxx):
+            out, p = under_perfmark(tmp, [cxx], "x.h5")
+            check(p.stdout.count(HEADER) == 1 and "add ok" in p.stdout and
+                  "description ok" in p.stdout, "C++ calls: %r" % p.stdout[:600])
+            expect_regions(user_regions(out), {"work": 1})
+            print("C++: constructor with config, shared copies, add(), descriptions")
+
+
 def case_loops():
     n, m, t = 5, 3, 3
     outer = "outer/iteration#outer"
@@ -280,4 +318,5 @@ if __name__ == "__main__":
                    "runtime_report": case_runtime_report,
                    "runtime_report_mpi": case_runtime_report_mpi, "config_none": case_config_none,
                    "config_unknown": case_config_unknown, "loops": case_loops,
+                   "manager_calls": case_manager_calls,
                    "loops_cxx": case_loops_cxx}))
