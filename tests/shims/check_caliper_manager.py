@@ -42,6 +42,9 @@ usage: /usr/bin/python3 check_caliper_manager.py BUILD_DIR CASE
                   iterations, a loop with no iteration, on T threads: every
                   loop region once per thread, iterations N and N*M per
                   thread, nothing UNBALANCED
+  loops_omp       caliper_loops_omp N on 2 OpenMP threads: the loop region
+                  once, the iteration#mainloop regions of both threads N
+                  visits together (each thread's on its own path), body N
   loops_cxx       caliper_loops_cxx N: a C++ loop left by break without
                   LOOP_END is closed by its scope (4 iterations counted, 3
                   steps), a loop ended explicitly is closed once
@@ -298,6 +301,34 @@ def case_loops():
         check("Caliper" not in p.stderr, "a shim message: %r" % p.stderr)
 
 
+def case_loops_omp():
+    prog = os.path.join(PROGS, "caliper_loops_omp")
+    if not os.path.exists(prog):
+        print("SKIP: %s not built (no OpenMP)" % prog)
+        return SKIP
+    n = 200
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.h5")
+        p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--", prog, str(n)],
+                env={"TMPDIR": tmp, "OMP_NUM_THREADS": "2"}, cwd=tmp)
+        check("on 2 threads" in p.stdout, "program output %r" % p.stdout)
+        regions = user_regions(out)
+
+        def total(suffix):
+            return sum(int(v.sum()) for path, (v, _) in regions.items()
+                       if path == suffix or path.endswith("/" + suffix))
+        iters = [p_ for p_ in regions if p_.endswith("iteration#mainloop")]
+        check(int(regions["mainloop"][0].sum()) == 1, "mainloop %s" % regions["mainloop"][0])
+        check(total("iteration#mainloop") == n and total("iteration#mainloop/body") == n,
+              "iterations %d, bodies %d, want %d: %s" % (total("iteration#mainloop"),
+                                                       total("iteration#mainloop/body"), n,
+                                                       sorted(regions)))
+        rows = sum(1 for p_ in iters for x in regions[p_][0] if x > 0)
+        check(rows == 2, "iterations on %d thread rows, want 2: %s" % (rows, iters))
+        check(not any((fl & 0x10).any() for _, fl in regions.values()), "UNBALANCED")
+        print("OpenMP: %d iterations over %s" % (n, iters))
+
+
 def case_loops_cxx():
     prog = os.path.join(PROGS, "caliper_loops_cxx")
     if not os.path.exists(prog):
@@ -318,5 +349,5 @@ if __name__ == "__main__":
                    "runtime_report": case_runtime_report,
                    "runtime_report_mpi": case_runtime_report_mpi, "config_none": case_config_none,
                    "config_unknown": case_config_unknown, "loops": case_loops,
-                   "manager_calls": case_manager_calls,
+                   "manager_calls": case_manager_calls, "loops_omp": case_loops_omp,
                    "loops_cxx": case_loops_cxx}))
