@@ -11,11 +11,12 @@
  *     thread gets it through its own implicit task like every member
  *     (parallel_begin only records where the construct is), so user regions
  *     inside the construct nest under it on every thread. <where> is
- *     `symbol at file.c:LINE` when dladdr names the function holding the
- *     construct's return address and the object has line tables (-g; see
- *     pm_srcline.h), else `symbol+0xOFF` (so two constructs in one function
- *     stay two regions), or `object+0xOFF` when the address has no dynamic
- *     symbol (executables without -rdynamic).
+ *     `function at file.c:LINE` when the object has line tables (-g; see
+ *     pm_srcline.h), else `function+0xOFF` (the offset into the function,
+ *     so two constructs in one function stay two regions and the name does
+ *     not change when other code does); the function comes from the symbol
+ *     table (static functions, executables without -rdynamic), else from
+ *     dladdr. Only a stripped object gives `object+0xOFF`.
  *   - a worker of a nested team first enters, on its own stack, the
  *     parallel regions enclosing the construct (copied from the encountering
  *     thread's tool stack), so nested teams get nested paths on every member.
@@ -229,23 +230,36 @@ static int32_t pm_ompt_lookup(const void *codeptr, unsigned n)
 
 /* pm_srcline.c is built only where libdw's header exists. */
 __attribute__((weak)) int pm_srcline(const void *addr, char *file, size_t len, int *line);
+__attribute__((weak)) int pm_srcsym(const void *addr, char *name, size_t len, size_t *offset);
 
+/* Where a construct is, in words that survive a rebuild: the function
+ * holding its call into the runtime (the symbol table: a static function of
+ * an executable without -rdynamic has a name too) and, with line tables, its
+ * file and line; without them the offset into that function, which changes
+ * only when the function does. Only a stripped object leaves an offset into
+ * the object. */
 static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned n)
 {
-    char where[512], file[256];
+    char where[512], file[256], fn[256] = "";
     int line = 0;
+    size_t off = 0;
     Dl_info info = {0};
+    /* codeptr is the return address of the runtime call: the byte before it
+     * belongs to the call, on the construct's line and in its function */
+    const char *call = (const char *)codeptr - 1;
+    int have_fn = codeptr && pm_srcsym && pm_srcsym(call, fn, sizeof fn, &off) == 0;
     int found = codeptr && dladdr(codeptr, &info);
+    if (!have_fn && found && info.dli_sname && info.dli_saddr) {
+        snprintf(fn, sizeof fn, "%s", info.dli_sname);
+        off = (size_t)((uintptr_t)call - (uintptr_t)info.dli_saddr);
+        have_fn = 1;
+    }
     if (!codeptr) {
         snprintf(where, sizeof where, "(unknown)");
-    } else if (found && info.dli_sname && info.dli_saddr && pm_srcline &&
-               pm_srcline((const char *)codeptr - 1, file, sizeof file, &line) == 0) {
-        /* codeptr is the return address of the runtime call: the byte
-         * before it belongs to the call, on the construct's line */
-        snprintf(where, sizeof where, "%s at %s:%d", info.dli_sname, file, line);
-    } else if (found && info.dli_sname && info.dli_saddr) {
-        snprintf(where, sizeof where, "%s+0x%lx", info.dli_sname,
-                 (unsigned long)((uintptr_t)codeptr - (uintptr_t)info.dli_saddr));
+    } else if (have_fn && pm_srcline && pm_srcline(call, file, sizeof file, &line) == 0) {
+        snprintf(where, sizeof where, "%s at %s:%d", fn, file, line);
+    } else if (have_fn) {
+        snprintf(where, sizeof where, "%s+0x%lx", fn, (unsigned long)(off + 1));
     } else if (found && info.dli_fname && info.dli_fbase) {
         const char *base = strrchr(info.dli_fname, '/');
         snprintf(where, sizeof where, "%s+0x%lx", base ? base + 1 : info.dli_fname,

@@ -11,7 +11,8 @@ usage: /usr/bin/python3 check_omp.py BUILD_DIR CASE
                  all 4 implicit tasks
   gcc_pages      gcc/libgomp (no OMPT): "touch" at top level, exact, no omp region
   gcc_on_libomp  the gcc binary run on libomp (as libgomp.so.1): omp regions
-                 named `omp_work_gcc+0x..` (no dynamic symbol)
+                 named after pm_pages though it has no dynamic symbol (no
+                 -rdynamic): the symbol table names it
   clang_mpi_2x2, clang_mpi_1x4, gcc_mpi_2x2
                  omp_mpi (MPI + OpenMP) under mpirun, RANKS x THREADS: one job
                  file; on rank r OpenMP thread t has (t+1)(r+1)N page faults in
@@ -220,8 +221,8 @@ def case_gcc_on_libomp():
                              env=dict(os.environ, **env)).stdout
         check(gomp in ldd, "libgomp.so.1 not taken from %s:\n%s" % (gomp, ldd))
         p, m = run_prog(tmp, GCC_PROG, ["pages", str(PAGES)], env=env)
-        # no -rdynamic: the construct has no dynamic symbol, named by its object
-        par = m.construct("omp_work_gcc", 4)
+        # no -rdynamic: no dynamic symbol, but the symbol table names the function
+        par = m.construct("pm_pages", 4)
         check_pages(m, threads_of(p.stdout), par + "/")
         m.no_unbalanced()
 
