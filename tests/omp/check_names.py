@@ -11,7 +11,9 @@ of an unrelated function placed before it, `g` adds -g. Each runs under
 - every omp parallel region is named after stencil_sweep (the symbol table,
   not an offset into the executable): `stencil_sweep+0xOFF` in a and b,
   `stencil_sweep at omp_names.c:LINE` in g, with the two constructs' lines;
-- the two constructs are two regions, each visited 20 times per thread;
+- the two constructs are two regions, each one row at solve/NAME whose
+  cells hold all 3 threads' 20 visits (one tree per job: the workers are
+  placed under solve without visiting it, solve has one visit);
 - a and b name them identically, and `perfmark diff` of the two pairs every
   region (nothing only in one file).
 Exit 77 when clang's builds are absent.
@@ -29,15 +31,19 @@ SWEEPS = 20
 THREADS = 3
 
 
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
 def names_of(path):
+    """{(kind, name): [(path, visits per thread row)]}"""
     with h5py.File(path, "r") as f:
         reg = f["regions"][:]
         visits = f["region/visits"][:]
         out = {}
         for r, row in enumerate(reg):
-            kind = row["kind"].decode() if isinstance(row["kind"], bytes) else row["kind"]
-            name = row["name"].decode() if isinstance(row["name"], bytes) else row["name"]
-            out.setdefault((kind, name), []).append(visits[:, r])
+            out.setdefault((text(row["kind"]), text(row["name"])), []).append(
+                (text(row["path"]), [int(x) for x in visits[:, r]]))
         return out
 
 
@@ -82,9 +88,20 @@ def main():
                 else:
                     ok(re.fullmatch(r"omp parallel stencil_sweep\+0x[0-9a-f]+ \(3 threads\)", n)
                        is not None, "%s: %r is not 'stencil_sweep+0xOFF'" % (v, n))
-                total = sum(int(c.sum()) for c in names[("omp", n)])
-                ok(total == SWEEPS * THREADS, "%s: %r has %d visits over its rows, expected %d"
-                   % (v, n, total, SWEEPS * THREADS))
+                # one tree per job: one row, under the user region the team
+                # was forked in, holding every member
+                rows = names[("omp", n)]
+                ok(len(rows) == 1, "%s: %r is %d regions (%s), expected one"
+                   % (v, n, len(rows), [p for p, _ in rows]))
+                path, per_thread = rows[0]
+                ok(path == "solve/" + n, "%s: %r is at %r, expected under solve/" % (v, n, path))
+                ok(sorted(per_thread) == sorted([SWEEPS] * THREADS + [0] * (len(per_thread) - THREADS)),
+                   "%s: %r visits per thread %s, expected %d on each of %d threads"
+                   % (v, n, per_thread, SWEEPS, THREADS))
+            solve = names[("user", "solve")]
+            ok(len(solve) == 1 and sorted(x for x in solve[0][1] if x) == [1],
+               "%s: solve %s, expected one visit on one thread (workers are placed, not visiting)"
+               % (v, solve))
         ok(omp.get("a") == omp.get("b"), "a and b name their constructs differently: %r vs %r"
            % (omp.get("a"), omp.get("b")))
         lines = [re.search(r":(\d+)", n) for n in omp.get("g", [])]
