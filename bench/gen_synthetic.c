@@ -8,15 +8,23 @@
  * The layout is the MPI job writer's (runtime/pm_h5out.c): one file, rank
  * = -1, every rank's threads as /threads rows in rank order, datasets over
  * 65,536 elements chunked (last dimensions first), shuffled and deflated at
- * level 4. The numbers are deterministic (a hash of the cell) and
- * consistent: a parent's wall time exceeds the sum of its children's, every
- * 97th cell is MULTIPLEXED (running = enabled / 2), every 101st thread skips
- * the deepest regions. Rows are written in slabs of threads, so the
- * generator's memory does not grow with the number of ranks.
+ * level 4. Like the writer, it takes every path, attribute and member name,
+ * shape and number type from the schema table (schema/pm_schema.def). It
+ * writes an older subset of the table: no /rank, nothing of revision 4 or
+ * later, of revision 3 only /region/windows and the root attributes
+ * topdown_method, topdown_levels, openmp and cpu_model. The numbers are
+ * deterministic (a hash of the cell) and consistent: a parent's wall time
+ * exceeds the sum of its children's, every 97th cell is MULTIPLEXED
+ * (running = enabled / 2), every 101st thread skips the deepest regions.
+ * Rows are written in slabs of threads, so the generator's memory does not
+ * grow with the number of ranks.
  */
 #include <hdf5.h>
 
+#include "pm_schema.h"
+
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +32,8 @@
 
 #define PM_GEN_CHUNK 65536 /* = PM_CHUNK_THRESHOLD of runtime/pm_h5out.c */
 #define PM_GEN_SLAB 256    /* thread rows written at a time */
+#define PM_GEN_GROUPS 1    /* G: one kernel counter group (the kernel_groups attribute) */
+#define PM_GEN_STR64 64    /* bytes of a STR64 field (pm_schema.def) */
 
 static const char *const pm_gen_events[8][2] = {
     {"cycles", "perf::PERF_COUNT_HW_CPU_CYCLES:u"},
@@ -93,58 +103,21 @@ static hid_t pm_plist(int ndims, const hsize_t *dims)
     return dcpl;
 }
 
-static hid_t pm_dataset(hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims)
+/* The HDF5 type of a number row of the table (-1 for the others). */
+static hid_t pm_native(enum pm_schema_id id)
 {
-    hid_t space = H5Screate_simple(ndims, dims, NULL);
-    hid_t dcpl = pm_plist(ndims, dims);
-    hid_t ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    return ds;
+    switch (pm_schema[id].type) {
+    case PM_ST_I32: return H5T_NATIVE_INT32;
+    case PM_ST_U8: return H5T_NATIVE_UINT8;
+    case PM_ST_U32: return H5T_NATIVE_UINT32;
+    case PM_ST_I64: return H5T_NATIVE_INT64;
+    case PM_ST_U64: return H5T_NATIVE_UINT64;
+    case PM_ST_F64: return H5T_NATIVE_DOUBLE;
+    default: return -1;
+    }
 }
 
-/* Write rows [t0, t0 + n) of a [T, ...] dataset. */
-static int pm_slab(hid_t ds, hid_t memtype, int ndims, const hsize_t *dims, size_t t0, size_t n,
-                   const void *buf)
-{
-    hsize_t start[3] = {t0, 0, 0}, count[3];
-    hid_t fs = H5Dget_space(ds), ms;
-    herr_t rc;
-
-    for (int i = 0; i < ndims; i++)
-        count[i] = i == 0 ? n : dims[i];
-    ms = H5Screate_simple(ndims, count, NULL);
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    rc = H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    return rc < 0 ? -1 : 0;
-}
-
-static void pm_attr_str(hid_t loc, const char *name, const char *value)
-{
-    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), a;
-
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, type, &value);
-    H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(type);
-}
-
-static void pm_attr_int(hid_t loc, const char *name, hid_t type, const void *value)
-{
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-
-    H5Awrite(a, type, value);
-    H5Aclose(a);
-    H5Sclose(space);
-}
-
+/* STR: variable-length UTF-8. */
 static hid_t pm_vstr(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
@@ -154,10 +127,122 @@ static hid_t pm_vstr(void)
     return t;
 }
 
+/* STR64: 64 bytes, NUL-padded. */
+static hid_t pm_str64(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+
+    H5Tset_size(t, PM_GEN_STR64);
+    H5Tset_strpad(t, H5T_STR_NULLPAD);
+    return t;
+}
+
+/* The shape of dataset `id`: its DIMS column (pm_schema.def) in this file's
+ * sizes. Returns the number of dimensions, or -1 for a dimension the
+ * generator has no size for (N: it writes no /rank rows). */
+static int pm_shape(const struct pm_gen *g, enum pm_schema_id id, hsize_t dims[3])
+{
+    int n = 0;
+
+    for (const char *d = pm_schema_dims(id); *d; d++) {
+        if (*d == ',')
+            continue;
+        if (n == 3)
+            return -1;
+        switch (*d) {
+        case 'T': dims[n++] = g->T; break;
+        case 'R': dims[n++] = g->R; break;
+        case 'E': dims[n++] = g->E; break;
+        case 'G': dims[n++] = PM_GEN_GROUPS; break;
+        case 'M': dims[n++] = 0; break; /* no messages */
+        default: return -1;
+        }
+    }
+    return n;
+}
+
+/* Dataset `id` of the table under `loc` (its group), of type `type`; its
+ * shape goes to dims. */
+static hid_t pm_dataset_type(hid_t loc, const struct pm_gen *g, enum pm_schema_id id, hid_t type,
+                             hsize_t dims[3])
+{
+    int ndims = pm_shape(g, id, dims);
+    hid_t space, dcpl, ds;
+
+    if (ndims != pm_schema_ndims(id) || type < 0)
+        return -1;
+    space = H5Screate_simple(ndims, dims, NULL);
+    dcpl = pm_plist(ndims, dims);
+    ds = H5Dcreate2(loc, pm_schema_name(id), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    return ds;
+}
+
+/* A number dataset: its type from the table too. */
+static hid_t pm_dataset(hid_t loc, const struct pm_gen *g, enum pm_schema_id id, hsize_t dims[3])
+{
+    return pm_dataset_type(loc, g, id, pm_native(id), dims);
+}
+
+static hid_t pm_group(hid_t loc, enum pm_schema_id id)
+{
+    return H5Gcreate2(loc, pm_schema_name(id), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+/* Write rows [t0, t0 + n) of a [T, ...] dataset. */
+static int pm_slab(hid_t ds, hid_t memtype, size_t t0, size_t n, const void *buf)
+{
+    hsize_t start[3] = {t0, 0, 0}, count[3];
+    hid_t fs = H5Dget_space(ds), ms;
+    int ndims = fs < 0 ? -1 : H5Sget_simple_extent_ndims(fs);
+    herr_t rc;
+
+    if (ndims < 1 || ndims > 3) {
+        if (fs >= 0)
+            H5Sclose(fs);
+        return -1;
+    }
+    H5Sget_simple_extent_dims(fs, count, NULL);
+    count[0] = n;
+    ms = H5Screate_simple(ndims, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    rc = H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc < 0 ? -1 : 0;
+}
+
+static void pm_attr_write(hid_t loc, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+
+    H5Awrite(a, type, value);
+    H5Aclose(a);
+    H5Sclose(space);
+}
+
+/* Attribute `id` of the table (a string row). */
+static void pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value)
+{
+    hid_t type = pm_vstr();
+
+    pm_attr_write(loc, pm_schema_name(id), type, &value);
+    H5Tclose(type);
+}
+
+/* Attribute `id` of the table (a number row: the table gives its type). */
+static void pm_attr_scalar(hid_t loc, enum pm_schema_id id, const void *value)
+{
+    pm_attr_write(loc, pm_schema_name(id), pm_native(id), value);
+}
+
 static void pm_root(hid_t f, const struct pm_gen *g)
 {
     char measured[512] = "";
     int32_t one = 1, minus = -1, ranks = (int32_t)g->ranks, zero = 0;
+    int32_t groups = PM_GEN_GROUPS;
     int64_t pid = 4242;
     uint64_t dur = 10000000000ULL;
     uint8_t partial = 0;
@@ -166,27 +251,76 @@ static void pm_root(hid_t f, const struct pm_gen *g)
         strcat(measured, e ? "," : "");
         strcat(measured, pm_gen_events[e][0]);
     }
-    pm_attr_int(f, "schema_version", H5T_STD_I32LE, &one);
-    pm_attr_str(f, "perfmark_version", "synthetic");
-    pm_attr_str(f, "command", "gen_synthetic");
-    pm_attr_str(f, "host", "gen");
-    pm_attr_int(f, "pid", H5T_STD_I64LE, &pid);
-    pm_attr_str(f, "start_time", "2026-01-01T00:00:00Z");
-    pm_attr_int(f, "duration_ns", H5T_STD_U64LE, &dur);
-    pm_attr_str(f, "clock", "monotonic");
-    pm_attr_str(f, "events_requested", "custom");
-    pm_attr_str(f, "events_measured", measured);
-    pm_attr_str(f, "event_group", "custom");
-    pm_attr_str(f, "fallback", "");
-    pm_attr_int(f, "kernel_groups", H5T_STD_I32LE, &one);
-    pm_attr_int(f, "bind_cpu", H5T_STD_I32LE, &minus);
-    pm_attr_str(f, "topdown_method", "");
-    pm_attr_int(f, "topdown_levels", H5T_STD_I32LE, &zero);
-    pm_attr_str(f, "openmp", "");
-    pm_attr_str(f, "cpu_model", "");
-    pm_attr_int(f, "partial", H5T_STD_U8LE, &partial);
-    pm_attr_int(f, "rank", H5T_STD_I32LE, &minus);
-    pm_attr_int(f, "ranks", H5T_STD_I32LE, &ranks);
+    pm_attr_scalar(f, PM_S_SCHEMA_VERSION, &one);
+    pm_attr_string(f, PM_S_PERFMARK_VERSION, "synthetic");
+    pm_attr_string(f, PM_S_COMMAND, "gen_synthetic");
+    pm_attr_string(f, PM_S_HOST, "gen");
+    pm_attr_scalar(f, PM_S_PID, &pid);
+    pm_attr_string(f, PM_S_START_TIME, "2026-01-01T00:00:00Z");
+    pm_attr_scalar(f, PM_S_DURATION_NS, &dur);
+    pm_attr_string(f, PM_S_CLOCK, "monotonic");
+    pm_attr_string(f, PM_S_EVENTS_REQUESTED, "custom");
+    pm_attr_string(f, PM_S_EVENTS_MEASURED, measured);
+    pm_attr_string(f, PM_S_EVENT_GROUP, "custom");
+    pm_attr_string(f, PM_S_FALLBACK, "");
+    pm_attr_scalar(f, PM_S_KERNEL_GROUPS, &groups);
+    pm_attr_scalar(f, PM_S_BIND_CPU, &minus);
+    pm_attr_string(f, PM_S_TOPDOWN_METHOD, "");
+    pm_attr_scalar(f, PM_S_TOPDOWN_LEVELS, &zero);
+    pm_attr_string(f, PM_S_OPENMP, "");
+    pm_attr_string(f, PM_S_CPU_MODEL, "");
+    pm_attr_scalar(f, PM_S_PARTIAL, &partial);
+    pm_attr_scalar(f, PM_S_RANK, &minus);
+    pm_attr_scalar(f, PM_S_RANKS, &ranks);
+}
+
+/* ---- compound tables ---------------------------------------------------- */
+
+/* A compound row type as data: each field's name and type from its table
+ * row, its place from the C struct (as runtime/pm_h5out.c does). */
+struct pm_field {
+    enum pm_schema_id id;
+    size_t offset, size;
+};
+
+#define PM_FIELD(row, member, id) \
+    {PM_S_##id, offsetof(struct row, member), sizeof(((struct row *)0)->member)}
+#define PM_NFIELDS(f) (sizeof(f) / sizeof *(f))
+
+/* Bytes of a table element type in a row struct. */
+static size_t pm_field_size(enum pm_schema_type t)
+{
+    switch (t) {
+    case PM_ST_U8: return 1;
+    case PM_ST_I32: case PM_ST_U32: return 4;
+    case PM_ST_I64: case PM_ST_U64: case PM_ST_F64: return 8;
+    case PM_ST_STR: return sizeof(char *);
+    case PM_ST_STR64: return PM_GEN_STR64;
+    default: return 0;
+    }
+}
+
+static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
+
+    for (size_t i = 0; i < nfields; i++) {
+        enum pm_schema_type type = pm_schema[fields[i].id].type;
+        hid_t ft;
+
+        if (fields[i].size != pm_field_size(type)) { /* a row struct out of step with the table */
+            fprintf(stderr, "gen_synthetic: field %s does not match the schema table\n",
+                    pm_schema_path(fields[i].id));
+            H5Tclose(t);
+            return -1;
+        }
+        ft = type == PM_ST_STR     ? pm_vstr()
+             : type == PM_ST_STR64 ? pm_str64()
+                                   : H5Tcopy(pm_native(fields[i].id));
+        H5Tinsert(t, pm_schema_name(fields[i].id), fields[i].offset, ft);
+        H5Tclose(ft);
+    }
+    return t;
 }
 
 struct pm_gen_event {
@@ -207,29 +341,53 @@ struct pm_gen_region {
 struct pm_gen_thread {
     int32_t rank, thread;
     int64_t pid, tid;
-    char host[64];
+    char host[PM_GEN_STR64];
     int32_t cpu_first, cpu_last;
     uint8_t exited;
     int32_t open_at_end;
 };
 
-static void pm_tables(hid_t f, const struct pm_gen *g)
+static int pm_tables(hid_t f, const struct pm_gen *g)
 {
-    hid_t s = pm_vstr(), h64 = H5Tcopy(H5T_C_S1), ty, ds;
-    hsize_t n;
+    static const struct pm_field event_fields[] = {
+        PM_FIELD(pm_gen_event, name, EVENTS_NAME),
+        PM_FIELD(pm_gen_event, pfm_name, EVENTS_PFM_NAME),
+        PM_FIELD(pm_gen_event, group, EVENTS_GROUP),
+        PM_FIELD(pm_gen_event, type, EVENTS_TYPE),
+        PM_FIELD(pm_gen_event, config, EVENTS_CONFIG),
+        PM_FIELD(pm_gen_event, config1, EVENTS_CONFIG1),
+        PM_FIELD(pm_gen_event, config2, EVENTS_CONFIG2),
+        PM_FIELD(pm_gen_event, exclude_user, EVENTS_EXCLUDE_USER),
+        PM_FIELD(pm_gen_event, exclude_kernel, EVENTS_EXCLUDE_KERNEL),
+    };
+    static const struct pm_field region_fields[] = {
+        PM_FIELD(pm_gen_region, name, REGIONS_NAME),
+        PM_FIELD(pm_gen_region, parent, REGIONS_PARENT),
+        PM_FIELD(pm_gen_region, depth, REGIONS_DEPTH),
+        PM_FIELD(pm_gen_region, kind, REGIONS_KIND),
+        PM_FIELD(pm_gen_region, path, REGIONS_PATH),
+    };
+    /* the revision-1 fields of /threads */
+    static const struct pm_field thread_fields[] = {
+        PM_FIELD(pm_gen_thread, rank, THREADS_RANK),
+        PM_FIELD(pm_gen_thread, thread, THREADS_THREAD),
+        PM_FIELD(pm_gen_thread, pid, THREADS_PID),
+        PM_FIELD(pm_gen_thread, tid, THREADS_TID),
+        PM_FIELD(pm_gen_thread, host, THREADS_HOST),
+        PM_FIELD(pm_gen_thread, cpu_first, THREADS_CPU_FIRST),
+        PM_FIELD(pm_gen_thread, cpu_last, THREADS_CPU_LAST),
+        PM_FIELD(pm_gen_thread, exited, THREADS_EXITED),
+        PM_FIELD(pm_gen_thread, open_at_end, THREADS_OPEN_AT_END),
+    };
+    hid_t ty, ds;
+    hsize_t dims[3];
     struct pm_gen_event ev[8];
     struct pm_gen_region *rg = calloc(g->R, sizeof *rg);
+    int rc = 0;
 
-    ty = H5Tcreate(H5T_COMPOUND, sizeof ev[0]);
-    H5Tinsert(ty, "name", HOFFSET(struct pm_gen_event, name), s);
-    H5Tinsert(ty, "pfm_name", HOFFSET(struct pm_gen_event, pfm_name), s);
-    H5Tinsert(ty, "group", HOFFSET(struct pm_gen_event, group), H5T_STD_I32LE);
-    H5Tinsert(ty, "type", HOFFSET(struct pm_gen_event, type), H5T_STD_U32LE);
-    H5Tinsert(ty, "config", HOFFSET(struct pm_gen_event, config), H5T_STD_U64LE);
-    H5Tinsert(ty, "config1", HOFFSET(struct pm_gen_event, config1), H5T_STD_U64LE);
-    H5Tinsert(ty, "config2", HOFFSET(struct pm_gen_event, config2), H5T_STD_U64LE);
-    H5Tinsert(ty, "exclude_user", HOFFSET(struct pm_gen_event, exclude_user), H5T_STD_U8LE);
-    H5Tinsert(ty, "exclude_kernel", HOFFSET(struct pm_gen_event, exclude_kernel), H5T_STD_U8LE);
+    if (!rg)
+        return -1;
+    ty = pm_compound(event_fields, PM_NFIELDS(event_fields), sizeof ev[0]);
     for (size_t e = 0; e < g->E; e++) {
         memset(&ev[e], 0, sizeof ev[e]);
         ev[e].name = pm_gen_events[e][0];
@@ -238,18 +396,12 @@ static void pm_tables(hid_t f, const struct pm_gen *g)
         ev[e].config = pm_gen_config[e];
         ev[e].exclude_kernel = e < 2;
     }
-    n = g->E;
-    ds = pm_dataset(f, "events", ty, 1, &n);
-    H5Dwrite(ds, ty, H5S_ALL, H5S_ALL, H5P_DEFAULT, ev);
+    ds = pm_dataset_type(f, g, PM_S_EVENTS, ty, dims);
+    rc |= ds < 0 || H5Dwrite(ds, ty, H5S_ALL, H5S_ALL, H5P_DEFAULT, ev) < 0;
     H5Dclose(ds);
     H5Tclose(ty);
 
-    ty = H5Tcreate(H5T_COMPOUND, sizeof rg[0]);
-    H5Tinsert(ty, "name", HOFFSET(struct pm_gen_region, name), s);
-    H5Tinsert(ty, "parent", HOFFSET(struct pm_gen_region, parent), H5T_STD_I32LE);
-    H5Tinsert(ty, "depth", HOFFSET(struct pm_gen_region, depth), H5T_STD_I32LE);
-    H5Tinsert(ty, "kind", HOFFSET(struct pm_gen_region, kind), s);
-    H5Tinsert(ty, "path", HOFFSET(struct pm_gen_region, path), s);
+    ty = pm_compound(region_fields, PM_NFIELDS(region_fields), sizeof rg[0]);
     for (size_t r = 0; r < g->R; r++) {
         size_t len;
 
@@ -269,9 +421,8 @@ static void pm_tables(hid_t f, const struct pm_gen *g)
         else
             snprintf(rg[r].path, len, "%s", rg[r].name);
     }
-    n = g->R;
-    ds = pm_dataset(f, "regions", ty, 1, &n);
-    H5Dwrite(ds, ty, H5S_ALL, H5S_ALL, H5P_DEFAULT, rg);
+    ds = pm_dataset_type(f, g, PM_S_REGIONS, ty, dims);
+    rc |= ds < 0 || H5Dwrite(ds, ty, H5S_ALL, H5S_ALL, H5P_DEFAULT, rg) < 0;
     H5Dclose(ds);
     H5Tclose(ty);
     for (size_t r = 0; r < g->R; r++) {
@@ -280,21 +431,10 @@ static void pm_tables(hid_t f, const struct pm_gen *g)
     }
     free(rg);
 
-    H5Tset_size(h64, 64);
-    H5Tset_strpad(h64, H5T_STR_NULLPAD);
-    ty = H5Tcreate(H5T_COMPOUND, sizeof(struct pm_gen_thread));
-    H5Tinsert(ty, "rank", HOFFSET(struct pm_gen_thread, rank), H5T_STD_I32LE);
-    H5Tinsert(ty, "thread", HOFFSET(struct pm_gen_thread, thread), H5T_STD_I32LE);
-    H5Tinsert(ty, "pid", HOFFSET(struct pm_gen_thread, pid), H5T_STD_I64LE);
-    H5Tinsert(ty, "tid", HOFFSET(struct pm_gen_thread, tid), H5T_STD_I64LE);
-    H5Tinsert(ty, "host", HOFFSET(struct pm_gen_thread, host), h64);
-    H5Tinsert(ty, "cpu_first", HOFFSET(struct pm_gen_thread, cpu_first), H5T_STD_I32LE);
-    H5Tinsert(ty, "cpu_last", HOFFSET(struct pm_gen_thread, cpu_last), H5T_STD_I32LE);
-    H5Tinsert(ty, "exited", HOFFSET(struct pm_gen_thread, exited), H5T_STD_U8LE);
-    H5Tinsert(ty, "open_at_end", HOFFSET(struct pm_gen_thread, open_at_end), H5T_STD_I32LE);
-    n = g->T;
-    ds = pm_dataset(f, "threads", ty, 1, &n);
-    for (size_t t0 = 0; t0 < g->T; t0 += PM_GEN_SLAB) {
+    ty = pm_compound(thread_fields, PM_NFIELDS(thread_fields), sizeof(struct pm_gen_thread));
+    ds = pm_dataset_type(f, g, PM_S_THREADS, ty, dims);
+    rc |= ds < 0;
+    for (size_t t0 = 0; t0 < g->T && rc == 0; t0 += PM_GEN_SLAB) {
         size_t k = g->T - t0 < PM_GEN_SLAB ? g->T - t0 : PM_GEN_SLAB;
         struct pm_gen_thread th[PM_GEN_SLAB];
 
@@ -309,52 +449,62 @@ static void pm_tables(hid_t f, const struct pm_gen *g)
             snprintf(th[i].host, sizeof th[i].host, "node%zu", t / g->tpr / 32);
             th[i].cpu_first = th[i].cpu_last = th[i].thread;
         }
-        pm_slab(ds, ty, 1, &n, t0, k, th);
+        rc |= pm_slab(ds, ty, t0, k, th);
     }
     H5Dclose(ds);
     H5Tclose(ty);
-    H5Tclose(h64);
-    H5Tclose(s);
+    return rc ? -1 : 0;
 }
+
+/* The cell arrays /region/... written, in the order they are created. */
+enum { PM_C_VISITS, PM_C_WALL, PM_C_BYTES, PM_C_BYTES_UNKNOWN, PM_C_WINDOWS, PM_C_FLAGS,
+       PM_C_COUNTS, PM_C_ENABLED, PM_C_RUNNING, PM_NCELL };
+static const enum pm_schema_id pm_cell_ids[PM_NCELL] = {
+    PM_S_REGION_VISITS, PM_S_REGION_WALL_NS, PM_S_REGION_BYTES, PM_S_REGION_BYTES_UNKNOWN,
+    PM_S_REGION_WINDOWS, PM_S_REGION_FLAGS, PM_S_REGION_COUNTS, PM_S_REGION_ENABLED_NS,
+    PM_S_REGION_RUNNING_NS};
+/* The thread totals /thread/... written, in the order they are created. */
+enum { PM_T_WALL, PM_T_COUNTS, PM_T_ENABLED, PM_T_RUNNING, PM_T_FLAGS, PM_NTOTAL };
+static const enum pm_schema_id pm_total_ids[PM_NTOTAL] = {
+    PM_S_THREAD_WALL_NS, PM_S_THREAD_COUNTS, PM_S_THREAD_ENABLED_NS, PM_S_THREAD_RUNNING_NS,
+    PM_S_THREAD_FLAGS};
 
 static int pm_cells(hid_t f, const struct pm_gen *g)
 {
-    hid_t grp = H5Gcreate2(f, "region", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t thr = H5Gcreate2(f, "thread", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hsize_t d2[2] = {g->T, g->R}, d3[3] = {g->T, g->R, g->E}, dg[3] = {g->T, g->R, 1};
-    hsize_t t1[1] = {g->T}, te[2] = {g->T, g->E}, tg[2] = {g->T, 1};
-    const char *u64names[] = {"visits", "wall_ns", "bytes", "bytes_unknown", "windows"};
-    hid_t u64[5], flags, counts, en, run, twall, tcounts, ten, trun, tflags;
+    hid_t grp = pm_group(f, PM_S_REGION);
+    hid_t thr = pm_group(f, PM_S_THREAD);
+    hid_t cell[PM_NCELL], total[PM_NTOTAL];
+    hsize_t dims[3];
     size_t rows = PM_GEN_SLAB, cells = rows * g->R;
     uint64_t *a[5], *c = malloc(cells * g->E * sizeof *c), *e1 = malloc(cells * sizeof *e1);
     uint64_t *r1 = malloc(cells * sizeof *r1), *tw = malloc(rows * sizeof *tw);
     uint64_t *tc = malloc(rows * g->E * sizeof *tc), *te1 = malloc(rows * sizeof *te1);
     uint32_t *fl = malloc(cells * sizeof *fl), *tf = calloc(rows, sizeof *tf);
+    /* the flag attributes of /region/flags (its "@*" row): name = bit 1 << b */
     static const char *const fname[] = {"MULTIPLEXED", "NOT_COUNTED", "LOST_GENERATION",
                                         "MIGRATED", "UNBALANCED", "SHORT", "PARTIAL"};
     int rc = 0;
 
+    for (int i = 0; i < PM_NCELL; i++) {
+        cell[i] = pm_dataset(grp, g, pm_cell_ids[i], dims);
+        rc |= cell[i] < 0;
+        if (i == PM_C_FLAGS && cell[i] >= 0)
+            for (uint32_t b = 0; b < 7; b++) {
+                uint32_t bit = 1u << b;
+                pm_attr_write(cell[i], fname[b], pm_native(PM_S_REGION_FLAG_NAME), &bit);
+            }
+    }
+    for (int i = 0; i < PM_NTOTAL; i++) {
+        total[i] = pm_dataset(thr, g, pm_total_ids[i], dims);
+        rc |= total[i] < 0;
+    }
     for (int i = 0; i < 5; i++) {
         a[i] = malloc(cells * sizeof *a[i]);
-        u64[i] = pm_dataset(grp, u64names[i], H5T_STD_U64LE, 2, d2);
         if (!a[i])
             return -1;
     }
-    if (!c || !e1 || !r1 || !tw || !tc || !te1 || !fl || !tf)
+    if (rc || !c || !e1 || !r1 || !tw || !tc || !te1 || !fl || !tf)
         return -1;
-    flags = pm_dataset(grp, "flags", H5T_STD_U32LE, 2, d2);
-    for (uint32_t b = 0; b < 7; b++) {
-        uint32_t bit = 1u << b;
-        pm_attr_int(flags, fname[b], H5T_STD_U32LE, &bit);
-    }
-    counts = pm_dataset(grp, "counts", H5T_STD_U64LE, 3, d3);
-    en = pm_dataset(grp, "enabled_ns", H5T_STD_U64LE, 3, dg);
-    run = pm_dataset(grp, "running_ns", H5T_STD_U64LE, 3, dg);
-    twall = pm_dataset(thr, "wall_ns", H5T_STD_U64LE, 1, t1);
-    tcounts = pm_dataset(thr, "counts", H5T_STD_U64LE, 2, te);
-    ten = pm_dataset(thr, "enabled_ns", H5T_STD_U64LE, 2, tg);
-    trun = pm_dataset(thr, "running_ns", H5T_STD_U64LE, 2, tg);
-    tflags = pm_dataset(thr, "flags", H5T_STD_U32LE, 1, t1);
     for (size_t t0 = 0; t0 < g->T && rc == 0; t0 += rows) {
         size_t k = g->T - t0 < rows ? g->T - t0 : rows;
 
@@ -392,31 +542,21 @@ static int pm_cells(hid_t f, const struct pm_gen *g)
             }
             te1[i] = tw[i];
         }
-        for (int j = 0; j < 5; j++)
-            rc |= pm_slab(u64[j], H5T_NATIVE_UINT64, 2, d2, t0, k, a[j]);
-        rc |= pm_slab(flags, H5T_NATIVE_UINT32, 2, d2, t0, k, fl);
-        rc |= pm_slab(counts, H5T_NATIVE_UINT64, 3, d3, t0, k, c);
-        rc |= pm_slab(en, H5T_NATIVE_UINT64, 3, dg, t0, k, e1);
-        rc |= pm_slab(run, H5T_NATIVE_UINT64, 3, dg, t0, k, r1);
-        rc |= pm_slab(twall, H5T_NATIVE_UINT64, 1, t1, t0, k, tw);
-        rc |= pm_slab(tcounts, H5T_NATIVE_UINT64, 2, te, t0, k, tc);
-        rc |= pm_slab(ten, H5T_NATIVE_UINT64, 2, tg, t0, k, te1);
-        rc |= pm_slab(trun, H5T_NATIVE_UINT64, 2, tg, t0, k, te1);
-        rc |= pm_slab(tflags, H5T_NATIVE_UINT32, 1, t1, t0, k, tf);
+        /* PM_GEN_GROUPS = 1: enabled and running hold one word per cell */
+        const void *cell_data[PM_NCELL] = {a[0], a[1], a[2], a[3], a[4], fl, c, e1, r1};
+        const void *total_data[PM_NTOTAL] = {tw, tc, te1, te1, tf};
+
+        for (int j = 0; j < PM_NCELL; j++)
+            rc |= pm_slab(cell[j], pm_native(pm_cell_ids[j]), t0, k, cell_data[j]);
+        for (int j = 0; j < PM_NTOTAL; j++)
+            rc |= pm_slab(total[j], pm_native(pm_total_ids[j]), t0, k, total_data[j]);
     }
-    for (int j = 0; j < 5; j++) {
-        H5Dclose(u64[j]);
+    for (int j = 0; j < 5; j++)
         free(a[j]);
-    }
-    H5Dclose(flags);
-    H5Dclose(counts);
-    H5Dclose(en);
-    H5Dclose(run);
-    H5Dclose(twall);
-    H5Dclose(tcounts);
-    H5Dclose(ten);
-    H5Dclose(trun);
-    H5Dclose(tflags);
+    for (int j = 0; j < PM_NCELL; j++)
+        H5Dclose(cell[j]);
+    for (int j = 0; j < PM_NTOTAL; j++)
+        H5Dclose(total[j]);
     H5Gclose(grp);
     H5Gclose(thr);
     free(c);
@@ -431,14 +571,15 @@ static int pm_cells(hid_t f, const struct pm_gen *g)
 }
 
 /* An empty /messages (the job writer writes one, possibly of zero rows). */
-static void pm_messages(hid_t f)
+static int pm_messages(hid_t f, const struct pm_gen *g)
 {
     hid_t s = pm_vstr();
-    hsize_t n = 0;
-    hid_t ds = pm_dataset(f, "messages", s, 1, &n);
+    hsize_t dims[3];
+    hid_t ds = pm_dataset_type(f, g, PM_S_MESSAGES, s, dims);
 
     H5Dclose(ds);
     H5Tclose(s);
+    return ds < 0 ? -1 : 0;
 }
 
 static size_t pm_arg(const char *s, size_t lo, size_t hi, const char *what)
@@ -487,9 +628,9 @@ int main(int argc, char **argv)
         return 1;
     }
     pm_root(f, &g);
-    pm_tables(f, &g);
-    rc = pm_cells(f, &g);
-    pm_messages(f);
+    rc = pm_tables(f, &g);
+    rc |= pm_cells(f, &g);
+    rc |= pm_messages(f, &g);
     if (H5Fclose(f) < 0 || rc != 0) {
         fprintf(stderr, "gen_synthetic: writing %s failed\n", argv[1]);
         return 1;

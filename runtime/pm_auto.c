@@ -23,6 +23,24 @@ int pm_auto_exit(int32_t region, int64_t bytes)
     return t ? pm_thread_exit_bytes(t, region, bytes) : -1;
 }
 
+int pm_auto_place(int32_t region)
+{
+    struct pm_thread *t = pm_session_thread();
+    return t && region >= 0 ? pm_thread_place(t, region) : -1;
+}
+
+int pm_auto_unplace(void)
+{
+    struct pm_thread *t = pm_self;
+    return t ? pm_thread_unplace(t) : -1;
+}
+
+int32_t pm_auto_path(int32_t *regions, int32_t max)
+{
+    struct pm_thread *t = pm_session_thread();
+    return t ? pm_thread_path(t, regions, max) : -1;
+}
+
 void pm_auto_mpi_init(int rank, int size) { pm_session_set_rank(rank, size); }
 
 int pm_auto_wants_local_rank(void) { return pm_session_wants_local_rank(); }

@@ -54,6 +54,15 @@ static inline __attribute__((always_inline)) int pm_auto_poll_counted(int32_t re
     return 1;
 }
 
+/* Place the calling thread under `region` without visiting it (an OpenMP
+ * worker under the path its team was forked from), and undo the innermost
+ * placement. 0 when done (the caller must then unplace it). */
+int pm_auto_place(int32_t region);
+int pm_auto_unplace(void);
+/* The calling thread's open path, top first, as region ids (at most max);
+ * how many there are, or -1 when the thread is not measured. */
+int32_t pm_auto_path(int32_t *regions, int32_t max);
+
 /* The OMPT tool was initialised by the OpenMP runtime (its version string):
  * OpenMP constructs are visible. */
 void pm_auto_ompt_active(const char *runtime_version);

@@ -338,6 +338,40 @@ int pm_thread_enter(struct pm_thread *t, int32_t name)
     return pm_enter_node(t, m->node, name);
 }
 
+int pm_thread_place(struct pm_thread *t, int32_t name)
+{
+    int32_t node = pm_node_find(t, t->cur, name);
+    if (node < 0 || (t->depth == t->stack_cap && pm_stack_grow(t) != 0))
+        return -1;
+    uint64_t *f = pm_frame(t, t->depth++);
+    t->cur = node;
+    f[PM_F_NODE] = pm_frame_head(node, 0, PM_FRAME_PLACED);
+    f[PM_F_NAME] = (uint32_t)(-1 - name);
+    f[PM_F_TICKS] = pm_ticks();
+    return 0;
+}
+
+int pm_thread_unplace(struct pm_thread *t)
+{
+    if (t->depth == 0 || pm_frame_mode(pm_frame(t, t->depth - 1)) != PM_FRAME_PLACED)
+        return -1;
+    t->depth--;
+    t->cur = t->depth > 0 ? pm_frame_node(pm_frame(t, t->depth - 1)) : -1;
+    return 0;
+}
+
+int32_t pm_thread_path(const struct pm_thread *t, int32_t *names, int32_t max)
+{
+    int32_t n = 0;
+    for (int32_t node = t->cur; node >= 0; node = t->nodes[node].parent)
+        n++;
+    int32_t i = n;
+    for (int32_t node = t->cur; node >= 0; node = t->nodes[node].parent)
+        if (--i < max)
+            names[i] = t->nodes[node].name;
+    return n;
+}
+
 int pm_thread_begin_name(struct pm_thread *t, const char *name)
 {
     struct pm_name_slot *slot = pm_name_slot(t, name);
@@ -377,6 +411,10 @@ static __attribute__((noinline)) void pm_close_uncounted(struct pm_thread *t, ui
     uint64_t *f = pm_frame(t, t->depth - 1);
     int32_t node = pm_frame_node(f);
     struct pm_node *n = &t->nodes[node];
+    if (pm_frame_mode(f) == PM_FRAME_PLACED) {  /* closed around the thread at its end */
+        pm_pop(t);
+        return;
+    }
     if (pm_frame_mode(f) == PM_FRAME_FOLDED) {
         t->cold[node].folded++;
     } else {
@@ -461,8 +499,7 @@ static int pm_unbalanced_exit(struct pm_thread *t, int32_t name)
     }
     pm_msg(PM_MSG_UNBALANCED, "region end '%.200s' on thread %d while '%.200s' is still "
            "open inside it: closed the inner region(s) there, flagged UNBALANCED",
-           pm_name_get(name), t->index,
-           pm_name_get(pm_frame_name(pm_frame(t, t->depth - 1))));
+           pm_name_get(name), t->index, pm_name_get(t->nodes[t->cur].name));
     while (t->depth - 1 > level)
         pm_close_top(t, PM_FLAG_UNBALANCED);
     pm_close_top(t, 0);
@@ -519,14 +556,23 @@ static void pm_settle_totals(struct pm_thread *t, const uint64_t *now, uint64_t 
     memcpy(t->base, now, t->stride * sizeof *now);
 }
 
+/* Open frames that are visits (placements are not). */
+static int32_t pm_open_visits(const struct pm_thread *t, int32_t depth)
+{
+    int32_t open = 0;
+    for (int32_t level = 0; level < depth; level++)
+        open += pm_frame_mode(pm_frame((struct pm_thread *)t, level)) != PM_FRAME_PLACED;
+    return open;
+}
+
 void pm_thread_finish(struct pm_thread *t, const char *why)
 {
-    t->open_at_end = t->depth;
-    if (t->depth > 0)
+    t->open_at_end = pm_open_visits(t, t->depth);
+    if (t->open_at_end > 0)
         pm_msg(PM_MSG_UNBALANCED, "thread %d %s inside region '%.200s'%s: closed %d open "
                "region(s) there, flagged UNBALANCED", t->index, why,
-               pm_name_get(t->nodes[t->cur].name), t->depth > 1 ? " (nested)" : "",
-               (int)t->depth);
+               pm_name_get(t->nodes[t->cur].name), t->open_at_end > 1 ? " (nested)" : "",
+               (int)t->open_at_end);
     while (t->depth > 0)
         pm_close_top(t, PM_FLAG_UNBALANCED);
     uint64_t gen = pm_thread_read(t, t->scratch);
@@ -569,6 +615,8 @@ static void pm_count_open_visits(struct pm_thread *t, int32_t depth, const uint6
         unsigned mode = pm_frame_mode(f);
         if (node < 0 || node >= t->nnodes || f[PM_F_TICKS] > ticks)
             continue;
+        if (mode == PM_FRAME_PLACED)  /* never visited: nothing to count */
+            continue;
         struct pm_node *n = &t->nodes[node];
         n->flags |= PM_FLAG_UNBALANCED | PM_FLAG_PARTIAL;
         if (mode == PM_FRAME_FOLDED) {
@@ -597,11 +645,11 @@ static void pm_count_open_visits(struct pm_thread *t, int32_t depth, const uint6
 void pm_thread_finish_remote(struct pm_thread *t)
 {
     int32_t depth = t->depth;
-    t->open_at_end = depth;
-    if (depth > 0)
+    t->open_at_end = pm_open_visits(t, depth);
+    if (t->open_at_end > 0)
         pm_msg(PM_MSG_UNBALANCED, "thread %d is still running inside %d region(s) at exit: "
                "those visits are counted up to now, regions flagged UNBALANCED and PARTIAL",
-               t->index, (int)depth);
+               t->index, (int)t->open_at_end);
     t->cpu_last = pm_task_cpu(t->tid, t->cpu_last);
     uint64_t *now = calloc(t->stride + 1, sizeof *now);
     uint64_t ticks = pm_ticks();

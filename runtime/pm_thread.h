@@ -80,7 +80,10 @@ enum {
     PM_FRAME_HEADER
 };
 /* Frame modes beyond enum pm_mode: a begin folded into the overflow bucket
- * that is already the innermost region (no time, no counts). */
+ * that is already the innermost region (no time, no counts); a region a
+ * thread is only placed under (pm_thread_place: no visit, no time, no
+ * counts, its frame's name stored as -1 - name so no end call matches it). */
+#define PM_FRAME_PLACED 6
 #define PM_FRAME_FOLDED 7
 
 struct pm_name_slot {
@@ -152,6 +155,16 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
  * frame (do not exit it). */
 #define PM_ENTER_COUNTED 1
 int pm_thread_enter(struct pm_thread *t, int32_t name);
+/* Place the thread under region `name` (below its innermost one) without
+ * visiting it: what it enters next nests there, so an OpenMP worker's work
+ * sits at the path its team was forked from. Undone by pm_thread_unplace
+ * (the innermost frame must be a placement). 0 or -1. */
+int pm_thread_place(struct pm_thread *t, int32_t name);
+int pm_thread_unplace(struct pm_thread *t);
+/* The names of the regions from the top down to the innermost open one (or
+ * placement), at most `max`; how many there are (more than `max`: the
+ * caller had too little room). */
+int32_t pm_thread_path(const struct pm_thread *t, int32_t *names, int32_t max);
 int pm_thread_exit(struct pm_thread *t, int32_t name);
 /* Automatic region exit with the bytes the call moved (< 0: unknown). */
 int pm_thread_exit_bytes(struct pm_thread *t, int32_t name, int64_t bytes);

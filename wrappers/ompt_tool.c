@@ -11,14 +11,17 @@
  *     thread gets it through its own implicit task like every member
  *     (parallel_begin only records where the construct is), so user regions
  *     inside the construct nest under it on every thread. <where> is
- *     `symbol at file.c:LINE` when dladdr names the function holding the
- *     construct's return address and the object has line tables (-g; see
- *     pm_srcline.h), else `symbol+0xOFF` (so two constructs in one function
- *     stay two regions), or `object+0xOFF` when the address has no dynamic
- *     symbol (executables without -rdynamic).
- *   - a worker of a nested team first enters, on its own stack, the
- *     parallel regions enclosing the construct (copied from the encountering
- *     thread's tool stack), so nested teams get nested paths on every member.
+ *     `function at file.c:LINE` when the object has line tables (-g; see
+ *     pm_srcline.h), else `function+0xOFF` (the offset into the function,
+ *     so two constructs in one function stay two regions and the name does
+ *     not change when other code does); the function comes from the symbol
+ *     table (static functions, executables without -rdynamic), else from
+ *     dladdr. Only a stripped object gives `object+0xOFF`.
+ *   - a worker (a member other than the encountering thread) is first
+ *     placed, without a visit, under the path the encountering thread had
+ *     open at the fork (user regions, MPI calls, enclosing constructs:
+ *     pm_auto_place), so that one construct is one region holding all its
+ *     threads, and nested teams nest on every member.
  *   - barriers (all kinds) `omp barrier`, `omp taskwait`, `omp taskgroup`:
  *     the per-thread wait, the load-imbalance signal.
  * Work-sharing callbacks are not used: with gcc-compiled code on libomp they
@@ -59,10 +62,11 @@
 /* ---- per-thread tool stack ------------------------------------------------ */
 
 #define PM_OMPT_DEPTH 64
+#define PM_OMPT_PATH 32  /* the deepest fork path a team's workers are placed under */
 
 enum pm_ompt_entry_type {
     PM_OMPT_TASK = 1,   /* this thread's implicit task in a parallel region */
-    PM_OMPT_OUTER,      /* an enclosing parallel region, entered for a nested-team worker */
+    PM_OMPT_OUTER,      /* a region of the fork path a worker is placed under (not visited) */
     PM_OMPT_SYNC,       /* a barrier, taskwait or taskgroup wait */
 };
 
@@ -83,6 +87,8 @@ struct pm_ompt_parallel {
     const void *codeptr;
     const struct pm_ompt_thread *owner;
     int32_t depth;        /* owner's stack depth at parallel_begin */
+    int32_t npath;        /* the owner's open regions then, top first: where the */
+    int32_t path[PM_OMPT_PATH]; /* team was forked (0 when unknown or too deep) */
 };
 
 struct pm_ompt_thread {
@@ -129,7 +135,8 @@ static void pm_ompt_push(struct pm_ompt_thread *t, int type, const void *key,
         t->overflow++;
         return;
     }
-    int entered = region >= 0 && pm_auto_enter(region) == 0;
+    int entered = region >= 0 && (type == PM_OMPT_OUTER ? pm_auto_place(region)
+                                                        : pm_auto_enter(region)) == 0;
     t->stack[t->depth++] = (struct pm_ompt_entry){.key = key, .par = par, .region = region,
                                                   .type = (uint8_t)type,
                                                   .entered = (uint8_t)entered};
@@ -138,7 +145,9 @@ static void pm_ompt_push(struct pm_ompt_thread *t, int type, const void *key,
 static void pm_ompt_pop(struct pm_ompt_thread *t)
 {
     struct pm_ompt_entry *e = &t->stack[--t->depth];
-    if (e->entered)
+    if (e->entered && e->type == PM_OMPT_OUTER)
+        pm_auto_unplace();
+    else if (e->entered)
         pm_auto_exit(e->region, 0);
 }
 
@@ -229,23 +238,36 @@ static int32_t pm_ompt_lookup(const void *codeptr, unsigned n)
 
 /* pm_srcline.c is built only where libdw's header exists. */
 __attribute__((weak)) int pm_srcline(const void *addr, char *file, size_t len, int *line);
+__attribute__((weak)) int pm_srcsym(const void *addr, char *name, size_t len, size_t *offset);
 
+/* Where a construct is, in words that survive a rebuild: the function
+ * holding its call into the runtime (the symbol table: a static function of
+ * an executable without -rdynamic has a name too) and, with line tables, its
+ * file and line; without them the offset into that function, which changes
+ * only when the function does. Only a stripped object leaves an offset into
+ * the object. */
 static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned n)
 {
-    char where[512], file[256];
+    char where[512], file[256], fn[256] = "";
     int line = 0;
+    size_t off = 0;
     Dl_info info = {0};
+    /* codeptr is the return address of the runtime call: the byte before it
+     * belongs to the call, on the construct's line and in its function */
+    const char *call = (const char *)codeptr - 1;
+    int have_fn = codeptr && pm_srcsym && pm_srcsym(call, fn, sizeof fn, &off) == 0;
     int found = codeptr && dladdr(codeptr, &info);
+    if (!have_fn && found && info.dli_sname && info.dli_saddr) {
+        snprintf(fn, sizeof fn, "%s", info.dli_sname);
+        off = (size_t)((uintptr_t)call - (uintptr_t)info.dli_saddr);
+        have_fn = 1;
+    }
     if (!codeptr) {
         snprintf(where, sizeof where, "(unknown)");
-    } else if (found && info.dli_sname && info.dli_saddr && pm_srcline &&
-               pm_srcline((const char *)codeptr - 1, file, sizeof file, &line) == 0) {
-        /* codeptr is the return address of the runtime call: the byte
-         * before it belongs to the call, on the construct's line */
-        snprintf(where, sizeof where, "%s at %s:%d", info.dli_sname, file, line);
-    } else if (found && info.dli_sname && info.dli_saddr) {
-        snprintf(where, sizeof where, "%s+0x%lx", info.dli_sname,
-                 (unsigned long)((uintptr_t)codeptr - (uintptr_t)info.dli_saddr));
+    } else if (have_fn && pm_srcline && pm_srcline(call, file, sizeof file, &line) == 0) {
+        snprintf(where, sizeof where, "%s at %s:%d", fn, file, line);
+    } else if (have_fn) {
+        snprintf(where, sizeof where, "%s+0x%lx", fn, (unsigned long)(off + 1));
     } else if (found && info.dli_fname && info.dli_fbase) {
         const char *base = strrchr(info.dli_fname, '/');
         snprintf(where, sizeof where, "%s+0x%lx", base ? base + 1 : info.dli_fname,
@@ -338,6 +360,8 @@ static void pm_ompt_parallel_begin(ompt_data_t *encountering_task_data,
     }
     struct pm_ompt_parallel *p = &t->par[t->depth];
     *p = (struct pm_ompt_parallel){.codeptr = codeptr_ra, .owner = t, .depth = t->depth};
+    int32_t n = pm_auto_path(p->path, PM_OMPT_PATH);
+    p->npath = n > 0 && n <= PM_OMPT_PATH ? n : 0;  /* deeper: workers stay at the top */
     parallel_data->ptr = p;
 }
 
@@ -353,12 +377,6 @@ static void pm_ompt_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encoun
         pm_ompt_drop();
         pm_ompt_pop(t);
     }
-}
-
-/* An entry of the owner's stack that a nested-team worker repeats. */
-static inline int pm_ompt_is_outer(const struct pm_ompt_entry *e)
-{
-    return (e->type == PM_OMPT_TASK || e->type == PM_OMPT_OUTER) && e->entered;
 }
 
 static void pm_ompt_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
@@ -380,20 +398,14 @@ static void pm_ompt_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *p
         pm_ompt_push(t, PM_OMPT_TASK, task_data, NULL, -1);  /* keeps the end paired */
         return;
     }
-    /* A member other than the encountering thread: enter the parallel
-     * regions enclosing the construct first, outermost first. The owner's
-     * entries below p->depth do not change while the construct runs. Only
-     * when they all fit with the task itself: a partial chain would leave
-     * overflow counts that no end takes back. */
-    if (p->owner != t) {
-        const struct pm_ompt_thread *o = p->owner;
-        int32_t outer = 0;
-        for (int32_t i = 0; i < p->depth; i++)
-            outer += pm_ompt_is_outer(&o->stack[i]);
-        for (int32_t i = 0; i < p->depth && t->depth + outer < PM_OMPT_DEPTH; i++)
-            if (pm_ompt_is_outer(&o->stack[i]))
-                pm_ompt_push(t, PM_OMPT_OUTER, task_data, NULL, o->stack[i].region);
-    }
+    /* A member other than the encountering thread: placed first under the
+     * path the team was forked from (user regions, MPI calls, enclosing
+     * constructs), without visiting it, so that the construct is one region
+     * holding every member. Only when the whole path fits with the task
+     * itself: a partial chain would leave overflow counts no end takes back. */
+    if (p->owner != t && t->depth + p->npath < PM_OMPT_DEPTH)
+        for (int32_t i = 0; i < p->npath; i++)
+            pm_ompt_push(t, PM_OMPT_OUTER, task_data, NULL, p->path[i]);
     pm_ompt_push(t, PM_OMPT_TASK, task_data, p,
                  pm_ompt_parallel_region(p->codeptr, pm_ompt_team_size(actual_parallelism)));
 }

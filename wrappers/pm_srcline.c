@@ -23,6 +23,7 @@ static struct {
     __typeof__(dwarf_getsrc_die) *getsrc_die;
     __typeof__(dwarf_linesrc) *linesrc;
     __typeof__(dwarf_lineno) *lineno;
+    __typeof__(dwfl_module_addrinfo) *addrinfo;
     Dwfl_Callbacks callbacks;
     char *debuginfo_path;
     Dwfl *dwfl;
@@ -48,6 +49,7 @@ static int pm_dw_load(void)
     pm_dw.getsrc_die = (__typeof__(pm_dw.getsrc_die))dlsym(lib, "dwarf_getsrc_die");
     pm_dw.linesrc = (__typeof__(pm_dw.linesrc))dlsym(lib, "dwarf_linesrc");
     pm_dw.lineno = (__typeof__(pm_dw.lineno))dlsym(lib, "dwarf_lineno");
+    pm_dw.addrinfo = (__typeof__(pm_dw.addrinfo))dlsym(lib, "dwfl_module_addrinfo");
     pm_dw.callbacks.find_elf =
         (__typeof__(pm_dw.callbacks.find_elf))dlsym(lib, "dwfl_linux_proc_find_elf");
     pm_dw.callbacks.find_debuginfo = (__typeof__(pm_dw.callbacks.find_debuginfo))dlsym(
@@ -55,7 +57,7 @@ static int pm_dw_load(void)
     pm_dw.callbacks.debuginfo_path = &pm_dw.debuginfo_path;
     pm_dw.ok = pm_dw.begin && pm_dw.proc_report && pm_dw.report_begin && pm_dw.report_end &&
                pm_dw.addrmodule && pm_dw.getsrc && pm_dw.lineinfo && pm_dw.nextcu &&
-               pm_dw.haspc && pm_dw.getsrc_die && pm_dw.linesrc && pm_dw.lineno &&
+               pm_dw.haspc && pm_dw.getsrc_die && pm_dw.linesrc && pm_dw.lineno && pm_dw.addrinfo &&
                pm_dw.callbacks.find_elf && pm_dw.callbacks.find_debuginfo;
     return pm_dw.ok;
 }
@@ -88,13 +90,43 @@ static const char *pm_srcline_by_cu(Dwfl_Module *mod, Dwarf_Addr a, int *lineno)
     return NULL;
 }
 
-int pm_srcline(const void *addr, char *file, size_t len, int *line)
+/* The module (object) holding `a`, re-reading the mappings once if none
+ * does (an object dlopen'ed since the last look). */
+static Dwfl_Module *pm_dw_module(Dwarf_Addr a)
 {
-    if (!addr || !pm_dw_load())
-        return -1;
-    Dwarf_Addr a = (Dwarf_Addr)(uintptr_t)addr;
+    if (!pm_dw_load())
+        return NULL;
     Dwfl_Module *mod = pm_dw.dwfl ? pm_dw.addrmodule(pm_dw.dwfl, a) : NULL;
     if (!mod && (pm_dw_report() != 0 || !(mod = pm_dw.addrmodule(pm_dw.dwfl, a))))
+        return NULL;
+    return mod;
+}
+
+int pm_srcsym(const void *addr, char *name, size_t len, size_t *offset)
+{
+    if (!addr)
+        return -1;
+    Dwarf_Addr a = (Dwarf_Addr)(uintptr_t)addr;
+    Dwfl_Module *mod = pm_dw_module(a);
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    /* libdwfl reads .symtab (or a separate debug file's) before .dynsym:
+     * functions of an executable built without -rdynamic have names too */
+    const char *s = mod ? pm_dw.addrinfo(mod, a, &off, &sym, NULL, NULL, NULL) : NULL;
+    if (!s || !*s || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+        return -1;
+    snprintf(name, len, "%s", s);
+    *offset = (size_t)off;
+    return 0;
+}
+
+int pm_srcline(const void *addr, char *file, size_t len, int *line)
+{
+    if (!addr)
+        return -1;
+    Dwarf_Addr a = (Dwarf_Addr)(uintptr_t)addr;
+    Dwfl_Module *mod = pm_dw_module(a);
+    if (!mod)
         return -1;
     Dwfl_Line *l = pm_dw.getsrc(mod, a);
     int lineno = 0;

@@ -8,10 +8,11 @@ usage: /usr/bin/python3 check_omp.py BUILD_DIR CASE
                  `omp barrier` under it on every row
   clang_teams    num_threads 2 then 3: one region per construct, 2 and 3 rows
   clang_nested   2 x 2 nested teams: inner construct under the outer one in
-                 all 4 implicit tasks
+                 all 4 implicit tasks; the outer visited by its 2 members only
   gcc_pages      gcc/libgomp (no OMPT): "touch" at top level, exact, no omp region
   gcc_on_libomp  the gcc binary run on libomp (as libgomp.so.1): omp regions
-                 named `omp_work_gcc+0x..` (no dynamic symbol)
+                 named after pm_pages though it has no dynamic symbol (no
+                 -rdynamic): the symbol table names it
   clang_mpi_2x2, clang_mpi_1x4, gcc_mpi_2x2
                  omp_mpi (MPI + OpenMP) under mpirun, RANKS x THREADS: one job
                  file; on rank r OpenMP thread t has (t+1)(r+1)N page faults in
@@ -160,10 +161,11 @@ def case_clang_nested():
               % levels)
         outer = m.construct("pm_outer", 2)
         inner = m.construct("pm_inner", 2, under=outer + "/")
-        # 2 outer members + 2 inner-team workers (who repeat the outer region);
-        # libomp may reuse one thread for both inner teams' workers, one
-        # after the other: count visits, not rows.
-        for path, want in ((outer, 4), (outer + "/outer_work", 2), (inner, 4),
+        # the 2 outer members visit the outer region; the 2 inner-team workers
+        # are placed under it (no visit) so that the inner region is one
+        # path; libomp may reuse one thread for both inner teams' workers,
+        # one after the other: count visits, not rows.
+        for path, want in ((outer, 2), (outer + "/outer_work", 2), (inner, 4),
                            (inner + "/inner_work", 4)):
             v = int(m.visits[:, m.region(path)].sum())
             check(v == want, "%s: %d visits, want %d" % (path, v, want))
@@ -220,8 +222,8 @@ def case_gcc_on_libomp():
                              env=dict(os.environ, **env)).stdout
         check(gomp in ldd, "libgomp.so.1 not taken from %s:\n%s" % (gomp, ldd))
         p, m = run_prog(tmp, GCC_PROG, ["pages", str(PAGES)], env=env)
-        # no -rdynamic: the construct has no dynamic symbol, named by its object
-        par = m.construct("omp_work_gcc", 4)
+        # no -rdynamic: no dynamic symbol, but the symbol table names the function
+        par = m.construct("pm_pages", 4)
         check_pages(m, threads_of(p.stdout), par + "/")
         m.no_unbalanced()
 

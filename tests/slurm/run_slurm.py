@@ -10,7 +10,8 @@ BUILD_DIR/tests/slurm/CASE), submits jobs/slurm/perfmark.sbatch with sbatch,
 polls squeue, checks the HDF5 files with h5py and the report files, and
 stops the daemons it started, also on failure.
 
-  batch       the bundled MPI + OpenMP demo, launched by srun and by mpirun:
+  batch       the bundled MPI + OpenMP demo, launched by srun (the site's
+              default PMI, and PERFMARK_SRUN_MPI=pmix) and by mpirun:
               one job file, every rank and region with the visits the demo
               makes by construction, not PARTIAL; the report files.
   scancel     a long job (mpirun) cancelled while it runs (SIGTERM to every
@@ -306,9 +307,13 @@ def check_demo_file(h5, ranks, threads):
 
 
 def case_batch():
-    for launcher, threads in (("srun", 2), ("mpirun", 1)):
-        job = sbatch(["--ntasks=2"], extra_env={"PERFMARK_LAUNCHER": launcher,
-                                                "OMP_NUM_THREADS": str(threads)})
+    # srun with the site's default PMI (this cluster's MpiDefault=pmix), srun
+    # with the plugin named by PERFMARK_SRUN_MPI, and mpirun
+    for launcher, threads, pmi in (("srun", 2, None), ("srun", 1, "pmix"), ("mpirun", 1, None)):
+        env = {"PERFMARK_LAUNCHER": launcher, "OMP_NUM_THREADS": str(threads)}
+        if pmi:
+            env["PERFMARK_SRUN_MPI"] = pmi
+        job = sbatch(["--ntasks=2"], extra_env=env)
         state, took = wait_end(job, 120)
         log("%s job %s: %s in %.1f s" % (launcher, job, state, took))
         check(state == "COMPLETED", "%s job %s %s; log:\n%s" % (launcher, job, state,
@@ -318,6 +323,15 @@ def case_batch():
         check_report(h5, os.path.join(DIR, "report-%s" % job), job)
         check(not glob.glob(os.path.join(DIR, "perfmark-%s.rank*.h5" % job)),
               "per-rank files next to a complete job file")
+    # the variable reaches srun: a plugin Slurm does not have fails the step
+    job = sbatch(["--ntasks=2"], extra_env={"PERFMARK_LAUNCHER": "srun",
+                                            "PERFMARK_SRUN_MPI": "no_such_pmi"})
+    state, took = wait_end(job, 120)
+    with open(job_log(job), errors="replace") as f:
+        text = f.read()
+    check(state != "COMPLETED" or "no_such_pmi" in text,
+          "PERFMARK_SRUN_MPI=no_such_pmi did not reach srun (%s); log:\n%s"
+          % (state, tail(job_log(job), 20)))
 
 
 def check_killed(job, ranks, reports=True):
