@@ -169,11 +169,26 @@ static void pm_print_report(const char *cli, const char *file, const char *outpu
         argv[5] = "-o";
         argv[6] = output;
     }
+    /* The report starts with no signal blocked or ignored, whatever the
+     * program did with its own (exec keeps only those two). */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, dfl;
+    sigemptyset(&none);
+    sigemptyset(&dfl);
+    const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD,
+                        SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaddset(&dfl, sigs[i]);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &dfl);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     char **env = pm_report_env();
     pid_t pid;
     /* What the program printed comes first. */
     fflush(NULL);
-    int err = env ? posix_spawn(&pid, cli, &fa, NULL, (char *const *)argv, env) : ENOMEM;
+    int err = env ? posix_spawn(&pid, cli, &fa, &attr, (char *const *)argv, env) : ENOMEM;
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     free(env);
     if (err) {
