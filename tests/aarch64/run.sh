@@ -35,6 +35,7 @@ done
 fail=0
 n=0
 for f in "$src"/runtime/*.c "$src"/wrappers/*.c "$build"/wrappers/*.c "$src"/analysis/*.c \
+         "$src"/analysis/*/*.c "$src"/analysis/*/*/*.c \
          "$src"/selftest/*.c "$src"/shims/*.c; do
   [ -f "$f" ] || continue
   n=$((n + 1))

@@ -5,7 +5,7 @@
 #ifndef PM_REPORT_HTML_H
 #define PM_REPORT_HTML_H
 
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <stddef.h>
 #include <stdio.h>

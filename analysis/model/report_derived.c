@@ -9,7 +9,7 @@
  * where counts were multiplexed): a ratio of sums over threads and ranks,
  * never a mean of per-thread ratios.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <stdint.h>
 #include <stdlib.h>

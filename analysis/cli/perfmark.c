@@ -3,10 +3,10 @@
 #define _GNU_SOURCE
 #include "pm_cpu_models.h"
 #include "pm_cpu_id.h"
-#include "diff.h"
+#include "cli/diff.h"
 #include "pm_events.h"
 #include "read_guard.h"
-#include "report.h"
+#include "cli/report.h"
 #include "selftest.h"
 
 #include <errno.h>

@@ -3,9 +3,9 @@
  * file in a crash-isolating child process, aggregate (report_model.c) and
  * render (report_text.c, report_csv.c, report_json.c, report_html.c).
  */
-#include "report.h"
+#include "cli/report.h"
 #include "read_guard.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <errno.h>
 #include <fcntl.h>

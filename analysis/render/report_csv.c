@@ -2,7 +2,7 @@
  * report_csv.c — the report as CSV: one row per (region, event), RFC 4180
  * quoting, guarded against spreadsheet formula injection.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -10,7 +10,7 @@
  * missing or too coarse (NOT_COUNTED, LOST_GENERATION, SHORT) are left out of
  * the sums and counted, so that the report can say what the ratios rest on.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * (report_svg.c) share: user data made safe as HTML text, and human units.
  * On its own so that the two halves call it, and not each other.
  */
-#include "report_html.h"
+#include "render/html/report_html.h"
 
 #include <math.h>
 #include <stdint.h>

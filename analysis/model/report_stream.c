@@ -14,7 +14,7 @@
  * print the same bytes. A file of one block (every small file) gets exactly
  * the numbers of adding its cells one by one.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <mpi.h>
 

@@ -7,7 +7,7 @@
 #define PM_REPORT_MODEL_H
 
 #include "h5read.h"
-#include "report.h"
+#include "cli/report.h"
 #include "pm_cpu_models.h"
 #include "pm_topdown.h"
 

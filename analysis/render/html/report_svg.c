@@ -5,7 +5,7 @@
  * carries its value in data-v and a <title> tooltip; names are user data and
  * go through pm_html_esc like everywhere else on the page.
  */
-#include "report_html.h"
+#include "render/html/report_html.h"
 
 #include <inttypes.h>
 #include <stdint.h>

@@ -13,7 +13,7 @@
  * slowest rank is from the average one, and the rank holding the max says
  * where to look.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <math.h>
 #include <stdint.h>

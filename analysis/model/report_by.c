@@ -12,7 +12,7 @@
  * printed. Memory stays bounded by a block and the ranks, not by the
  * threads of the file.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <stdint.h>
 #include <stdlib.h>

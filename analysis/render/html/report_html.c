@@ -10,7 +10,7 @@
  * tests compare with their own recomputation); the cell text is the same
  * number in human units.
  */
-#include "report_html.h"
+#include "render/html/report_html.h"
 
 #include <inttypes.h>
 #include <math.h>

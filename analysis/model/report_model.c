@@ -5,7 +5,7 @@
  * live in one place, report_count.c, so every format shows the same
  * numbers; tests/report/check_report.py recomputes them independently.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <inttypes.h>
 #include <stdint.h>

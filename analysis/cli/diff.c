@@ -19,10 +19,10 @@
  * the difference between the fastest and the slowest rank of one run is
  * within what that run already shows as noise or imbalance.
  */
-#include "diff.h"
+#include "cli/diff.h"
 #include "read_guard.h"
-#include "report.h"
-#include "report_model.h"
+#include "cli/report.h"
+#include "model/report_model.h"
 
 #include <errno.h>
 #include <math.h>

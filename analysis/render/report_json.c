@@ -2,7 +2,7 @@
  * report_json.c — the report as one JSON object with stable keys (layout in
  * tests/report/README.md; bump json_format when it changes).
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * report_units.c — human units shared by the text and HTML reports: counts
  * with k/M/G/... and durations in ns/µs/ms/s, three significant digits.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * estimate shown as one (~), perfmark's part is printed beside the raw
  * numbers, never subtracted, and counts stay what the file holds.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * report_text.c — the terminal report: tables fitting PM_TEXT_WIDTH columns,
  * human units, and user data cut, wrapped and cleaned of control characters.
  */
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <inttypes.h>
 #include <math.h>
