@@ -23,6 +23,8 @@
 #include "read_guard.h"
 #include "cli/report.h"
 #include "model/report_model.h"
+#include "model/spool.h"
+#include "render/common/render_common.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,14 @@
  */
 #include "cli/report.h"
 #include "read_guard.h"
+#include "model/by_table.h"
 #include "model/report_model.h"
+#include "model/report_mpi.h"
+#include "model/spool.h"
+#include "render/html/report_html.h"
+#include "render/report_csv.h"
+#include "render/report_json.h"
+#include "render/report_text.h"
 
 #include <errno.h>
 #include <fcntl.h>

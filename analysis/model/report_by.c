@@ -12,7 +12,8 @@
  * printed. Memory stays bounded by a block and the ranks, not by the
  * threads of the file.
  */
-#include "model/report_model.h"
+#include "model/by_table.h"
+#include "model/spool.h"
 
 #include <stdint.h>
 #include <stdlib.h>

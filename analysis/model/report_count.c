@@ -7,7 +7,7 @@
  * Calls nothing else of the report: the model, the statistics across ranks
  * and TopDown all use it.
  */
-#include "model/report_model.h"
+#include "model/count.h"
 
 #include <math.h>
 #include <stdint.h>

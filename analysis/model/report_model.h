@@ -1,13 +1,16 @@
 /*
- * report_model.h — the report stage's internal interface: the aggregated
- * model of a perfmark file (pm_report_build_stream) and the renderers that
- * print it. Not installed; the public entry point is report.h.
+ * report_model.h — the aggregated model of a perfmark file
+ * (pm_report_build_stream): per region, per thread, across ranks, TopDown,
+ * derived metrics, flags, and the view the options select. What every
+ * renderer reads; it knows nothing of any renderer or of the command line.
  */
 #ifndef PM_REPORT_MODEL_H
 #define PM_REPORT_MODEL_H
 
 #include "h5read.h"
-#include "cli/report.h"
+#include "model/count.h"
+#include "model/measure.h"
+#include "model/options.h"
 #include "pm_cpu_models.h"
 #include "pm_topdown.h"
 
@@ -19,36 +22,6 @@
 
 /* What a rank row's "difference" (process - threads sum) means. */
 extern const char pm_unseen_label[];
-
-/* One event aggregated over a set of cells (a region's threads, one thread,
- * or the threads of one rank row). */
-struct pm_evstat {
-    int has_total; /* 0 only when every cell lacks an estimate */
-    double total;
-    int has_spread; /* min/mean/max over visiting threads exist */
-    double min, mean, max;
-    uint64_t raw; /* Σ raw counts (saturating) */
-    int estimate; /* some cell was scaled */
-    int untrusted; /* the total misses counts (LOST_GENERATION or n/a cells) */
-    size_t n_na;  /* cells without an estimate */
-    int has_share;
-    double share; /* Σrunning / Σenabled */
-    /* added with issue 6: spread beyond min/mean/max, over the same cells */
-    double sd;          /* population standard deviation (0 with one value) */
-    size_t max_index;   /* thread row holding the max (lowest on ties); SIZE_MAX if unknown */
-    int has_imbalance;  /* has_spread and mean > 0 */
-    double imbalance;   /* max / mean */
-};
-
-/* A uint64 quantity of a region's cells over the threads that visited it
- * (time: inclusive or exclusive). */
-struct pm_tstat {
-    size_t n;            /* threads behind the spread; 0 = none */
-    double min, mean, max, sd;
-    size_t min_index, max_index; /* thread rows (lowest on ties) */
-    int has_imbalance;   /* n > 0 and mean > 0 */
-    double imbalance;    /* max / mean */
-};
 
 struct pm_regstat {
     uint64_t visits;
@@ -86,61 +59,6 @@ struct pm_regstat {
     int timer_only;             /* every visiting cell is TIMER_ONLY: no count is the region's
                                    (its event statistics are left without a value) */
 };
-
-/* Sums of counters and times saturate instead of wrapping. */
-static inline uint64_t pm_add_sat(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* The count of one cell for one event (schema "Counting model"). */
-enum pm_vkind { PM_V_EXACT, PM_V_ESTIMATE, PM_V_NONE };
-enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v);
-
-/* Running state while summing cells into a pm_evstat (pm_acc_add). */
-struct pm_acc {
-    size_t nvals, nspread;
-    double spread_sum;
-    uint64_t en, run;
-    double w_mean, w_m2; /* Welford's running mean and Σ squared deviations (stddev) */
-    size_t max_index;
-};
-
-/* Add one cell (raw count, enabled and running time of the event's group) to
- * `s` under the counting rules; `visited` = the cell has visits. Quantities
- * that are not counter readings (visits, time, bytes) are added as exact
- * values with en = run = 0. pm_acc_finish completes `s` once all are in. */
-void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en, uint64_t run,
-                int visited);
-/* The same, naming the cell's thread row (kept as max_index when the max). */
-void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
-                   uint64_t run, int visited, size_t index);
-void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
-/* A cell's time (pm_cell_time) into `s` like a count: an estimate marks it,
- * none counts as a cell without a value. */
-void pm_acc_add_time(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind kind, uint64_t ns,
-                     int visited, size_t index);
-/* Thread row t's total of event e (/thread/counts) from the block `b` that
- * holds row t (pm_report_totals), made when asked rather than kept for
- * every thread: the report's memory must not grow with the threads. */
-struct pm_report;
-void pm_thread_evstat(const struct pm_file *d, const struct pm_totals *b, size_t t, size_t e,
-                      struct pm_evstat *s);
-/* Add the state (sa, aa) of later cells (higher thread rows) to (s, a), as if
- * they had been added one by one; used to join blocks of thread rows in
- * block order (report_stream.c). Sums may differ from one-by-one in the last
- * bit, the same way for every run of the same file and block size. */
-void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat *sb,
-                  const struct pm_acc *ab);
-
-/* Running spread of a uint64 quantity over threads (struct pm_tstat). */
-struct pm_tacc {
-    double sum, w_mean, w_m2;
-};
-void pm_tacc_add(struct pm_tstat *s, struct pm_tacc *a, uint64_t u, size_t t);
-void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat *sb,
-                   const struct pm_tacc *ab);
-void pm_tacc_finish(struct pm_tstat *s, const struct pm_tacc *a);
 
 /* ------------------------------------------------------- across ranks */
 
@@ -501,95 +419,7 @@ void pm_report_totals_done(struct pm_totals *b);
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
                          const char *sep, char *buf, size_t len);
 
-/* ------------------------------------------ which visits were measured */
-
-/* report_measure.c: docs/hdf5-schema.md, "Which visits read counters" and
- * "What measuring costs". */
-
-/* The time of a cell: wall_ns holds its timed visits only, so where fewer
- * visits were timed than made, the time is wall_ns x visits / timed_visits
- * (rounded to the ns: PM_V_ESTIMATE); no timed visit at all is no time
- * (PM_V_NONE, *ns = 0); else wall_ns (PM_V_EXACT). */
-enum pm_vkind pm_cell_time(uint64_t wall, uint64_t visits, uint64_t timed, uint64_t *ns);
-
-/* One cell's time and exclusive time (its time minus its children's,
- * clamped at 0), with what they rest on. */
-struct pm_ctime {
-    uint64_t ns, excl;
-    unsigned char kind;      /* enum pm_vkind of ns */
-    unsigned char excl_kind; /* PM_V_NONE without a time; PM_V_ESTIMATE when it or a
-                                child's is an estimate */
-    unsigned char excl_bad;  /* a child has no time: excl may be too large */
-};
-
-/* Thread row t of block c: out[r] for every region row r. */
-void pm_thread_times(const struct pm_file *d, const struct pm_cells *c, size_t t,
-                     struct pm_ctime *out);
-
-/* perfmark's part in a cell: CPU time carries (reads + counted visits)
- * readings, wall time `reads` (each at cost_ns). */
-void pm_cell_own(uint64_t reads, uint64_t visits, uint64_t timer_visits, double cost_ns,
-                 double *cpu_ns, double *wall_ns);
-
-/* Setup: the CPU-time event; per /thread row (pm_thread_pass) the run's
- * reads. After the cells: which regions are timer only (their event
- * statistics then have no value, before IPC and derived metrics are made of
- * them), perfmark's share of each region's CPU time; after the statistics
- * across ranks, the same for those. */
-void pm_measure_setup(struct pm_report *rep);
-void pm_measure_thread(struct pm_report *rep, const struct pm_totals *b, size_t t);
-void pm_measure_regions(struct pm_report *rep);
-void pm_measure_ranks(struct pm_report *rep);
-
 /* The flag of this kind in rep->flags (SIZE_MAX when the file has none). */
 size_t pm_flag_of_kind(const struct pm_report *rep, enum pm_flag_kind kind);
-
-/* ------------------------------------------------------------ UTF-8 */
-
-#define PM_BAD 0xFFFFFFFFu /* an undecodable byte */
-
-/* Decode one character. An ill-formed sequence yields PM_BAD and consumes
- * its maximal valid prefix (at least one byte): the Unicode "maximal
- * subpart" practice, the same as Python's errors="replace". */
-size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
-
-/* ---------------------------------------------------------- renderers */
-
-/* A JSON string: UTF-8 kept, invalid bytes as U+FFFD, controls escaped
- * (report_json.c; perfmark diff's JSON uses it too). */
-/* Human units (report_units.c): 3 significant digits; counts with a
- * k/M/G/... suffix after `sep`, durations in ns/µs/ms/s. */
-int pm_unit_prec(double a);
-void pm_unit_count(char *buf, size_t len, double v, const char *sep);
-void pm_unit_time(char *buf, size_t len, double ns);
-void pm_json_str(FILE *out, const char *s);
-/* A CSV cell: RFC 4180 quoting where needed, a leading ' before formula
- * characters, invalid bytes as U+FFFD (report_csv.c; diff uses it too). */
-void pm_csv_str(FILE *out, const char *s);
-void pm_render_text(FILE *out, const struct pm_report *rep);
-void pm_render_json(FILE *out, const struct pm_report *rep);
-void pm_render_csv(FILE *out, const struct pm_report *rep);
-void pm_render_html(FILE *out, const struct pm_report *rep); /* report_html.c */
-/* The view's metric per (shown region, rank or thread), for --by
- * (report_by.c): ranks in memory, threads in a temporary file. */
-struct pm_bycells {
-    size_t nunits;          /* ranks or thread rows */
-    double *total;          /* [view.nrows] the region's total over every thread */
-    double *val;            /* by rank: [view.nrows * nranks] */
-    unsigned char *st;      /* by rank: the same, has a value | mark << 2 */
-    FILE *spool;            /* by thread: [view.nrows][T] records */
-    unsigned char *win;     /* by thread: records read back */
-    size_t win_row, win_k0, win_n;
-};
-/* Collect them with a second pass over the cells (after pm_report_select).
- * Returns 0, or -1 with a message in err. */
-int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err, size_t errlen);
-/* Unit k of shown region i: 0 when the table leaves it out, else 1 with its
- * value and PM_MARK_* bits. */
-int pm_by_get(struct pm_bycells *by, const struct pm_report *rep, size_t i, size_t k, double *x,
-              int *mark);
-void pm_report_by_free(struct pm_bycells *by);
-/* Text of `perfmark report --by rank|thread`: the header and one breakdown table. */
-void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells *by);
 
 #endif /* PM_REPORT_MODEL_H */

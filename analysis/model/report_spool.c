@@ -4,7 +4,7 @@
  * the report (report.c, report_by.c, perfmark.c). On its own so that
  * report_by.c does not call back into report.c, which calls it.
  */
-#include "cli/report.h"
+#include "model/spool.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * report_text.c — the terminal report: tables fitting PM_TEXT_WIDTH columns,
  * human units, and user data cut, wrapped and cleaned of control characters.
  */
-#include "model/report_model.h"
+#include "render/report_text.h"
+#include "render/common/render_common.h"
 
 #include <inttypes.h>
 #include <math.h>

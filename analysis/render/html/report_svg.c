@@ -28,6 +28,13 @@
 _Static_assert(PM_SVG_MAX_THREADS <= PM_TOP_THREADS, "per-thread bars need the threads kept");
 _Static_assert(PM_SVG_MAX_COLS <= PM_HEAT_COLS, "heat map columns need the sums kept");
 
+/* Whether per-rank views compare ranks (several distinct ranks in the file)
+ * or, with one rank, its threads. */
+static int pm_html_by_rank(const struct pm_report *rep)
+{
+    return rep->nranks > 1;
+}
+
 static void pm_svg_open(FILE *out, const char *id, int w, int h, const char *label)
 {
     fprintf(out, "<svg id=\"%s\" class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "

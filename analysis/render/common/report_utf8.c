@@ -3,7 +3,7 @@
  * character at a time, for the renderers: each escapes or replaces what its
  * format cannot carry.
  */
-#include "model/report_model.h"
+#include "render/common/render_common.h"
 
 size_t pm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {

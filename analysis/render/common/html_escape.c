@@ -1,16 +1,12 @@
 /*
- * report_html_base.c — what the HTML page (report_html.c) and its charts
- * (report_svg.c) share: user data made safe as HTML text, and human units.
- * On its own so that the two halves call it, and not each other.
+ * html_escape.c — user data made safe as HTML text or attribute content, for
+ * the HTML page (report_html.c) and its charts (report_svg.c).
  */
-#include "render/html/report_html.h"
+#include "render/common/render_common.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ------------------------------------------------------------ escaping */
 
 /* Characters that must not reach the page from user data: C0/C1 controls
  * and DEL (parse errors, invisible), line separators, bidirectional
@@ -54,26 +50,4 @@ void pm_html_esc(FILE *out, const char *s, size_t maxchars, int empty_quoted)
         i += len;
         chars++;
     }
-}
-
-/* --------------------------------------------------------- human units */
-
-void pm_html_count(char *buf, size_t len, double v) { pm_unit_count(buf, len, v, " "); }
-
-void pm_html_time(char *buf, size_t len, double ns) { pm_unit_time(buf, len, ns); }
-
-void pm_html_pct(char *buf, size_t len, double fraction)
-{
-    /* floor below 100%: 99.96% counted must not read as all of it */
-    if (fraction >= 1.0 && fraction < 1.0005)
-        snprintf(buf, len, "100%%");
-    else if (fraction < 1.0)
-        snprintf(buf, len, "%.1f%%", floor(fraction * 1000.0) / 10.0);
-    else
-        snprintf(buf, len, "%.1f%%", fraction * 100.0);
-}
-
-int pm_html_by_rank(const struct pm_report *rep)
-{
-    return rep->nranks > 1;
 }

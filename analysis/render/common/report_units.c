@@ -1,8 +1,9 @@
 /*
  * report_units.c — human units shared by the text and HTML reports: counts
- * with k/M/G/... and durations in ns/µs/ms/s, three significant digits.
+ * with k/M/G/... and durations in ns/µs/ms/s, three significant digits; the
+ * HTML page's and charts' spellings of them (pm_html_*).
  */
-#include "model/report_model.h"
+#include "render/common/render_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,4 +48,19 @@ void pm_unit_time(char *buf, size_t len, double ns)
         i++;
     }
     snprintf(buf, len, "%.*f %s", a >= 1000 ? 0 : pm_unit_prec(a), ns, unit[i]);
+}
+
+void pm_html_count(char *buf, size_t len, double v) { pm_unit_count(buf, len, v, " "); }
+
+void pm_html_time(char *buf, size_t len, double ns) { pm_unit_time(buf, len, ns); }
+
+void pm_html_pct(char *buf, size_t len, double fraction)
+{
+    /* floor below 100%: 99.96% counted must not read as all of it */
+    if (fraction >= 1.0 && fraction < 1.0005)
+        snprintf(buf, len, "100%%");
+    else if (fraction < 1.0)
+        snprintf(buf, len, "%.1f%%", floor(fraction * 1000.0) / 10.0);
+    else
+        snprintf(buf, len, "%.1f%%", fraction * 100.0);
 }
