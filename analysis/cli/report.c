@@ -56,7 +56,7 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
     /* The report streams the cells a block of threads at a time
      * (report_stream.c), shared among the ranks under mpirun; HTML and the
      * text of --by rank|thread follow single cells and are made by rank 0
-     * alone, streaming too (the charts' state, report_by.c's second pass). */
+     * alone, streaming too (the charts' state, by_table.c's second pass). */
     int by = fmt == PM_FMT_TEXT && pm_opts && pm_opts->by != PM_BY_REGION;
     int html = fmt == PM_FMT_HTML;
     int shared = !html && !by && pm_report_mpi_size() > 1;

@@ -1,5 +1,5 @@
 /*
- * by_table.h — the table of `perfmark report --by rank|thread` (report_by.c):
+ * by_table.h — the table of `perfmark report --by rank|thread` (by_table.c):
  * the view's metric of every (shown region, rank) or (shown region, thread),
  * collected by a second pass over the cells. The text renderer prints it.
  */
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 /* The view's metric per (shown region, rank or thread), for --by
- * (report_by.c): ranks in memory, threads in a temporary file. */
+ * (by_table.c): ranks in memory, threads in a temporary file. */
 struct pm_bycells {
     size_t nunits;          /* ranks or thread rows */
     double *total;          /* [view.nrows] the region's total over every thread */

@@ -1,8 +1,8 @@
 /*
- * report_spool.c — where a report waits until it is known complete: an
- * unlinked temporary file, so that memory does not grow with the size of
- * the report (report.c, report_by.c, perfmark.c). On its own so that
- * report_by.c does not call back into report.c, which calls it.
+ * report_spool.c — an unlinked temporary file, so that memory does not grow
+ * with the size of what waits in it: a report until it is known complete
+ * (cli/report.c, perfmark.c, diff.c), the --by thread table (by_table.c). In
+ * the model, the lowest layer that uses it, so every user looks down at it.
  */
 #include "model/spool.h"
 

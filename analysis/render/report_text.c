@@ -1356,7 +1356,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
     pm_text_selection(out, rep);
     pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %6s %6s %13s %7s\n", "rank", by_rank ? "" : "thread", "value", "share");
-    /* the values come from report_by.c's pass over the cells */
+    /* the values come from the model's --by table (by_table.c) */
     for (size_t i = 0; i < v->nrows; i++) {
         size_t r = v->rows[i];
         double total = by->total[i];

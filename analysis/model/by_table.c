@@ -1,5 +1,5 @@
 /*
- * report_by.c — the cells behind `perfmark report --by rank|thread`: the
+ * by_table.c — the model's table behind `perfmark report --by rank|thread`: the
  * view's metric of every (shown region, rank) or (shown region, thread).
  *
  * The table is region-major while the file is thread-major, and the
