@@ -11,6 +11,8 @@
  * number in human units.
  */
 #include "render/html/report_html.h"
+#include "render/html/report_svg.h"
+#include "render/common/render_common.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -5,7 +5,8 @@
  * carries its value in data-v and a <title> tooltip; names are user data and
  * go through pm_html_esc like everywhere else on the page.
  */
-#include "render/html/report_html.h"
+#include "render/html/report_svg.h"
+#include "render/common/render_common.h"
 
 #include <inttypes.h>
 #include <stdint.h>
