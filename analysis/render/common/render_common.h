@@ -55,4 +55,8 @@ void pm_csv_str(FILE *out, const char *s);
  * (html_escape.c). */
 void pm_html_esc(FILE *out, const char *s, size_t maxchars, int empty_quoted);
 
+/* User data on a terminal: controls and undecodable bytes become '?', and
+ * at most `max` characters are shown (the rest as "...") (term_str.c). */
+void pm_text_name(FILE *out, const char *s, size_t max);
+
 #endif /* PM_RENDER_COMMON_H */
