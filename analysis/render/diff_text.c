@@ -188,7 +188,7 @@ void pm_render_diff_text(FILE *out, const struct pm_diff *df)
                 df->nregress == 1 ? "" : "s", df->threshold, df->m[df->mshow].name);
 }
 
-/* Each regression on one line of `out` (the command gives out). */
+/* Each regression on one line of `out` (the command gives stderr). */
 void pm_render_diff_regressions(FILE *out, const struct pm_diff *df)
 {
     if (!df->has_threshold || df->mshow == PM_DIFF_NONE)
