@@ -7,7 +7,7 @@
 #include "cli/diff.h"
 #include "cli/report.h"
 #include "model/diff_model.h"
-#include "model/spool.h"
+#include "model/report_spool.h"
 #include "read_guard.h"
 #include "render/common/render_common.h"
 #include "render/diff_render.h"

@@ -7,8 +7,8 @@
 #include "pm_events.h"
 #include "read_guard.h"
 #include "cli/report.h"
-#include "model/report_mpi.h"
-#include "model/spool.h"
+#include "model/report_stream.h"
+#include "model/report_spool.h"
 #include "selftest.h"
 
 #include <errno.h>

@@ -13,7 +13,7 @@
  * threads of the file.
  */
 #include "model/by_table.h"
-#include "model/spool.h"
+#include "model/report_spool.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -20,8 +20,9 @@
  * within what that run already shows as noise or imbalance.
  */
 #include "model/diff_model.h"
-#include "model/measure.h"
+#include "model/report_measure.h"
 #include "model/report_model.h"
+#include "model/report_stream.h"
 
 #include <math.h>
 #include <stdint.h>

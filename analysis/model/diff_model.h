@@ -13,7 +13,7 @@
 #define PM_DIFF_MODEL_H
 
 #include "h5read.h"
-#include "model/count.h"
+#include "model/report_count.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
  * Calls nothing else of the report: the model, the statistics across ranks
  * and TopDown all use it.
  */
-#include "model/count.h"
+#include "model/report_count.h"
 
 #include <math.h>
 #include <stdint.h>

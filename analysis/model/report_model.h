@@ -8,11 +8,14 @@
 #define PM_REPORT_MODEL_H
 
 #include "h5read.h"
-#include "model/count.h"
-#include "model/measure.h"
 #include "model/options.h"
+#include "model/report_count.h"
+#include "model/report_derived.h"
+#include "model/report_measure.h"
+#include "model/report_omp.h"
+#include "model/report_ranks.h"
+#include "model/report_topdown.h"
 #include "pm_cpu_models.h"
-#include "pm_topdown.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -60,110 +63,6 @@ struct pm_regstat {
                                    (its event statistics are left without a value) */
 };
 
-/* ------------------------------------------------------- across ranks */
-
-/* The quantities of a region compared across ranks; event e is at
- * PM_Q_EVENTS + e. */
-enum { PM_Q_VISITS, PM_Q_WALL, PM_Q_BYTES, PM_Q_BYTES_UNKNOWN, PM_Q_EVENTS };
-
-/* One quantity across ranks. A rank's value is the sum over its threads of
- * their cells (events scaled per cell like everywhere else); min/mean/max
- * are over the ranks that entered the region and have a value. */
-struct pm_xstat {
-    int has_total;
-    double total; /* over every rank and cell */
-    size_t nspread; /* ranks behind min/mean/max; 0 = none */
-    double min, mean, max;
-    int32_t min_rank, max_rank; /* the lowest rank holding the min / the max */
-    int has_imbalance; /* mean > 0 */
-    double imbalance;  /* max / mean */
-    int estimate, untrusted;
-    size_t n_na; /* ranks that entered but have no value */
-    double sd;   /* added with issue 6: population stddev over the same ranks */
-};
-
-/* A region, or an MPI function summed over every path it was called from. */
-struct pm_xregion {
-    const char *name;
-    size_t entered;     /* ranks with visits > 0 */
-    struct pm_xstat *q; /* [PM_Q_EVENTS + E]; MPI functions: [PM_Q_EVENTS] */
-};
-
-struct pm_mpishare {
-    int32_t rank;
-    int estimate;      /* some of mpi_ns is extrapolated from sampled visits */
-    uint64_t mpi_ns;   /* wall time of its outermost MPI cells, summed over its threads */
-    uint64_t total_ns; /* its longest thread's /thread/wall_ns */
-    int has_share;     /* total_ns > 0 */
-    double share;      /* mpi_ns / total_ns; above 1 when threads overlap in MPI */
-};
-
-struct pm_rankstat {
-    struct pm_evstat proc; /* the inherited set */
-    struct pm_evstat sum;  /* Σ per-thread totals of the threads of that row */
-};
-
-/* ------------------------------------------------------------ TopDown */
-
-/* Why a cell is left out of the TopDown sums; a cell counts once, under the
- * first of these it carries (missing counts before coarse ones). */
-enum pm_td_out { PM_TD_OUT_NOT_COUNTED, PM_TD_OUT_LOST, PM_TD_OUT_SHORT, PM_TD_NOUT };
-
-/* TopDown over a set of cells (a region's threads, or every /thread row). */
-struct pm_tdstat {
-    size_t used;                  /* cells summed */
-    size_t left_out[PM_TD_NOUT];  /* cells left out, by reason */
-    int estimate;                 /* some summed cell was multiplexed and scaled */
-    struct pm_td_slots slots;     /* the method's slot counts from the summed events */
-    int has_ratios;               /* used > 0 and Σ level-1 slots > 0 */
-    struct pm_td_breakdown br;
-    int has_pcore;                /* hybrid CPU and some enabled time was summed */
-    double pcore_share;           /* hybrid: Σrunning / Σenabled of the TopDown group */
-};
-
-struct pm_tdreport {
-    int on;              /* the file's topdown_method is not "" */
-    char problem[200];   /* why there is no breakdown although `on` ("" if none) */
-    char note[200];      /* what the breakdown lacks that the file announced ("" if none) */
-    enum pm_td_method method;
-    const char *method_name; /* "perf_metrics", "skylake", "zen4", "arm" or "atom" */
-    int hybrid;          /* the cpu_model counts TopDown on P-cores only */
-    unsigned width;      /* zen4, arm, atom: slots per cycle of the cpu_model's row */
-    unsigned mispred_cycles; /* arm: the row's td_fe_mispred_cycles */
-    int levels;          /* 1 or 2 */
-    size_t nev;
-    size_t ev[PM_MODEL_MAX_EVENTS]; /* /events rows in the method's order */
-    struct pm_tdstat *reg;          /* [R] by row; NULL unless the breakdown exists */
-    struct pm_tdstat run;           /* the whole run, from /thread totals */
-};
-
-/* Running sums of the TopDown events over cells: exact counts stay integers
- * (a sum of slots passes 2^53 within a day of thread time), scaled ones are
- * doubles. */
-struct pm_td_sum {
-    uint64_t exact[PM_MODEL_MAX_EVENTS];
-    double scaled[PM_MODEL_MAX_EVENTS];
-    uint64_t enabled, running;    /* the TopDown group's, over the summed cells */
-};
-
-/* One cell into a TopDown stat and its sums (report_topdown.c), and the
- * ratios once every cell is in. */
-void pm_td_add_cell(const struct pm_tdreport *td, const struct pm_file *d, int visited,
-                    uint32_t flags, const uint64_t *counts, const uint64_t *en,
-                    const uint64_t *run, struct pm_tdstat *s, struct pm_td_sum *sum);
-void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum,
-                       struct pm_tdstat *s);
-
-/* Cells left out for any reason. */
-size_t pm_td_left_out(const struct pm_tdstat *s);
-
-/* The name of a left-out reason, as the flag is named ("SHORT", ...). */
-const char *pm_td_out_name(enum pm_td_out k);
-
-/* Whether the report shows TopDown node n for this file (the method's level-1
- * categories, the level-2 ones when measured). */
-int pm_td_node_shown(const struct pm_tdreport *td, enum pm_td_node n);
-
 /* What a flag is to the report beyond its name: the flags of the throttle
  * change what a row shows (pm_file.flag_timer_only and friends). */
 enum pm_flag_kind { PM_FK_OTHER, PM_FK_TIMER_ONLY, PM_FK_THROTTLED, PM_FK_OVERHEAD };
@@ -195,22 +94,6 @@ struct pm_view {
     size_t metric_event; /* PM_VM_EVENT: /events row */
     enum pm_by by;
     struct pm_report_opts opts;
-};
-
-/* A derived metric of one region (report_derived.c). */
-struct pm_dval {
-    int has;
-    double value;
-    int estimate, untrusted;
-};
-
-/* A CPU-model group (branch, cache, mem) whose events the file holds. */
-struct pm_dgroup {
-    const struct pm_cpu_model *model;
-    const struct pm_model_group *group;
-    size_t rows[PM_MODEL_MAX_EVENTS]; /* /events row of each group event */
-    int nmetrics;
-    struct pm_dval *val;              /* [R][nmetrics] by row */
 };
 
 #define PM_TOP_THREADS 48 /* threads per region in the HTML per-thread bars */
@@ -302,61 +185,11 @@ struct pm_report {
                                  what they show of it; older files keep their layout */
 };
 
-/* One rank's running sum of one quantity of one region: what pm_acc keeps
- * for a total, without the spread (report_stream.c, report_ranks.c). */
-struct pm_rq {
-    double total;
-    uint32_t nvals;
-    uint32_t n_na : 30, estimate : 1, untrusted : 1;
-};
-void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int visited);
-/* The same for a cell's time (pm_cell_time): kind says exact, estimate or none. */
-void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visited);
-
-/* Running state of a pm_xstat while ranks are folded in (report_ranks.c). */
-struct pm_xacc {
-    size_t vals, cells_na;
-    double sum, w_mean, w_m2;
-};
-
-/* Rank index, MPI functions, OpenMP wait pairs and the statistics across
- * ranks, before any cell (pm_report_setup). Then, in ascending rank order,
- * each rank's sums once all its threads are in: rq [R][nq + 1] (PM_Q_*
- * quantities, then exclusive time), omp [R][2] (time in the region, OpenMP
- * wait below it), mpi_ns (time in outermost MPI regions). The report keeps
- * no rank's sums beyond that call: its memory is bounded by the ranks open
- * at once, not by the ranks of the file. pm_report_ranks_finish completes
- * the statistics after the last rank. */
-int pm_report_ranks_setup(struct pm_report *rep);
-void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
-                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est);
-void pm_report_ranks_finish(struct pm_report *rep);
-
 /* The steps of a build around the cells (report_model.c): setup before
  * them, the flag definitions and derived metrics after. */
 int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path);
 void pm_flag_defs(struct pm_report *rep, uint32_t seen);
 void pm_report_derived(struct pm_report *rep);
-/* The branch/cache/mem metrics of runtime/pm_cpu_models.c per region, for
- * every group whose events the file holds (report_derived.c). */
-int pm_report_derived_metrics(struct pm_report *rep);
-void pm_report_derived_free(struct pm_report *rep);
-/* Does /events row `ev` count the table event whose qualified name is `q`
- * (pm_cpu_model_event_name), under any spelling with neutral modifiers? */
-int pm_event_matches(const char *q, const struct pm_file_event *ev);
-
-/* Build the report of a file opened with pm_file_open, reading its cells a
- * block of thread rows at a time (report_stream.c); under mpirun the blocks
- * are shared among the ranks and joined on rank 0 (not with html != 0: the
- * HTML charts' state, rep->heat and rep->top, is filled by one process
- * reading every block in order). Returns 0 when `rep` is
- * built (rank 0, or no MPI), 1 on another MPI rank (nothing to render), -1
- * with a message in err. */
-int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const char *path,
-                           int html, char *err, size_t errlen);
-/* Thread rows per block of that pass: about 4 MiB of cells, whole chunks,
- * the same for every run on the same file (PERFMARK_REPORT_BLOCK=N: N). */
-size_t pm_block_rows(const struct pm_file *d);
 
 void pm_report_free(struct pm_report *rep);
 
@@ -376,21 +209,6 @@ double pm_view_metric(const struct pm_report *rep, size_t r);
  * before the throttle only (THROTTLED). */
 enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2, PM_MARK_PARTIAL = 4 };
 int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r);
-
-/* An OpenMP wait region: kind "omp", named "omp barrier", "omp taskwait" or
- * "omp taskgroup" (wrappers/ompt_tool.c). */
-int pm_is_omp_wait(const struct pm_file_region *g);
-
-/* Pairs (above[k], wait[k]): omp wait row wait[k] counts towards region
- * above[k] (a strict ancestor, up to the nearest wait ancestor). Both arrays
- * need room for R*R entries. Returns the number of pairs. */
-size_t pm_omp_wait_pairs(const struct pm_file *d, size_t *above, size_t *wait);
-
-/* Set up the TopDown part of `rep` (method, events, td.reg) before any
- * cell; the whole run's breakdown (td.run) is summed from the /thread
- * totals in pm_report_setup's pass over them. Returns 0, or -1 when out of
- * memory. */
-int pm_report_topdown(struct pm_report *rep);
 
 /* Which threads a /rank row is compared with. The schema does not say how
  * rows map to ranks: one row (one file per process) is the whole process;

@@ -3,7 +3,7 @@
  * wait counts towards (the OpenMP wait share): used by the model, the pass
  * over the cells and the statistics across ranks; calls nothing of them.
  */
-#include "model/report_model.h"
+#include "model/report_omp.h"
 
 #include <stdint.h>
 #include <string.h>

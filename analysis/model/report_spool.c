@@ -4,7 +4,7 @@
  * (cli/report.c, perfmark.c, diff.c), the --by thread table (by_table.c). In
  * the model, the lowest layer that uses it, so every user looks down at it.
  */
-#include "model/spool.h"
+#include "model/report_spool.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * the numbers of adding its cells one by one.
  */
 #include "model/report_model.h"
-#include "model/report_mpi.h"
+#include "model/report_stream.h"
 
 #include <mpi.h>
 

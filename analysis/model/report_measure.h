@@ -1,13 +1,13 @@
 /*
- * measure.h — which visits were measured and what measuring cost
+ * report_measure.h — which visits were measured and what measuring cost
  * (report_measure.c): a cell's time and exclusive time, perfmark's own part
  * in a cell, and the report's steps that add them.
  */
-#ifndef PM_MEASURE_H
-#define PM_MEASURE_H
+#ifndef PM_REPORT_MEASURE_H
+#define PM_REPORT_MEASURE_H
 
 #include "h5read.h"
-#include "model/count.h"
+#include "model/report_count.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,4 +52,4 @@ void pm_measure_thread(struct pm_report *rep, const struct pm_totals *b, size_t 
 void pm_measure_regions(struct pm_report *rep);
 void pm_measure_ranks(struct pm_report *rep);
 
-#endif /* PM_MEASURE_H */
+#endif /* PM_REPORT_MEASURE_H */

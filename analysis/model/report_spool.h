@@ -1,10 +1,10 @@
 /*
- * spool.h — scratch storage for output or tables that must not grow memory:
+ * report_spool.h — scratch storage for output or tables that must not grow memory:
  * the report waits in one until it is complete (cli), the --by thread table
  * keeps its values in one (model).
  */
-#ifndef PM_SPOOL_H
-#define PM_SPOOL_H
+#ifndef PM_REPORT_SPOOL_H
+#define PM_REPORT_SPOOL_H
 
 #include <stdio.h>
 
@@ -15,4 +15,4 @@
 FILE *pm_report_spool(void);
 int pm_report_copy(FILE *spool, FILE *out);
 
-#endif /* PM_SPOOL_H */
+#endif /* PM_REPORT_SPOOL_H */

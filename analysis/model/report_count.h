@@ -1,11 +1,11 @@
 /*
- * count.h — the counting rules (report_count.c): the value of one cell, and
+ * report_count.h — the counting rules (report_count.c): the value of one cell, and
  * the running statistics a set of cells is summed into. Everything that
  * aggregates cells (the report, --by, diff) uses these, so that a number is
  * the same wherever it is shown.
  */
-#ifndef PM_COUNT_H
-#define PM_COUNT_H
+#ifndef PM_REPORT_COUNT_H
+#define PM_REPORT_COUNT_H
 
 #include "h5read.h"
 
@@ -96,4 +96,4 @@ void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat 
                    const struct pm_tacc *ab);
 void pm_tacc_finish(struct pm_tstat *s, const struct pm_tacc *a);
 
-#endif /* PM_COUNT_H */
+#endif /* PM_REPORT_COUNT_H */
