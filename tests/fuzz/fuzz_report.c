@@ -8,9 +8,9 @@
  * /dev/shm (a new name every time: HDF5 identifies open files by inode and a
  * handle leaked on an error path must not serve a later input). Crashes
  * inside libhdf5 itself are not ours to fix; `perfmark report` contains them
- * in a child process (analysis/report.c). See README.md for the triage.
+ * in a child process (analysis/cli/report.c). See README.md for the triage.
  */
-#include "report.h"
+#include "cli/report.h"
 
 #include <fcntl.h>
 #include <stddef.h>

@@ -13,7 +13,7 @@
  *
  * usage: fuzz_replay [--isolated] DIR_OR_FILE...
  */
-#include "report.h"
+#include "cli/report.h"
 
 #include <dirent.h>
 #include <unistd.h>

@@ -1,0 +1,709 @@
+/* perfmark — the command line: run a program under measurement, report a
+ * file, list event groups, check what this machine allows. */
+#define _GNU_SOURCE
+#include "pm_cpu_models.h"
+#include "pm_cpu_id.h"
+#include "cli/diff.h"
+#include "pm_events.h"
+#include "read_guard.h"
+#include "cli/report.h"
+#include "model/report_stream.h"
+#include "model/report_spool.h"
+#include "selftest.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef PERFMARK_VERSION
+#define PERFMARK_VERSION "unknown"
+#endif
+
+static const char pm_usage[] =
+    "usage: perfmark <command> [options]\n"
+    "\n"
+    "Measure MPI + OpenMP programs with performance counters, per region, thread\n"
+    "and rank, into one HDF5 file; then report it.\n"
+    "\n"
+    "commands:\n"
+    "  run [options] -- CMD [ARGS...]   run CMD with perfmark preloaded\n"
+    "  report FILE.h5 [options]         aggregate a measurement file\n"
+    "  diff A.h5 B.h5 [options]         the change from run A to run B per region;\n"
+    "                                   exit 1 on a regression beyond --threshold\n"
+    "  list                             event groups, and which events count here\n"
+    "  check                            what this machine allows (PMU, paranoid, ...)\n"
+    "  selftest [--keep] [--no-perf]    does counting work here? known kernels, judged\n"
+    "  help [COMMAND]                   this text, or a command's\n"
+    "\n"
+    "perfmark COMMAND --help gives the options of COMMAND. Version " PERFMARK_VERSION ".\n";
+
+static const char pm_usage_run[] =
+    "usage: perfmark run [options] -- CMD [ARGS...]\n"
+    "\n"
+    "Runs CMD with libperfmark.so preloaded and measurement enabled. At exit the\n"
+    "measured process writes one HDF5 file and prints its name.\n"
+    "\n"
+    "options (each sets the environment variable in brackets):\n"
+    "  -e, --events LIST    event group (default, sw, ipc, none) or comma list of\n"
+    "                       libpfm4 event names with modifiers [PERFMARK_EVENTS]\n"
+    "  -o, --output PATH    output file, or a directory for the default name\n"
+    "                       perfmark-<job id or timestamp>.h5 [PERFMARK_OUTPUT]\n"
+    "  -q, --quiet          no messages on stderr (they are still in the file)\n"
+    "                       [PERFMARK_QUIET]\n"
+    "      --pin MODE       bind with hwloc: keep (default: the launcher's or\n"
+    "                       OMP_PROC_BIND's binding, recorded), none, ranks (each\n"
+    "                       local rank a disjoint share of cores), threads (and\n"
+    "                       each thread one PU of its rank's share) [PERFMARK_PIN]\n"
+    "      --pinned         pin the per-thread counter groups: a group the kernel\n"
+    "                       takes away reads as lost (LOST_GENERATION) instead of\n"
+    "                       being multiplexed [PERFMARK_PINNED]\n"
+    "      --throttle SPEC  which visits read counters: on (default: warmup=1000,k=40:\n"
+    "                       after 1000 visits a region shorter than 40 counter\n"
+    "                       reads goes on with visits and time only, THROTTLED;\n"
+    "                       MPI polls never read, TIMER_ONLY), warmup=N,k=K, or\n"
+    "                       off (every visit read and timed) [PERFMARK_THROTTLE]\n"
+    "      --bind-cpu N     testing aid: count each thread only while it runs on\n"
+    "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
+    "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
+    "\n"
+    "Exit status: that of CMD; 2 without starting CMD when an option is wrong or the\n"
+    "output directory does not exist or is not writable; 126/127 when CMD cannot\n"
+    "be run. Where the file goes when it cannot be written at the end:\n"
+    "PERFMARK_FALLBACK_DIR, then $TMPDIR, /tmp, /var/tmp.\n"
+    "\n"
+    "Works as `perfmark run -- ./app`, `perfmark run -- mpirun ... ./app` and\n"
+    "`mpirun ... perfmark run -- ./app`. Programs that only link the markers and\n"
+    "are started some other way measure nothing. Sets\n"
+    "OMPI_MCA_odls_base_sigkill_timeout=3 unless set: the grace between Open\n"
+    "MPI's SIGTERM and SIGKILL in which killed ranks save their data.\n";
+
+static const char pm_usage_report[] =
+    "usage: perfmark report FILE.h5 [--format text|csv|json|html] [-o OUT]\n"
+    "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
+    "                [--read-timeout S]\n"
+    "\n"
+    "  --by B       text: region (default) is the full report; rank or thread prints\n"
+    "               one table of the metric per (region, rank) or (region, thread)\n"
+    "  --region R   only the regions named R (name or path) and everything below\n"
+    "  --top N      only the N regions with the largest metric, largest first\n"
+    "  --metric M   time (inclusive, default), excl (exclusive), visits, or an\n"
+    "               event as measured (e.g. page-faults)\n"
+    "  --read-timeout S  stop reading a file that made no progress for S seconds\n"
+    "               (default 10 s + 1 s per 100 MB of the file, doubled for html\n"
+    "               and --by rank|thread; 0: never; env PERFMARK_READ_TIMEOUT)\n"
+    "JSON always holds every region; the choice is in its \"selection\" key.\n"
+    "\n"
+    "Per region (a tree by call path): visits, inclusive and exclusive wall time,\n"
+    "each event as total and per-thread min/mean/max/stddev, the imbalance\n"
+    "max/mean with the thread of the max, IPC where instructions and cycles were\n"
+    "counted, OpenMP wait share, and data-quality flags (summary on top: how many\n"
+    "cells carry each flag and where). Multiplexed values are\n"
+    "scaled (raw x enabled/running), marked as estimates, with the share of time\n"
+    "counted. Writes to stdout unless -o is given.\n"
+    "\n"
+    "Files written with the throttle also say which visits were measured: a time\n"
+    "made of sampled visits (MPI polls) is an estimate (~), MPI polls read no\n"
+    "counters (\"timer only\"), a THROTTLED region's counts are those of its\n"
+    "visits before the throttle (*), and perfmark's own reads are estimated for\n"
+    "the run (\"perfmark's reads\") and per region, beside the numbers, never\n"
+    "subtracted.\n"
+    "\n"
+    "A file of several MPI ranks adds: each MPI function summed over its call\n"
+    "paths (calls, bytes, time total and min/mean/max per rank, imbalance\n"
+    "max/mean, the rank of the max), each rank's share of time in MPI, and the\n"
+    "regions compared across ranks the same way (JSON: keys ranks, job_ranks,\n"
+    "regions_by_rank, mpi_functions, mpi_share; CSV: columns appended to each\n"
+    "row). A rank's value is the sum over its threads.\n"
+    "\n"
+    "--format html writes one self-contained page (inline CSS and SVG, no script,\n"
+    "nothing loaded from the network): the flags summary, the region table, and\n"
+    "charts: TopDown bars per region, a rank x region heat map of time (thread x\n"
+    "region with one rank), MPI time per function and per rank, and per-thread\n"
+    "bars of the heaviest regions. Open it in any browser.\n"
+    "\n"
+    "Large files: the cells are read a block of thread rows at a time and a rank's\n"
+    "sums are dropped once its threads are in, so memory follows a block and the\n"
+    "regions x events, not the file; the report waits in a temporary file\n"
+    "($TMPDIR or /tmp) until complete. `mpirun -np N perfmark report FILE.h5`\n"
+    "shares the blocks among N ranks (parallel HDF5 reads, sums joined on rank 0\n"
+    "in a fixed order) and prints the same bytes as -np 1; rank 0 writes. MPI\n"
+    "starts only under a launcher. html and --by rank|thread are made by rank 0\n"
+    "alone. PERFMARK_REPORT_BLOCK=N: thread rows per block.\n"
+    "\n"
+    "A damaged file: HDF5 can crash or loop for ever on one. The file is read in\n"
+    "a child process (under mpirun: watched by a thread of each rank); a crash,\n"
+    "or a read that made no progress for the --read-timeout budget, is stopped\n"
+    "and becomes one message naming the file and the object being read.\n"
+    "A slow read that is moving is never stopped. PERFMARK_REPORT_TIMEOUT=S\n"
+    "caps the whole read instead (unset: no cap).\n"
+    "\n"
+    "Exit status: 0 the report was written, 1 the file could not be reported\n"
+    "(damaged, truncated, not a perfmark file: one message on stderr), 2 usage.\n";
+
+static const char pm_usage_list[] =
+    "usage: perfmark list\n"
+    "\n"
+    "Prints the CPU perfmark sees, the named event groups, their events for this\n"
+    "CPU, and whether each event can be counted on this machine (and why not).\n"
+    "PERFMARK_TEST_CPU=intel:F:M[:S] | amd:F:M | arm:MIDR shows another CPU's tables\n"
+    "(for tests; docs/event-groups.md).\n";
+
+static const char pm_usage_check[] =
+    "usage: perfmark check\n"
+    "\n"
+    "Reports the CPU (from CPUID or the MIDR), hardware PMU presence,\n"
+    "perf_event_paranoid, rdpmc, the NMI watchdog, TopDown and the clock, and what\n"
+    "perfmark does about each.\n";
+
+static const char pm_usage_selftest[] =
+    "usage: perfmark selftest [--keep] [--no-perf]\n"
+    "\n"
+    "perfmark's own verdict on whether counting works on this machine. Kernels\n"
+    "with known counts run under perfmark: pages written (page-faults), CPU time\n"
+    "(task-clock), sleeps (context-switches), CPU moves (cpu-migrations), and where\n"
+    "a hardware PMU exists a loop of known length (instructions, branches), pointer\n"
+    "chases (cache misses), a multiplexed set, the TopDown sum and the rdpmc and\n"
+    "read() modes. Where `perf` is installed, perf stat counts the same kernels.\n"
+    "Prints a table with the expectation, perfmark's and perf's counts and a\n"
+    "verdict per check and per group. Exit status 0 when every check that could\n"
+    "run passed, 1 when one failed.\n"
+    "\n"
+    "  --keep      keep the measurement files (their directory is printed)\n"
+    "  --no-perf   do not run perf stat\n";
+
+static int pm_wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+/* libperfmark.so beside the binary: bin/perfmark → lib/libperfmark.so in the
+ * build tree, the configured bindir → libdir once installed (relative, so an
+ * install moved or staged with --prefix still finds its own library). */
+static int pm_find_library(char *out, size_t len)
+{
+    const char *env = getenv("PERFMARK_LIBRARY");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return access(out, R_OK);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+#ifndef PERFMARK_REL_LIBDIR
+#define PERFMARK_REL_LIBDIR "../lib"
+#endif
+    const char *rel[] = {PERFMARK_REL_LIBDIR "/libperfmark.so",
+                         "../lib/libperfmark.so", "../lib64/libperfmark.so",
+                         "libperfmark.so", "../lib/x86_64-linux-gnu/libperfmark.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(out, len, "%s/%s", exe, rel[i]);
+        char *real = realpath(out, NULL);
+        if (real) {
+            snprintf(out, len, "%s", real);
+            free(real);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Does an LD_PRELOAD list already hold a libperfmark.so (any path or
+ * version suffix)? Then `run` keeps the list as it is. */
+static int pm_preloads_runtime(const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ": ");
+        const char *base = p;
+        for (const char *q = p; q < p + n; q++)
+            if (*q == '/')
+                base = q + 1;
+        if ((size_t)(p + n - base) >= 14 && strncmp(base, "libperfmark.so", 14) == 0)
+            return 1;
+        p += n;
+        p += strspn(p, ": ");
+    }
+    return 0;
+}
+
+/* Where the file will go: the directory of PERFMARK_OUTPUT (the directory
+ * itself when it names one), or the working directory, in `dir`. NULL if
+ * this process can create files there, else what is wrong. */
+static const char *pm_output_dir_problem(char *dir, size_t len, char *why, size_t whylen)
+{
+    const char *out = getenv("PERFMARK_OUTPUT");
+    struct stat st;
+    if (!out || !*out)
+        snprintf(dir, len, ".");
+    else if (out[strlen(out) - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode)))
+        snprintf(dir, len, "%s", out);
+    else if (strrchr(out, '/'))
+        snprintf(dir, len, "%.*s", strrchr(out, '/') == out ? 1 : (int)(strrchr(out, '/') - out),
+                 out);
+    else
+        snprintf(dir, len, ".");
+    if (stat(dir, &st) != 0)
+        return errno == ENOENT ? "does not exist" : strerror(errno);
+    if (!S_ISDIR(st.st_mode))
+        return "is not a directory";
+    /* access() says yes to root almost everywhere (/proc, say): create a
+     * file to be sure, and remove it. */
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.perfmark-check-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot take a file (%s)", strerror(errno));
+        return why;
+    }
+    close(fd);
+    unlink(probe);
+    return NULL;
+}
+
+static int pm_cmd_run(int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if ((!strcmp(a, "-e") || !strcmp(a, "--events")) && value) {
+            setenv("PERFMARK_EVENTS", value, 1), i++;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && value) {
+            setenv("PERFMARK_OUTPUT", value, 1), i++;
+        } else if (!strcmp(a, "--pin") && value) {
+            setenv("PERFMARK_PIN", value, 1), i++;
+        } else if (!strcmp(a, "--throttle") && value) {
+            setenv("PERFMARK_THROTTLE", value, 1), i++;
+        } else if (!strcmp(a, "--bind-cpu") && value) {
+            setenv("PERFMARK_BIND_CPU", value, 1), i++;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            setenv("PERFMARK_QUIET", "1", 1);
+        } else if (!strcmp(a, "--pinned")) {
+            setenv("PERFMARK_PINNED", "1", 1);
+        } else if (a[0] != '-') {
+            break;  /* `perfmark run ./app` without `--` */
+        } else {
+            fprintf(stderr, "perfmark run: unknown option '%s'\n\n%s", a, pm_usage_run);
+            return 2;
+        }
+    }
+    if (i < argc && strcmp(argv[i], "--") == 0)
+        i++;
+    if (i >= argc) {
+        fprintf(stderr, "perfmark run: no command given\n\n%s", pm_usage_run);
+        return 2;
+    }
+    /* Found out now, not after hours of compute. */
+    char dir[PATH_MAX], why[256];
+    const char *problem = pm_output_dir_problem(dir, sizeof dir, why, sizeof why);
+    if (problem) {
+        fprintf(stderr, "perfmark run: the output directory %s %s (-o or PERFMARK_OUTPUT); "
+                "nothing was started\n", dir, problem);
+        return 2;
+    }
+    char lib[PATH_MAX];
+    if (pm_find_library(lib, sizeof lib) != 0) {
+        fprintf(stderr, "perfmark run: cannot find libperfmark.so next to this program "
+                "(set PERFMARK_LIBRARY); running %s unmeasured\n", argv[i]);
+    } else {
+        /* Ours first; the user's own entries kept (an entry that already
+         * is our library is not repeated). */
+        const char *old = getenv("LD_PRELOAD");
+        char *preload = NULL;
+        if (old && *old && pm_preloads_runtime(old))
+            preload = strdup(old);
+        else if (old && *old) {
+            if (asprintf(&preload, "%s:%s", lib, old) < 0)
+                preload = NULL;
+        } else {
+            preload = strdup(lib);
+        }
+        if (preload)
+            setenv("LD_PRELOAD", preload, 1);
+        setenv("PERFMARK_ENABLE", "1", 1);
+        /* When Open MPI kills a job (another rank aborted or died) it sends
+         * SIGTERM and, 1 s later by default, SIGKILL; perfmark writes each
+         * rank's data in between, which can take longer than 1 s on a busy
+         * node. 3 s is enough there; more would cost every abnormally ending
+         * job time, as Open MPI waits the grace out even for ranks already
+         * gone (the user's own setting wins). */
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", "3", 0);
+        char pid[32];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid());
+        setenv("PERFMARK_PID", pid, 1);
+    }
+    execvp(argv[i], argv + i);
+    fprintf(stderr, "perfmark run: cannot run '%s': %s\n", argv[i], strerror(errno));
+    return errno == ENOENT ? 127 : 126;
+}
+
+/* ---- report ---------------------------------------------------------------- */
+
+static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
+                           const char *out_path);
+
+static int pm_cmd_report(int argc, char **argv)
+{
+    const char *file = NULL, *format = "text", *out_path = NULL;
+    struct pm_report_opts opts = {PM_BY_REGION, NULL, 0, NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && i + 1 < argc)
+            format = argv[++i];
+        else if (!strcmp(a, "--by") && i + 1 < argc) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "region"))
+                opts.by = PM_BY_REGION;
+            else if (!strcmp(b, "rank"))
+                opts.by = PM_BY_RANK;
+            else if (!strcmp(b, "thread"))
+                opts.by = PM_BY_THREAD;
+            else {
+                fprintf(stderr, "perfmark report: --by takes region, rank or thread, not '%s'\n", b);
+                return 2;
+            }
+        } else if (!strcmp(a, "--region") && i + 1 < argc)
+            opts.region = argv[++i];
+        else if (!strcmp(a, "--metric") && i + 1 < argc)
+            opts.metric = argv[++i];
+        else if (!strcmp(a, "--top") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(argv[++i], &end, 10);
+            if (errno || *end || n == 0 || argv[i][0] == '-') {
+                fprintf(stderr, "perfmark report: --top takes a positive number, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            opts.top = (size_t)n;
+        }
+        else if (!strcmp(a, "--read-timeout") && i + 1 < argc) {
+            double s;
+            if (pm_read_timeout_parse(argv[++i], &s) < 0) {
+                fprintf(stderr, "perfmark report: --read-timeout takes seconds >= 0, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            pm_read_timeout_set(s);
+        }
+        else if (!strncmp(a, "--format=", 9))
+            format = a + 9;
+        else if (!strcmp(a, "-o") && i + 1 < argc)
+            out_path = argv[++i];
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "perfmark report: unknown option '%s'\n\n%s", a, pm_usage_report);
+            return 2;
+        } else if (!file)
+            file = a;
+        else {
+            /* several files are most likely a job's per-rank fallback files */
+            fprintf(stderr, "perfmark report: one file at a time ('%s'); per-rank files "
+                    "(NAME.rankR.h5) are reported one by one, each as its rank's share of "
+                    "the job, and compared with perfmark diff\n", a);
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "perfmark report: no file given\n\n%s", pm_usage_report);
+        return 2;
+    }
+    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") &&
+        strcmp(format, "html")) {
+        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv, json or html)\n",
+                format);
+        return 2;
+    }
+    /* Under mpirun the ranks share the work and rank 0 alone writes. */
+    pm_report_mpi_init();
+    int rc = pm_report_write(file, format, &opts, out_path);
+    return pm_report_mpi_end(rc);
+}
+
+static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
+                           const char *out_path)
+{
+    /* Render into a temporary file first (into memory if there is none): a
+     * failed report leaves no half output file, and a large report costs
+     * disk, not memory. */
+    char *text = NULL, err[1024] = "";
+    size_t len = 0;
+    FILE *spool = pm_report_spool();
+    FILE *mem = spool ? spool : open_memstream(&text, &len);
+    if (!mem) {
+        fprintf(stderr, "perfmark report: out of memory\n");
+        return 1;
+    }
+    int rc = pm_report_file_opts(file, format, opts, mem, err, sizeof err);
+    if (!spool)
+        fclose(mem);
+    if (pm_report_mpi_rank() != 0 || rc != 0) { /* another rank's share went to rank 0 */
+        if (pm_report_mpi_rank() == 0)
+            fprintf(stderr, "perfmark report: %s\n", err);
+        if (spool)
+            fclose(spool);
+        free(text);
+        return rc != 0;
+    }
+    FILE *out = out_path ? fopen(out_path, "w") : stdout;
+    int ok = out && (spool ? pm_report_copy(spool, out) == 0 : fwrite(text, 1, len, out) == len);
+    ok = (out && out != stdout ? fclose(out) == 0 : fflush(stdout) == 0) && ok;
+    if (spool)
+        fclose(spool);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "perfmark report: cannot write %s: %s\n",
+                out_path ? out_path : "standard output", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- list ------------------------------------------------------------------ */
+
+static void pm_list_event(const char *name)
+{
+    char why[PM_NOTE_LEN];
+    int ok = pm_event_probe(name, why, sizeof why);
+    printf("         %-18s %s%s\n", name, ok ? "counts here" : "no: ", ok ? "" : why);
+}
+
+/* Groups whose events depend on the CPU model: the detected model's row. */
+static void pm_list_model_group(const char *group)
+{
+    const struct pm_cpu_model *m = pm_cpu_model_detect();
+    const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
+    if (!mg && m) {
+        printf("         here: not defined for %s (%s): measures 'sw' instead\n", m->name,
+               m->description);
+        return;
+    }
+    if (!mg) {
+        char cpu[160];
+        pm_cpu_describe(cpu, sizeof cpu);
+        printf("         here: no tables for %s: measures 'sw' instead\n", cpu);
+        return;
+    }
+    printf("         here: %s tables (%s)\n", m->name, m->description);
+    for (int i = 0; i < PM_MODEL_MAX_EVENTS && mg->events[i].pfm; i++) {
+        char name[PM_EVENT_NAME_LEN];
+        if (pm_cpu_model_event_name(m, mg->events[i].pfm, name, sizeof name) == 0)
+            pm_list_event(name);
+    }
+}
+
+/* The CPU perfmark sees, and whether PERFMARK_TEST_CPU chose it. */
+static void pm_print_cpu(void)
+{
+    char cpu[160];
+    pm_cpu_describe(cpu, sizeof cpu);
+    printf("CPU:          %s%s\n", cpu,
+           pm_cpu_id()->from_override ? " [PERFMARK_TEST_CPU, not this machine's]" : "");
+    if (pm_cpu_id_override_error()[0])
+        printf("              %s\n", pm_cpu_id_override_error());
+}
+
+static int pm_cmd_list(void)
+{
+    int pmu = pm_pmu_present();
+    pm_print_cpu();
+    printf("\n");
+    printf("Event groups (PERFMARK_EVENTS or perfmark run -e):\n\n");
+    for (const struct pm_event_group_def *g = pm_event_groups; g->name; g++) {
+        printf("%-8s %s\n", g->name, g->description);
+        if (strcmp(g->name, "default") == 0)
+            printf("         here: %s\n", pmu ? "ipc + task-clock + page-faults"
+                                              : "sw (this machine has no hardware PMU)");
+        if (g->per_model)
+            pm_list_model_group(g->name);
+        for (int i = 0; g->events[i]; i++)
+            pm_list_event(g->events[i]);
+    }
+    printf("\nAny libpfm4 event name works too, with modifiers (u, k, and on hardware\n"
+           "events e, i, c=N), e.g. -e task-clock,page-faults:u. See docs/event-groups.md.\n");
+    return 0;
+}
+
+/* ---- check ------------------------------------------------------------------- */
+
+static int pm_read_int(const char *path, int *value)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fscanf(f, "%d", value) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+static void pm_check_rdpmc(int pmu)
+{
+    if (!pmu) {
+        printf("rdpmc:        not applicable (no hardware counters)\n"
+               "              perfmark reads counters with read() (~0.3 us per group).\n");
+        return;
+    }
+    struct pm_event ev;
+    char err[PM_NOTE_LEN];
+    int cap = -1;
+    if (pm_event_encode("instructions", pm_user_only(), &ev, err, sizeof err) == 0) {
+        int fd = pm_perf_open(&ev.attr, -1, -1);
+        if (fd >= 0) {
+            struct perf_event_mmap_page *p =
+                mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+            if (p != MAP_FAILED) {
+                cap = (int)p->cap_user_rdpmc;
+                munmap(p, (size_t)sysconf(_SC_PAGESIZE));
+            }
+            close(fd);
+        }
+    }
+    int sysfs = -1;
+    pm_read_int("/sys/bus/event_source/devices/cpu/rdpmc", &sysfs);
+    printf("rdpmc:        %s (sysfs rdpmc=%d)\n", cap == 1 ? "granted" : "not granted", sysfs);
+    printf("              perfmark reads %s.\n", cap == 1
+               ? "hardware counters with rdpmc from user space (no syscall)"
+               : "counters with read(); echo 2 > /sys/bus/event_source/devices/cpu/rdpmc "
+                 "allows rdpmc");
+}
+
+static void pm_check_topdown(int pmu)
+{
+    static const char *const method[] = {
+        "none", "PERF_METRICS (slots + metric events)", "generic events (Skylake method)",
+        "pipeline utilisation (Zen 4 method)", "slot accounting (Arm Neoverse method)",
+        "TOPDOWN_*.ALL_P slot events (Intel E-core method)"};
+    _Static_assert(sizeof method / sizeof *method == PM_TD_NMETHODS,
+                   "a name per enum pm_td_method");
+    const struct pm_cpu_model *m = pm_cpu_model_detect();
+    if (!m) {
+        printf("TopDown:      not available: perfmark has no tables for this CPU;\n"
+               "              -e topdown measures the 'sw' group instead and says so.\n");
+        return;
+    }
+    int td = m->td_method >= 0 && m->td_method < PM_TD_NMETHODS ? (int)m->td_method : 0;
+    if (td == PM_TD_METHOD_NONE || !pm_cpu_model_group(m, PM_GROUP_TOPDOWN)) {
+        printf("TopDown:      not available: CPU model %s (%s) has no TopDown method;\n"
+               "              -e topdown measures the 'sw' group instead and says so.\n"
+               "              %s\n",
+               m->name, m->description, m->note ? m->note : "");
+        return;
+    }
+    printf("TopDown:      %s: CPU model %s (%s), method %s, level%s %s\n",
+           pmu ? "available" : "not available", m->name, m->description, method[td],
+           m->td_levels > 1 ? "s 1-" : " ", m->td_levels > 1 ? "2" : "1");
+    if (!pmu)
+        printf("              this machine has no hardware PMU (the model comes from CPUID/MIDR);\n"
+               "              -e topdown falls back to the 'sw' group and says so.\n");
+    if (m->hybrid)
+        printf("              hybrid CPU: TopDown is counted on P-cores only.\n");
+}
+
+static int pm_cmd_check(void)
+{
+    int pmu = pm_pmu_present();
+    printf("perfmark %s on this machine\n\n", PERFMARK_VERSION);
+    pm_print_cpu();
+    printf("hardware PMU: %s\n", pmu ? "present" : "absent");
+    printf("              %s\n", pmu
+               ? "hardware events (cycles, instructions, TopDown) can be counted."
+               : "only software events count here (VM, container or no PMU driver);\n"
+                 "              perfmark falls back to the 'sw' group and says so in the file.");
+    int paranoid = 2;
+    if (pm_read_int("/proc/sys/kernel/perf_event_paranoid", &paranoid) != 0)
+        printf("paranoid:     unknown (no /proc/sys/kernel/perf_event_paranoid)\n");
+    else
+        printf("paranoid:     perf_event_paranoid=%d, running as %s\n              %s\n",
+               paranoid, geteuid() == 0 ? "root" : "a normal user",
+               geteuid() == 0 ? "root counts user and kernel space."
+               : paranoid >= 3 ? "level 3 may forbid perf_event_open for users: perfmark "
+                                 "then measures time only."
+               : paranoid >= 2 ? "user space only: perfmark counts with exclude_kernel=1 "
+                                 "(context-switches then read 0)."
+                               : "user and kernel space can be counted.");
+    pm_check_rdpmc(pmu);
+    int nmi = -1;
+    if (pm_read_int("/proc/sys/kernel/nmi_watchdog", &nmi) != 0)
+        printf("NMI watchdog: not present\n");
+    else
+        printf("NMI watchdog: %s\n              %s\n", nmi ? "on" : "off",
+               nmi && pmu ? "it holds one hardware counter: large groups multiplex sooner "
+                            "(sysctl kernel.nmi_watchdog=0 frees it)."
+                          : "no counter is taken from perfmark.");
+    char why[PM_NOTE_LEN];
+    int sw = pm_event_probe("task-clock", why, sizeof why);
+    printf("software:     %s\n", sw ? "task-clock, page-faults, ... count here"
+                                    : why);
+    pm_check_topdown(pmu);
+    printf("clock:        region wall time from %s\n",
+           "rdtsc where the TSC is invariant, else CLOCK_MONOTONIC");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(pm_usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        fputs(pm_usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("perfmark %s\n", PERFMARK_VERSION);
+        return 0;
+    }
+    struct { const char *name, *usage; } usages[] = {
+        {"run", pm_usage_run}, {"report", pm_usage_report},
+        {"list", pm_usage_list}, {"check", pm_usage_check}, {"diff", pm_diff_usage},
+        {"selftest", pm_usage_selftest},
+    };
+    if (!strcmp(cmd, "help")) {
+        for (size_t i = 0; argc > 2 && i < sizeof usages / sizeof *usages; i++)
+            if (!strcmp(argv[2], usages[i].name)) {
+                fputs(usages[i].usage, stdout);
+                return 0;
+            }
+        fputs(pm_usage, stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof usages / sizeof *usages; i++)
+        if (!strcmp(cmd, usages[i].name) && pm_wants_help(argc - 2, argv + 2)) {
+            fputs(usages[i].usage, stdout);
+            return 0;
+        }
+    if (!strcmp(cmd, "run"))
+        return pm_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report"))
+        return pm_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff"))
+        return pm_diff_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return pm_cmd_list();
+    if (!strcmp(cmd, "check"))
+        return pm_cmd_check();
+    if (!strcmp(cmd, "selftest"))
+        return pm_selftest_main(argc - 1, argv + 1);
+    fprintf(stderr, "perfmark: unknown command '%s'\n\n%s", cmd, pm_usage);
+    return 2;
+}

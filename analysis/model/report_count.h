@@ -1,0 +1,99 @@
+/*
+ * report_count.h — the counting rules (report_count.c): the value of one cell, and
+ * the running statistics a set of cells is summed into. Everything that
+ * aggregates cells (the report, --by, diff) uses these, so that a number is
+ * the same wherever it is shown.
+ */
+#ifndef PM_REPORT_COUNT_H
+#define PM_REPORT_COUNT_H
+
+#include "h5read.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One event aggregated over a set of cells (a region's threads, one thread,
+ * or the threads of one rank row). */
+struct pm_evstat {
+    int has_total; /* 0 only when every cell lacks an estimate */
+    double total;
+    int has_spread; /* min/mean/max over visiting threads exist */
+    double min, mean, max;
+    uint64_t raw; /* Σ raw counts (saturating) */
+    int estimate; /* some cell was scaled */
+    int untrusted; /* the total misses counts (LOST_GENERATION or n/a cells) */
+    size_t n_na;  /* cells without an estimate */
+    int has_share;
+    double share; /* Σrunning / Σenabled */
+    /* added with issue 6: spread beyond min/mean/max, over the same cells */
+    double sd;          /* population standard deviation (0 with one value) */
+    size_t max_index;   /* thread row holding the max (lowest on ties); SIZE_MAX if unknown */
+    int has_imbalance;  /* has_spread and mean > 0 */
+    double imbalance;   /* max / mean */
+};
+
+/* A uint64 quantity of a region's cells over the threads that visited it
+ * (time: inclusive or exclusive). */
+struct pm_tstat {
+    size_t n;            /* threads behind the spread; 0 = none */
+    double min, mean, max, sd;
+    size_t min_index, max_index; /* thread rows (lowest on ties) */
+    int has_imbalance;   /* n > 0 and mean > 0 */
+    double imbalance;    /* max / mean */
+};
+
+/* Sums of counters and times saturate instead of wrapping. */
+static inline uint64_t pm_add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The count of one cell for one event (schema "Counting model"). */
+enum pm_vkind { PM_V_EXACT, PM_V_ESTIMATE, PM_V_NONE };
+enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v);
+
+/* Running state while summing cells into a pm_evstat (pm_acc_add). */
+struct pm_acc {
+    size_t nvals, nspread;
+    double spread_sum;
+    uint64_t en, run;
+    double w_mean, w_m2; /* Welford's running mean and Σ squared deviations (stddev) */
+    size_t max_index;
+};
+
+/* Add one cell (raw count, enabled and running time of the event's group) to
+ * `s` under the counting rules; `visited` = the cell has visits. Quantities
+ * that are not counter readings (visits, time, bytes) are added as exact
+ * values with en = run = 0. pm_acc_finish completes `s` once all are in. */
+void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en, uint64_t run,
+                int visited);
+/* The same, naming the cell's thread row (kept as max_index when the max). */
+void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
+                   uint64_t run, int visited, size_t index);
+void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a);
+/* A cell's time (pm_cell_time) into `s` like a count: an estimate marks it,
+ * none counts as a cell without a value. */
+void pm_acc_add_time(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind kind, uint64_t ns,
+                     int visited, size_t index);
+/* Thread row t's total of event e (/thread/counts) from the block `b` that
+ * holds row t (pm_report_totals), made when asked rather than kept for
+ * every thread: the report's memory must not grow with the threads. */
+void pm_thread_evstat(const struct pm_file *d, const struct pm_totals *b, size_t t, size_t e,
+                      struct pm_evstat *s);
+/* Add the state (sa, aa) of later cells (higher thread rows) to (s, a), as if
+ * they had been added one by one; used to join blocks of thread rows in
+ * block order (report_stream.c). Sums may differ from one-by-one in the last
+ * bit, the same way for every run of the same file and block size. */
+void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat *sb,
+                  const struct pm_acc *ab);
+
+/* Running spread of a uint64 quantity over threads (struct pm_tstat). */
+struct pm_tacc {
+    double sum, w_mean, w_m2;
+};
+void pm_tacc_add(struct pm_tstat *s, struct pm_tacc *a, uint64_t u, size_t t);
+void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat *sb,
+                   const struct pm_tacc *ab);
+void pm_tacc_finish(struct pm_tstat *s, const struct pm_tacc *a);
+
+#endif /* PM_REPORT_COUNT_H */

@@ -1,0 +1,55 @@
+/*
+ * report_measure.h — which visits were measured and what measuring cost
+ * (report_measure.c): a cell's time and exclusive time, perfmark's own part
+ * in a cell, and the report's steps that add them.
+ */
+#ifndef PM_REPORT_MEASURE_H
+#define PM_REPORT_MEASURE_H
+
+#include "h5read.h"
+#include "model/report_count.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pm_report;
+
+/* report_measure.c: docs/hdf5-schema.md, "Which visits read counters" and
+ * "What measuring costs". */
+
+/* The time of a cell: wall_ns holds its timed visits only, so where fewer
+ * visits were timed than made, the time is wall_ns x visits / timed_visits
+ * (rounded to the ns: PM_V_ESTIMATE); no timed visit at all is no time
+ * (PM_V_NONE, *ns = 0); else wall_ns (PM_V_EXACT). */
+enum pm_vkind pm_cell_time(uint64_t wall, uint64_t visits, uint64_t timed, uint64_t *ns);
+
+/* One cell's time and exclusive time (its time minus its children's,
+ * clamped at 0), with what they rest on. */
+struct pm_ctime {
+    uint64_t ns, excl;
+    unsigned char kind;      /* enum pm_vkind of ns */
+    unsigned char excl_kind; /* PM_V_NONE without a time; PM_V_ESTIMATE when it or a
+                                child's is an estimate */
+    unsigned char excl_bad;  /* a child has no time: excl may be too large */
+};
+
+/* Thread row t of block c: out[r] for every region row r. */
+void pm_thread_times(const struct pm_file *d, const struct pm_cells *c, size_t t,
+                     struct pm_ctime *out);
+
+/* perfmark's part in a cell: CPU time carries (reads + counted visits)
+ * readings, wall time `reads` (each at cost_ns). */
+void pm_cell_own(uint64_t reads, uint64_t visits, uint64_t timer_visits, double cost_ns,
+                 double *cpu_ns, double *wall_ns);
+
+/* Setup: the CPU-time event; per /thread row (pm_thread_pass) the run's
+ * reads. After the cells: which regions are timer only (their event
+ * statistics then have no value, before IPC and derived metrics are made of
+ * them), perfmark's share of each region's CPU time; after the statistics
+ * across ranks, the same for those. */
+void pm_measure_setup(struct pm_report *rep);
+void pm_measure_thread(struct pm_report *rep, const struct pm_totals *b, size_t t);
+void pm_measure_regions(struct pm_report *rep);
+void pm_measure_ranks(struct pm_report *rep);
+
+#endif /* PM_REPORT_MEASURE_H */

@@ -1,0 +1,243 @@
+/*
+ * report_model.h — the aggregated model of a perfmark file
+ * (pm_report_build_stream): per region, per thread, across ranks, TopDown,
+ * derived metrics, flags, and the view the options select. What every
+ * renderer reads; it knows nothing of any renderer or of the command line.
+ */
+#ifndef PM_REPORT_MODEL_H
+#define PM_REPORT_MODEL_H
+
+#include "h5read.h"
+#include "model/options.h"
+#include "model/report_count.h"
+#include "model/report_derived.h"
+#include "model/report_measure.h"
+#include "model/report_omp.h"
+#include "model/report_ranks.h"
+#include "model/report_topdown.h"
+#include "pm_cpu_models.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PM_MAX_FLAGS 32 /* flags are uint32: one name per bit at most */
+
+/* What a rank row's "difference" (process - threads sum) means. */
+extern const char pm_unseen_label[];
+
+struct pm_regstat {
+    uint64_t visits;
+    size_t nvisited;
+    uint64_t wall_total, wall_min, wall_max;
+    double wall_mean;
+    size_t flag_cells[PM_MAX_FLAGS]; /* threads whose cell carries flags[i] */
+    struct pm_evstat *ev;       /* [E] */
+    /* added with issue 6 */
+    struct pm_tstat wall_thr;   /* inclusive time over visiting threads */
+    uint64_t excl_total;        /* Σ exclusive time (rep->excl) */
+    struct pm_tstat excl_thr;   /* exclusive time over visiting threads */
+    int has_ipc;                /* the file has instructions and cycles, both with totals */
+    double ipc;                 /* Σinstructions / Σcycles over the region's cells */
+    int ipc_estimate, ipc_untrusted; /* either total is an estimate / undercounts */
+    uint64_t omp_wait_ns;       /* Σ time in omp wait regions below it (pm_is_omp_wait) */
+    int has_omp_wait_share;     /* wall_total > 0 */
+    double omp_wait_share;      /* omp_wait_ns / wall_total */
+    /* added with the throttle (report_measure.c). Every time above is the
+     * report's time of each cell (pm_cell_time): wall_ns, or, where only some
+     * visits were timed (MPI polls after their warm-up), its estimate */
+    size_t nwall;               /* visiting threads with a time: behind wall_min/mean/max */
+    size_t time_est;            /* cells whose time is an estimate */
+    size_t time_na;             /* visiting cells without a time (no visit was timed) */
+    int has_wall;               /* some cell has a time, or none lacks one */
+    int excl_est, excl_bad;     /* exclusive time: from an estimate / a child without a time */
+    uint64_t wall_raw;          /* Σ /region/wall_ns as stored: the timed visits only */
+    uint64_t timed_visits, timer_visits, reads;
+    double own_cpu_ns;          /* perfmark's part in the CPU time: (reads + counted visits) x cost */
+    double own_wall_ns;         /* ... in the wall time: reads x cost */
+    int has_own_share;          /* the region has a CPU-time event total > 0 */
+    double own_share;           /* own_cpu_ns / that total */
+    size_t throttled;           /* cells with throttled_from > 0 */
+    uint64_t throttled_min, throttled_max; /* their throttled_from */
+    int timer_only;             /* every visiting cell is TIMER_ONLY: no count is the region's
+                                   (its event statistics are left without a value) */
+};
+
+/* What a flag is to the report beyond its name: the flags of the throttle
+ * change what a row shows (pm_file.flag_timer_only and friends). */
+enum pm_flag_kind { PM_FK_OTHER, PM_FK_TIMER_ONLY, PM_FK_THROTTLED, PM_FK_OVERHEAD };
+
+struct pm_flagdef {
+    uint32_t bit;
+    const char *name;
+    char hex[16]; /* name for a bit the file does not name */
+    size_t cells; /* cells of the whole file carrying it */
+    enum pm_flag_kind kind;
+};
+
+#define PM_FLAG_WHERE 3 /* cells named per flag in the flags summary */
+
+/* A cell carrying a flag: region row and thread row. */
+struct pm_flagwhere {
+    size_t r, t;
+};
+
+/* The metric regions are sorted by and the breakdowns show. */
+enum pm_metric_kind { PM_VM_TIME, PM_VM_EXCL, PM_VM_VISITS, PM_VM_EVENT };
+
+/* The regions to show, in order: tree order, or by the metric for --top. */
+struct pm_view {
+    size_t *rows;   /* [nrows] region rows */
+    size_t nrows;
+    int filtered;   /* some option removed or reordered regions */
+    enum pm_metric_kind metric;
+    size_t metric_event; /* PM_VM_EVENT: /events row */
+    enum pm_by by;
+    struct pm_report_opts opts;
+};
+
+#define PM_TOP_THREADS 48 /* threads per region in the HTML per-thread bars */
+#define PM_HEAT_COLS 1024 /* heat map columns at most */
+
+/* A thread among the slowest of a region (HTML per-thread bars). */
+struct pm_topthr {
+    double wall;
+    size_t t;
+    uint32_t flags;
+};
+
+struct pm_report {
+    const struct pm_file *d;
+    const char *path;
+    size_t *order; /* [R] region rows in tree (preorder) order */
+    size_t *pos;   /* [R] position of a row in `order` */
+    struct pm_regstat *reg; /* [R] by row */
+    struct pm_evstat *regev; /* [R*E] storage behind reg[].ev */
+    struct pm_rankstat *rank; /* [N*E] */
+    size_t *rank_threads;    /* [N] threads compared with each rank row */
+    char **evkey;            /* [E] unique JSON key per event */
+    struct pm_flagdef flags[PM_MAX_FLAGS];
+    size_t nflags;
+    size_t cells;         /* cells with visits > 0 or flags != 0 */
+    size_t flagged_cells; /* cells with flags != 0 */
+
+    /* across ranks (report_ranks.c) */
+    int multi_rank;           /* the job had, or the file holds, more than one rank */
+    size_t nranks;            /* distinct /threads rank values */
+    int32_t *ranks;           /* [nranks] ascending */
+    uint32_t *thread_rank;    /* [T] index into ranks (4 bytes: grows with the threads) */
+    struct pm_xregion *xreg;  /* [R] by row */
+    struct pm_xregion *mpif;  /* [nmpif] MPI functions, most time first */
+    size_t nmpif;
+    struct pm_xstat *xq;      /* storage behind xreg[].q and mpif[].q */
+    struct pm_mpishare *share; /* [nranks] */
+    struct pm_xstat share_stat; /* the shares over the ranks that have one */
+
+    struct pm_tdreport td; /* report_topdown.c */
+
+    /* added with issue 6 */
+    size_t ev_instructions, ev_cycles; /* /events rows, SIZE_MAX when absent */
+    int thread_estimate, thread_na; /* some /thread total is an estimate / has no value */
+    int has_omp_wait;         /* the file has omp wait regions */
+    struct pm_xstat *xexcl;   /* [R] exclusive time across ranks (multi_rank only) */
+    struct pm_xstat *xomp;    /* [R] omp wait share across ranks (multi_rank, has_omp_wait) */
+    struct pm_flagwhere *where; /* [nflags * PM_FLAG_WHERE] first cells carrying each flag */
+    size_t *nwhere;             /* [nflags] cells recorded in `where` */
+    struct pm_view view;        /* what the options select (pm_report_select) */
+
+    /* streaming (report_stream.c): set up by pm_report_ranks_setup */
+    size_t *mpi_fn;             /* [R] MPI function of a row, SIZE_MAX for other kinds */
+    unsigned char *mpi_outer;   /* [R] no MPI region above it */
+    size_t nwait;               /* OpenMP wait pairs (pm_omp_wait_pairs) */
+    size_t *wait_above, *wait_row;
+    size_t block_rows;          /* thread rows aggregated per block */
+    size_t *mpi_rows, *mpi_start; /* rows of MPI function f: mpi_rows[mpi_start[f] ..
+                                     mpi_start[f + 1]) */
+    struct pm_xacc *xacc;       /* running state behind xreg, xexcl, xomp and mpif */
+    struct pm_rq *xtmp;         /* [PM_Q_EVENTS] scratch: one rank's MPI function */
+
+    /* HTML charts, filled while the cells stream (rep->heat != NULL only
+     * for --format html): the heat map's Σ wall_ns per (region, column),
+     * columns = ranks (several ranks) or thread rows, the first heat_cols of
+     * them; and per region the PM_TOP_THREADS visiting threads of most time */
+    double *heat;               /* [R * heat_cols] */
+    unsigned char *heat_in;     /* [R * heat_cols] the column entered the region */
+    size_t heat_cols;
+    int heat_by_rank;
+    struct pm_topthr *top;      /* [R * PM_TOP_THREADS] */
+    size_t *ntop;               /* [R] */
+
+    /* derived metrics of the CPU-model tables (report_derived.c) */
+    struct pm_dgroup dgroups[PM_NGROUPS];
+    size_t ndgroups;
+
+    /* perfmark's own reads over the whole run, from the /thread totals
+     * (report_measure.c) */
+    int has_read_cost;        /* some thread records a read cost > 0 */
+    uint64_t run_reads;       /* Σ /thread/reads */
+    double run_reads_ns;      /* Σ reads x read_cost_ns */
+    uint64_t run_thread_ns;   /* Σ /thread/wall_ns */
+    double cost_min, cost_max; /* read_cost_ns over the threads that have one */
+    size_t ev_cpu_time;       /* the task-clock (else cpu-clock) row, SIZE_MAX */
+    int time_est, time_na;    /* some region's time is an estimate / lacks cells */
+    int measuring;            /* the file says which visits read counters (a throttle
+                                 attribute or the /region or /thread data): formats add
+                                 what they show of it; older files keep their layout */
+};
+
+/* The steps of a build around the cells (report_model.c): setup before
+ * them, the flag definitions and derived metrics after. */
+int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path);
+void pm_flag_defs(struct pm_report *rep, uint32_t seen);
+void pm_report_derived(struct pm_report *rep);
+
+void pm_report_free(struct pm_report *rep);
+
+/* Apply the options to `rep` (fills rep->view). Returns 0, -1 when out of
+ * memory, or -2 with a message in err when an option names nothing in the
+ * file (unknown --metric event, --region matching no region). The build
+ * leaves the view at every region in tree order. */
+int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char *err,
+                     size_t errlen);
+
+/* The value of the view's metric for region row r (0 when it has none). */
+double pm_view_metric(const struct pm_report *rep, size_t r);
+
+/* How far to trust a cell's value of the view's metric: ~ scaled estimate
+ * (or a time extrapolated from sampled visits), ! counts missing (no
+ * estimate, or counters reopened inside a visit), * counts of the visits
+ * before the throttle only (THROTTLED). */
+enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2, PM_MARK_PARTIAL = 4 };
+int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r);
+
+/* Which threads a /rank row is compared with. The schema does not say how
+ * rows map to ranks: one row (one file per process) is the whole process;
+ * with several rows, row n is taken to be rank n. */
+static inline int pm_rank_has_thread(const struct pm_file *d, size_t n, size_t t)
+{
+    return d->N == 1 || d->tids[t].rank == (int32_t)n;
+}
+
+/* /threads row t for a renderer walking the rows in order: `b` (zeroed, then
+ * pm_report_threads_done) holds a block of rows, read again when t leaves
+ * it, so the rows are read once per walk and never all kept. A row that
+ * cannot be read (the file changed since it was checked) reads as zeros and
+ * "", said once on stderr. */
+const struct pm_file_thread *pm_report_thread(const struct pm_report *rep,
+                                              struct pm_thread_rows *b, size_t t);
+void pm_report_threads_done(struct pm_thread_rows *b);
+/* The /thread totals' block holding row t, walked the same way (b zeroed,
+ * then pm_report_totals_done); a block that cannot be read reads as zeros,
+ * said once on stderr. NULL only when out of memory (said on stderr). */
+const struct pm_totals *pm_report_totals(const struct pm_report *rep, struct pm_totals *b,
+                                         size_t t);
+void pm_report_totals_done(struct pm_totals *b);
+
+/* The flags present in a region as "NAME:n" joined by `sep` ("" if none). */
+void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
+                         const char *sep, char *buf, size_t len);
+
+/* The flag of this kind in rep->flags (SIZE_MAX when the file has none). */
+size_t pm_flag_of_kind(const struct pm_report *rep, enum pm_flag_kind kind);
+
+#endif /* PM_REPORT_MODEL_H */

@@ -1,0 +1,364 @@
+/*
+ * report_ranks.c — the report across MPI ranks: every region and every MPI
+ * function (summed over all the paths it was called from) compared rank by
+ * rank, and each rank's share of time in MPI.
+ *
+ * A rank's value is the sum over its threads (the /threads rows with that
+ * rank) of their cells, each cell counted by the same rules as everywhere
+ * else (pm_rq_add, the total part of pm_acc_add); report_stream.c sums the
+ * cells per rank while it streams them, this file turns the sums into
+ * statistics across ranks. Across ranks: the total, and min/mean/max over the
+ * ranks that entered, because a rank that never called MPI_Bcast is not
+ * evidence of a fast MPI_Bcast; the imbalance max/mean says how far the
+ * slowest rank is from the average one, and the rank holding the max says
+ * where to look.
+ */
+#include "model/report_model.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PM_NONE SIZE_MAX
+
+static int pm_cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The distinct rank values of /threads, ascending, and each thread's index
+ * among them. The schema keeps rows in rank order, but nothing here relies
+ * on it. */
+static int pm_rank_index(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    size_t n = 0;
+
+    rep->ranks = malloc((d->T ? d->T : 1) * sizeof *rep->ranks);
+    rep->thread_rank = malloc((d->T ? d->T : 1) * sizeof *rep->thread_rank);
+    if (!rep->ranks || !rep->thread_rank || d->T > UINT32_MAX)
+        return -1;
+    for (size_t t = 0; t < d->T; t++)
+        rep->ranks[t] = d->tids[t].rank;
+    qsort(rep->ranks, d->T, sizeof *rep->ranks, pm_cmp_i32);
+    for (size_t t = 0; t < d->T; t++)
+        if (n == 0 || rep->ranks[n - 1] != rep->ranks[t])
+            rep->ranks[n++] = rep->ranks[t];
+    rep->nranks = n;
+    for (size_t t = 0; t < d->T; t++) {
+        const int32_t *k = bsearch(&d->tids[t].rank, rep->ranks, n, sizeof *rep->ranks,
+                                   pm_cmp_i32);
+        rep->thread_rank[t] = (uint32_t)(k - rep->ranks);
+    }
+    /* a per-rank file of a larger job holds one rank, but its numbers are
+     * still one rank's share of a job: say so rather than hide it */
+    rep->multi_rank = n > 1 || d->ranks > 1;
+    return 0;
+}
+
+void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int visited)
+{
+    double v = 0;
+    enum pm_vkind k = pm_cell_value(raw, en, run, &v);
+
+    /* the same rules as pm_acc_add, which this mirrors for the total */
+    if (!visited && raw == 0 && en == 0)
+        return;
+    if (k == PM_V_NONE) {
+        q->n_na++;
+        return;
+    }
+    if (k == PM_V_ESTIMATE)
+        q->estimate = 1;
+    q->total += v;
+    q->nvals++;
+}
+
+void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visited)
+{
+    if (!visited && ns == 0)
+        return;
+    if (kind == PM_V_NONE) {
+        q->n_na++;
+        return;
+    }
+    if (kind == PM_V_ESTIMATE)
+        q->estimate = 1;
+    q->total += (double)ns;
+    q->nvals++;
+}
+
+/* One rank's sums into a statistic across ranks (ranks come in ascending
+ * order): the total and the markers over every rank, so that the total
+ * equals the sum over threads; min/mean/max/sd over the ranks that entered
+ * and have a value. `has` < 0: the rank has a value unless some cell lacks
+ * an estimate and none has one (pm_acc_finish's has_total); else a derived
+ * quantity (a share) says itself. */
+static void pm_x_add(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const struct pm_rq *s,
+                     int entered, int has)
+{
+    double v = s->total, delta;
+
+    x->total += v;
+    x->estimate |= s->estimate;
+    x->untrusted |= s->untrusted || s->n_na > 0;
+    a->vals += s->nvals;
+    a->cells_na += s->n_na;
+    if (!entered)
+        return;
+    if (has < 0 ? s->n_na > 0 && s->nvals == 0 : !has) {
+        x->n_na++;
+        return;
+    }
+    /* strict comparisons over ascending ranks: ties go to the lowest */
+    if (x->nspread == 0 || v < x->min) {
+        x->min = v;
+        x->min_rank = rank;
+    }
+    if (x->nspread == 0 || v > x->max) {
+        x->max = v;
+        x->max_rank = rank;
+    }
+    a->sum += v;
+    x->nspread++;
+    /* Welford: one pass (a rank's sums are gone once it is folded in), and
+     * exactly 0 where every rank has the same large value */
+    delta = v - a->w_mean;
+    a->w_mean += delta / (double)x->nspread;
+    a->w_m2 += delta * (v - a->w_mean);
+}
+
+static void pm_x_finish(struct pm_xstat *x, const struct pm_xacc *a)
+{
+    /* the same rule as a region's total over threads: none only when some
+     * cell lacks an estimate and no cell has one */
+    x->has_total = !(a->cells_na > 0 && a->vals == 0);
+    if (x->nspread == 0)
+        return;
+    x->mean = a->sum / (double)x->nspread;
+    x->sd = sqrt(a->w_m2 / (double)x->nspread);
+    if (x->mean > 0) {
+        x->has_imbalance = 1;
+        x->imbalance = x->max / x->mean;
+    }
+}
+
+static int pm_is_mpi(const struct pm_file_region *g)
+{
+    return strcmp(g->kind, "mpi") == 0;
+}
+
+/* fn[r] = the MPI function of region row r (PM_NONE for other kinds), and
+ * `rows` the rows of function f at [start[f], start[f + 1]). */
+static size_t pm_mpi_functions(const struct pm_file *d, size_t *fn, size_t *rows, size_t *start)
+{
+    size_t nf = 0, used = 0;
+
+    for (size_t r = 0; r < d->R; r++) {
+        fn[r] = PM_NONE;
+        if (!pm_is_mpi(&d->regions[r]))
+            continue;
+        for (size_t p = 0; p < r && fn[r] == PM_NONE; p++)
+            if (fn[p] != PM_NONE && strcmp(d->regions[p].name, d->regions[r].name) == 0)
+                fn[r] = fn[p];
+        if (fn[r] == PM_NONE)
+            fn[r] = nf++;
+    }
+    for (size_t f = 0; f < nf; f++) {
+        start[f] = used;
+        for (size_t r = 0; r < d->R; r++)
+            if (fn[r] == f)
+                rows[used++] = r;
+    }
+    start[nf] = used;
+    return nf;
+}
+
+/* Statistics across ranks (xreg, mpif, xexcl, xomp) and their running
+ * state, sized once: pm_report_rank_done fills them rank by rank. */
+static int pm_xstats_alloc(struct pm_report *rep, size_t nf)
+{
+    const struct pm_file *d = rep->d;
+    size_t nq = PM_Q_EVENTS + d->E;
+
+    if (nq > SIZE_MAX / 4 / (d->R + nf + 1))
+        return -1;
+    rep->xreg = calloc(d->R ? d->R : 1, sizeof *rep->xreg);
+    rep->mpif = calloc(nf ? nf : 1, sizeof *rep->mpif);
+    rep->xq = calloc((d->R + nf) * nq + 1, sizeof *rep->xq);
+    rep->share = calloc(rep->nranks ? rep->nranks : 1, sizeof *rep->share);
+    rep->xexcl = calloc(d->R ? d->R : 1, sizeof *rep->xexcl);
+    rep->xomp = calloc(d->R ? d->R : 1, sizeof *rep->xomp);
+    /* [R * nq] regions, [R] exclusive, [R] OpenMP wait, [nf * PM_Q_EVENTS] MPI */
+    rep->xacc = calloc((d->R * (nq + 2) + nf * PM_Q_EVENTS) + 1, sizeof *rep->xacc);
+    rep->xtmp = calloc(PM_Q_EVENTS, sizeof *rep->xtmp);
+    if (!rep->xreg || !rep->mpif || !rep->xq || !rep->share || !rep->xexcl || !rep->xomp ||
+        !rep->xacc || !rep->xtmp)
+        return -1;
+    for (size_t r = 0; r < d->R; r++) {
+        rep->xreg[r].name = d->regions[r].name;
+        rep->xreg[r].q = rep->xq + r * nq;
+    }
+    for (size_t f = 0; f < nf; f++) {
+        rep->mpif[f].name = d->regions[rep->mpi_rows[rep->mpi_start[f]]].name;
+        rep->mpif[f].q = rep->xq + (d->R + f) * nq;
+    }
+    for (size_t k = 0; k < rep->nranks; k++)
+        rep->share[k].rank = rep->ranks[k];
+    rep->nmpif = nf;
+    return 0;
+}
+
+int pm_report_ranks_setup(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    size_t np;
+
+    if (pm_rank_index(rep) < 0)
+        return -1;
+    rep->mpi_fn = malloc((d->R ? d->R : 1) * sizeof *rep->mpi_fn);
+    rep->mpi_outer = malloc(d->R ? d->R : 1);
+    rep->mpi_rows = malloc((d->R ? d->R : 1) * sizeof *rep->mpi_rows);
+    rep->mpi_start = malloc((d->R + 1) * sizeof *rep->mpi_start);
+    np = pm_omp_wait_pairs(d, NULL, NULL);
+    rep->wait_above = malloc((np + 1) * sizeof *rep->wait_above);
+    rep->wait_row = malloc((np + 1) * sizeof *rep->wait_row);
+    if (!rep->mpi_fn || !rep->mpi_outer || !rep->mpi_rows || !rep->mpi_start ||
+        !rep->wait_above || !rep->wait_row)
+        return -1;
+    rep->nwait = pm_omp_wait_pairs(d, rep->wait_above, rep->wait_row);
+    for (size_t r = 0; r < d->R; r++)
+        if (pm_is_omp_wait(&d->regions[r]))
+            rep->has_omp_wait = 1;
+    if (pm_xstats_alloc(rep, pm_mpi_functions(d, rep->mpi_fn, rep->mpi_rows, rep->mpi_start)) < 0)
+        return -1;
+    /* MPI time of a rank: its outermost MPI cells only, so that an MPI call
+     * made inside another (not expected: the wrappers call PMPI_) is not
+     * counted twice. Parents come before children: one pass decides "no MPI
+     * ancestor". */
+    for (size_t r = 0; r < d->R; r++) {
+        int32_t p = d->regions[r].parent;
+        int mpi_above = p >= 0 && (rep->mpi_fn[p] != PM_NONE || !rep->mpi_outer[p]);
+
+        rep->mpi_outer[r] = !mpi_above;
+    }
+    return 0;
+}
+
+void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
+                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est)
+{
+    const struct pm_file *d = rep->d;
+    size_t nq = PM_Q_EVENTS + d->E;
+    struct pm_xacc *acc = rep->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    struct pm_xacc *accm = acco + d->R;
+    int32_t rank = rep->ranks[k];
+
+    for (size_t r = 0; r < d->R; r++) {
+        const struct pm_rq *q0 = rq + r * (nq + 1);
+        /* a rank entered a region when one of its threads has visits there */
+        int entered = q0[PM_Q_VISITS].total > 0;
+
+        rep->xreg[r].entered += (size_t)entered;
+        for (size_t q = 0; q < nq; q++)
+            pm_x_add(&rep->xreg[r].q[q], &acc[r * nq + q], rank, &q0[q], entered, -1);
+        pm_x_add(&rep->xexcl[r], &accx[r], rank, &q0[nq], entered, -1);
+        if (rep->heat && rep->heat_by_rank && k < rep->heat_cols) {
+            rep->heat[r * rep->heat_cols + k] = q0[PM_Q_WALL].total;
+            rep->heat_in[r * rep->heat_cols + k] = (unsigned char)entered;
+        }
+        if (rep->has_omp_wait) {
+            /* the OpenMP wait share of the rank: its threads' wait below the
+             * region over their time in it; none without time in the region */
+            uint64_t tns = omp[r * 2], wns = omp[r * 2 + 1];
+            struct pm_rq sh = {0};
+
+            sh.total = tns > 0 ? (double)wns / (double)tns : 0;
+            pm_x_add(&rep->xomp[r], &acco[r], rank, &sh, entered && tns > 0, tns > 0);
+        }
+    }
+    /* an MPI function: the rank's rows summed in row order. The values are
+     * integers (calls, bytes, ns), exact in a double below 2^53, so the
+     * order does not change them. */
+    for (size_t f = 0; f < rep->nmpif; f++) {
+        struct pm_rq *t = rep->xtmp;
+        int entered = 0;
+
+        memset(t, 0, PM_Q_EVENTS * sizeof *t);
+        for (size_t i = rep->mpi_start[f]; i < rep->mpi_start[f + 1]; i++) {
+            const struct pm_rq *q0 = rq + rep->mpi_rows[i] * (nq + 1);
+
+            entered |= q0[PM_Q_VISITS].total > 0;
+            for (size_t q = 0; q < PM_Q_EVENTS; q++) {
+                t[q].total += q0[q].total;
+                t[q].nvals += q0[q].nvals;
+                t[q].n_na += q0[q].n_na;
+                t[q].estimate |= q0[q].estimate;
+                t[q].untrusted |= q0[q].untrusted;
+            }
+        }
+        rep->mpif[f].entered += (size_t)entered;
+        for (size_t q = 0; q < PM_Q_EVENTS; q++)
+            pm_x_add(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q], rank, &t[q], entered, -1);
+    }
+    rep->share[k].mpi_ns = mpi_ns;
+    rep->share[k].estimate = mpi_est;
+}
+
+/* The MPI time of each rank (summed over its threads: with
+ * MPI_THREAD_MULTIPLE, threads waiting in MPI at once add up, and the share
+ * can exceed 1) over its time: its longest thread, the closest the file has
+ * to the rank's elapsed time (threads are timed from first sight, the main
+ * thread from the start of measurement). */
+static void pm_mpi_share(struct pm_report *rep)
+{
+    struct pm_xacc a = {0};
+
+    /* total_ns came with the pass over the /thread totals (pm_report_setup) */
+    memset(&rep->share_stat, 0, sizeof rep->share_stat);
+    for (size_t k = 0; k < rep->nranks; k++) {
+        struct pm_mpishare *s = &rep->share[k];
+        struct pm_rq v = {0};
+
+        s->has_share = s->total_ns > 0;
+        if (s->has_share)
+            s->share = (double)s->mpi_ns / (double)s->total_ns;
+        /* every rank takes part: no MPI at all is a share of 0 */
+        v.total = s->share;
+        pm_x_add(&rep->share_stat, &a, s->rank, &v, 1, s->has_share);
+    }
+    pm_x_finish(&rep->share_stat, &a);
+}
+
+static int pm_cmp_mpif(const void *a, const void *b)
+{
+    const struct pm_xregion *x = a, *y = b;
+    double tx = x->q[PM_Q_WALL].total, ty = y->q[PM_Q_WALL].total;
+
+    if (tx != ty)
+        return tx < ty ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+void pm_report_ranks_finish(struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    size_t nq = PM_Q_EVENTS + d->E;
+    const struct pm_xacc *acc = rep->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    const struct pm_xacc *accm = acco + d->R;
+
+    for (size_t r = 0; r < d->R; r++) {
+        for (size_t q = 0; q < nq; q++)
+            pm_x_finish(&rep->xreg[r].q[q], &acc[r * nq + q]);
+        pm_x_finish(&rep->xexcl[r], &accx[r]);
+        pm_x_finish(&rep->xomp[r], &acco[r]);
+    }
+    for (size_t f = 0; f < rep->nmpif; f++)
+        for (size_t q = 0; q < PM_Q_EVENTS; q++)
+            pm_x_finish(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q]);
+    qsort(rep->mpif, rep->nmpif, sizeof *rep->mpif, pm_cmp_mpif);
+    pm_mpi_share(rep);
+}

@@ -1,0 +1,87 @@
+/*
+ * report_ranks.h — the report across ranks (report_ranks.c): each region's
+ * quantities compared across ranks, the MPI functions summed over every path
+ * they were called from, each rank's MPI share.
+ */
+#ifndef PM_REPORT_RANKS_H
+#define PM_REPORT_RANKS_H
+
+#include "model/report_count.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pm_report;
+
+/* The quantities of a region compared across ranks; event e is at
+ * PM_Q_EVENTS + e. */
+enum { PM_Q_VISITS, PM_Q_WALL, PM_Q_BYTES, PM_Q_BYTES_UNKNOWN, PM_Q_EVENTS };
+
+/* One quantity across ranks. A rank's value is the sum over its threads of
+ * their cells (events scaled per cell like everywhere else); min/mean/max
+ * are over the ranks that entered the region and have a value. */
+struct pm_xstat {
+    int has_total;
+    double total; /* over every rank and cell */
+    size_t nspread; /* ranks behind min/mean/max; 0 = none */
+    double min, mean, max;
+    int32_t min_rank, max_rank; /* the lowest rank holding the min / the max */
+    int has_imbalance; /* mean > 0 */
+    double imbalance;  /* max / mean */
+    int estimate, untrusted;
+    size_t n_na; /* ranks that entered but have no value */
+    double sd;   /* added with issue 6: population stddev over the same ranks */
+};
+
+/* A region, or an MPI function summed over every path it was called from. */
+struct pm_xregion {
+    const char *name;
+    size_t entered;     /* ranks with visits > 0 */
+    struct pm_xstat *q; /* [PM_Q_EVENTS + E]; MPI functions: [PM_Q_EVENTS] */
+};
+
+struct pm_mpishare {
+    int32_t rank;
+    int estimate;      /* some of mpi_ns is extrapolated from sampled visits */
+    uint64_t mpi_ns;   /* wall time of its outermost MPI cells, summed over its threads */
+    uint64_t total_ns; /* its longest thread's /thread/wall_ns */
+    int has_share;     /* total_ns > 0 */
+    double share;      /* mpi_ns / total_ns; above 1 when threads overlap in MPI */
+};
+
+struct pm_rankstat {
+    struct pm_evstat proc; /* the inherited set */
+    struct pm_evstat sum;  /* Σ per-thread totals of the threads of that row */
+};
+
+/* One rank's running sum of one quantity of one region: what pm_acc keeps
+ * for a total, without the spread (report_stream.c, report_ranks.c). */
+struct pm_rq {
+    double total;
+    uint32_t nvals;
+    uint32_t n_na : 30, estimate : 1, untrusted : 1;
+};
+void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int visited);
+/* The same for a cell's time (pm_cell_time): kind says exact, estimate or none. */
+void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visited);
+
+/* Running state of a pm_xstat while ranks are folded in (report_ranks.c). */
+struct pm_xacc {
+    size_t vals, cells_na;
+    double sum, w_mean, w_m2;
+};
+
+/* Rank index, MPI functions, OpenMP wait pairs and the statistics across
+ * ranks, before any cell (pm_report_setup). Then, in ascending rank order,
+ * each rank's sums once all its threads are in: rq [R][nq + 1] (PM_Q_*
+ * quantities, then exclusive time), omp [R][2] (time in the region, OpenMP
+ * wait below it), mpi_ns (time in outermost MPI regions). The report keeps
+ * no rank's sums beyond that call: its memory is bounded by the ranks open
+ * at once, not by the ranks of the file. pm_report_ranks_finish completes
+ * the statistics after the last rank. */
+int pm_report_ranks_setup(struct pm_report *rep);
+void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
+                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est);
+void pm_report_ranks_finish(struct pm_report *rep);
+
+#endif /* PM_REPORT_RANKS_H */

@@ -1,0 +1,113 @@
+/*
+ * diff_json.c — `perfmark diff --format json`: one object, a region per
+ * pair with every shown metric, then the regions found in one file only.
+ */
+#include "render/diff_render.h"
+#include "render/common/render_common.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void pm_json_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void pm_json_side(FILE *out, const struct pm_diff_side *s, int measuring)
+{
+    fputs("{\"value\": ", out);
+    pm_json_num(out, s->has, s->total);
+    fprintf(out, ", \"estimate\": %s, \"untrusted\": %s, \"units\": %zu, \"mean\": ",
+            s->estimate ? "true" : "false", s->untrusted ? "true" : "false", s->units);
+    pm_json_num(out, s->units > 0, s->mean);
+    fputs(", \"min\": ", out);
+    pm_json_num(out, s->units > 0, s->min);
+    fputs(", \"max\": ", out);
+    pm_json_num(out, s->units > 0, s->max);
+    if (measuring) /* appended: files since the throttle only */
+        fprintf(out, ", \"timer_only\": %s, \"throttled\": %s", s->timer_only ? "true" : "false",
+                s->partial ? "true" : "false");
+    putc('}', out);
+}
+
+static void pm_json_file(FILE *out, const struct pm_diff_file *f)
+{
+    fputs("{\"file\": ", out);
+    pm_json_str(out, f->path);
+    fprintf(out, ", \"threads\": %zu, \"units\": %zu}", f->d.T, f->nunits);
+}
+
+void pm_render_diff_json(FILE *out, const struct pm_diff *df)
+{
+    const char *sep = "";
+
+    fputs("{\"a\": ", out);
+    pm_json_file(out, &df->f[0]);
+    fputs(", \"b\": ", out);
+    pm_json_file(out, &df->f[1]);
+    fprintf(out, ", \"unit\": \"%s\", \"metric\": ", df->by_rank ? "rank" : "thread");
+    if (df->mshow == PM_DIFF_NONE)
+        fputs("null", out);
+    else
+        pm_json_str(out, df->m[df->mshow].name);
+    fputs(", \"threshold_pct\": ", out);
+    pm_json_num(out, df->has_threshold, df->threshold);
+    fputs(", \"regions\": [", out);
+    for (size_t p = 0; p < df->npairs; p++) {
+        const struct pm_diff_pair *pr = &df->pairs[p];
+        const char *path = pm_diff_pair_path(df, pr);
+        const char *msep = "";
+
+        if (pr->row[0] == PM_DIFF_NONE || pr->row[1] == PM_DIFF_NONE)
+            continue;
+        fprintf(out, "%s\n  {\"path\": ", sep);
+        sep = ",";
+        if (path)
+            pm_json_str(out, path);
+        else
+            fputs("null", out);
+        fputs(", \"kind\": ", out);
+        pm_json_str(out, pm_diff_pair_kind(df, pr));
+        fprintf(out, ", \"whole_run\": %s, \"metrics\": {", path ? "false" : "true");
+        for (size_t m = 0; m < df->nm; m++) {
+            const struct pm_diff_cell *c = &df->cells[p * df->nm + m];
+
+            if (!pm_diff_shown(df, pr, m))
+                continue;
+            fprintf(out, "%s\n    ", msep);
+            msep = ",";
+            pm_json_str(out, df->m[m].name);
+            fputs(": {\"a\": ", out);
+            pm_json_side(out, &c->s[0], df->measuring);
+            fputs(", \"b\": ", out);
+            pm_json_side(out, &c->s[1], df->measuring);
+            fputs(", \"change\": ", out);
+            pm_json_num(out, c->has_change, c->change);
+            fputs(", \"change_pct\": ", out);
+            pm_json_num(out, c->rel_kind == 1, c->rel);
+            fprintf(out, ", \"beyond_spread\": %s, \"regression\": %s}",
+                    c->beyond < 0 ? "null" : c->beyond ? "true" : "false",
+                    c->regressed ? "true" : "false");
+        }
+        fputs("}}", out);
+    }
+    fputs("]", out);
+    for (int fi = 0; fi < 2; fi++) {
+        fprintf(out, ", \"only_in_%s\": [", fi ? "b" : "a");
+        sep = "";
+        for (size_t p = 0; p < df->npairs; p++) {
+            const struct pm_diff_pair *pr = &df->pairs[p];
+
+            if (pr->row[fi] == PM_DIFF_NONE || pr->row[1 - fi] != PM_DIFF_NONE)
+                continue;
+            fputs(sep, out);
+            sep = ", ";
+            pm_json_str(out, pm_diff_pair_path(df, pr));
+        }
+        fputs("]", out);
+    }
+    fprintf(out, ", \"regressions\": %zu}\n", df->nregress);
+}
