@@ -9,7 +9,7 @@ calls. A call that does not go down is marked: up a layer, or sideways
 between renderers (render/html/ may call its own charts); so is a pair of
 files calling each other. Exit status 1 when any is marked.
 The layers (docs/design.md, "analysis/: layers that only look down"):
-cli/ -> render/ -> render/common/ -> model/ -> read (h5read, read_guard).
+cli/ -> render/ -> render/common/ -> model/ -> read/ (the reader).
 """
 import collections
 import glob
@@ -33,7 +33,7 @@ def layer(name):
     for prefix, rank in LAYERS:
         if name.startswith(prefix):
             return rank
-    return 0  # the reader: h5read, read_guard
+    return 0  # read/: the reader
 
 
 def folder(name):

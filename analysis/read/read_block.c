@@ -35,6 +35,19 @@ size_t pm_rd_chunk_rows(hid_t file)
 
 /* ------------------------------------------------------------ streaming */
 
+/* Files since the throttle: /region/reads, timer_visits, timed_visits,
+ * throttled_from (any one of them). */
+int pm_rd_has_visit_data(struct pm_rd *rd)
+{
+    static const enum pm_schema_id ids[] = {PM_S_REGION_READS, PM_S_REGION_TIMER_VISITS,
+                                            PM_S_REGION_TIMED_VISITS, PM_S_REGION_THROTTLED_FROM};
+    int any = 0;
+
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        any |= pm_rd_link_exists(rd, pm_schema_path(ids[i]));
+    return any;
+}
+
 /* The cell arrays, in the order of struct pm_cells' buf[]. */
 static const enum pm_schema_id pm_cell_sets[PM_NCELLS] = {
     PM_S_REGION_VISITS,       PM_S_REGION_WALL_NS,       PM_S_REGION_FLAGS,

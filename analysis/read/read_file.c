@@ -93,18 +93,6 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
 
 /* ------------------------------------------------------------- loading */
 
-/* Files since the throttle: /region/reads, timer_visits, timed_visits,
- * throttled_from (any one of them). */
-int pm_rd_has_visit_data(struct pm_rd *rd)
-{
-    static const enum pm_schema_id ids[] = {PM_S_REGION_READS, PM_S_REGION_TIMER_VISITS,
-                                            PM_S_REGION_TIMED_VISITS, PM_S_REGION_THROTTLED_FROM};
-    int any = 0;
-
-    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
-        any |= pm_rd_link_exists(rd, pm_schema_path(ids[i]));
-    return any;
-}
 
 static int pm_load_cells(struct pm_rd *rd, struct pm_file *d)
 {

@@ -60,9 +60,6 @@ int pm_rd_thread_block(struct pm_rd *rd, struct pm_thread_rows *b, size_t t0, si
 int pm_rd_read_strings(struct pm_rd *rd, enum pm_schema_id id, char ***out, size_t *count);
 void pm_rd_free_tables(struct pm_file *d);
 
-/* ---- read_file.c */
-int pm_rd_has_visit_data(struct pm_rd *rd);
-
 /* ---- read_block.c: cells and totals a block of thread rows at a time */
 enum { PM_NCELLS = 12, PM_CELL_TIMED = 10 };                 /* pm_cell_sets */
 enum { PM_NTOTALS = 7, PM_TOTAL_FLAGS = 4, PM_TOTAL_COST = 6 }; /* pm_total_sets */
@@ -79,5 +76,7 @@ int pm_rd_open_cells(struct pm_rd *rd, struct pm_file *d);
 int pm_rd_open_totals(struct pm_rd *rd, struct pm_file *d);
 size_t pm_rd_chunk_rows(hid_t file);
 void pm_rd_close_stream(struct pm_file *d);
+/* Files since the throttle hold /region/reads, timer_visits, ... */
+int pm_rd_has_visit_data(struct pm_rd *rd);
 
 #endif
