@@ -7,6 +7,7 @@
 #include "pm_events.h"
 #include "read_guard.h"
 #include "cli/report.h"
+#include "cli/report_many.h"
 #include "model/report_stream.h"
 #include "model/report_spool.h"
 #include "selftest.h"
@@ -33,7 +34,7 @@ static const char pm_usage[] =
     "\n"
     "commands:\n"
     "  run [options] -- CMD [ARGS...]   run CMD with perfmark preloaded\n"
-    "  report FILE.h5 [options]         aggregate a measurement file\n"
+    "  report FILE.h5... [options]      aggregate measurement files\n"
     "  diff A.h5 B.h5 [options]         the change from run A to run B per region;\n"
     "                                   exit 1 on a regression beyond --threshold\n"
     "  list                             event groups, and which events count here\n"
@@ -84,9 +85,16 @@ static const char pm_usage_run[] =
     "MPI's SIGTERM and SIGKILL in which killed ranks save their data.\n";
 
 static const char pm_usage_report[] =
-    "usage: perfmark report FILE.h5 [--format text|csv|json|html] [-o OUT]\n"
+    "usage: perfmark report FILE.h5... [--format text|csv|json|html] [-o OUT]\n"
     "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
     "                [--read-timeout S]\n"
+    "\n"
+    "Several files: each is reported in turn (the options apply to each), as one\n"
+    "output: text one report after another; json an array of the report objects\n"
+    "({\"file\", \"error\"} for a file that could not be read); csv one table with\n"
+    "a first column `file` and the union of the files' columns; html one page\n"
+    "with a section per file. Exit status 1 when any file failed, after the\n"
+    "others were reported.\n"
     "\n"
     "  --by B       text: region (default) is the full report; rank or thread prints\n"
     "               one table of the metric per (region, rank) or (region, thread)\n"
@@ -361,10 +369,18 @@ static int pm_cmd_run(int argc, char **argv)
 static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
                            const char *out_path);
 
+static int pm_report_write_many(const char *const *files, int n, const char *format,
+                                const struct pm_report_opts *opts, const char *out_path);
 static int pm_cmd_report(int argc, char **argv)
 {
     const char *file = NULL, *format = "text", *out_path = NULL;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0;
     struct pm_report_opts opts = {PM_BY_REGION, NULL, 0, NULL};
+    if (!files) {
+        fprintf(stderr, "perfmark report: out of memory\n");
+        return 1;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && i + 1 < argc)
@@ -412,14 +428,10 @@ static int pm_cmd_report(int argc, char **argv)
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "perfmark report: unknown option '%s'\n\n%s", a, pm_usage_report);
             return 2;
-        } else if (!file)
-            file = a;
-        else {
-            /* several files are most likely a job's per-rank fallback files */
-            fprintf(stderr, "perfmark report: one file at a time ('%s'); per-rank files "
-                    "(NAME.rankR.h5) are reported one by one, each as its rank's share of "
-                    "the job, and compared with perfmark diff\n", a);
-            return 2;
+        } else {
+            if (!file)
+                file = a;
+            files[nfiles++] = a; /* argc bounds it */
         }
     }
     if (!file) {
@@ -434,8 +446,30 @@ static int pm_cmd_report(int argc, char **argv)
     }
     /* Under mpirun the ranks share the work and rank 0 alone writes. */
     pm_report_mpi_init();
-    int rc = pm_report_write(file, format, &opts, out_path);
+    int rc = nfiles == 1 ? pm_report_write(file, format, &opts, out_path)
+                         : pm_report_write_many(files, nfiles, format, &opts, out_path);
+    free(files);
     return pm_report_mpi_end(rc);
+}
+
+/* Several files: each reported in turn (report_many.c), everything to stdout
+ * or -o; 1 when any could not be reported, after reporting the others. */
+static int pm_report_write_many(const char *const *files, int n, const char *format,
+                                const struct pm_report_opts *opts, const char *out_path)
+{
+    int write = pm_report_mpi_rank() == 0;
+    FILE *out = !write ? NULL : out_path ? fopen(out_path, "w") : stdout;
+    if (write && !out) {
+        fprintf(stderr, "perfmark report: cannot write %s: %s\n", out_path, strerror(errno));
+        return 1;
+    }
+    int failed = pm_report_many(files, n, format, opts, out, write);
+    if (write && (out != stdout ? fclose(out) != 0 : fflush(stdout) != 0)) {
+        fprintf(stderr, "perfmark report: cannot write %s: %s\n",
+                out_path ? out_path : "standard output", strerror(errno));
+        return 1;
+    }
+    return failed != 0;
 }
 
 static int pm_report_write(const char *file, const char *format, const struct pm_report_opts *opts,
