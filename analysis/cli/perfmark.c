@@ -87,7 +87,7 @@ static const char pm_usage_run[] =
 static const char pm_usage_report[] =
     "usage: perfmark report FILE.h5... [--format text|csv|json|html] [-o OUT]\n"
     "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
-    "                [--read-timeout S]\n"
+    "                [--read-timeout S] [--wide]\n"
     "\n"
     "Several files: each is reported in turn (the options apply to each), as one\n"
     "output: text one report after another; json an array of the report objects\n"
@@ -102,6 +102,8 @@ static const char pm_usage_report[] =
     "  --top N      only the N regions with the largest metric, largest first\n"
     "  --metric M   time (inclusive, default), excl (exclusive), visits, or an\n"
     "               event as measured (e.g. page-faults)\n"
+    "  --wide       text: never cut region names (a name too long for its column\n"
+    "               is otherwise cut in the middle, keeping its start and end)\n"
     "  --read-timeout S  stop reading a file that made no progress for S seconds\n"
     "               (default 10 s + 1 s per 100 MB of the file, doubled for html\n"
     "               and --by rank|thread; 0: never; env PERFMARK_READ_TIMEOUT)\n"
@@ -376,7 +378,7 @@ static int pm_cmd_report(int argc, char **argv)
     const char *file = NULL, *format = "text", *out_path = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
-    struct pm_report_opts opts = {PM_BY_REGION, NULL, 0, NULL};
+    struct pm_report_opts opts = {PM_BY_REGION, NULL, 0, NULL, 0};
     if (!files) {
         fprintf(stderr, "perfmark report: out of memory\n");
         return 1;
@@ -421,6 +423,8 @@ static int pm_cmd_report(int argc, char **argv)
             }
             pm_read_timeout_set(s);
         }
+        else if (!strcmp(a, "--wide"))
+            opts.wide = 1;
         else if (!strncmp(a, "--format=", 9))
             format = a + 9;
         else if (!strcmp(a, "-o") && i + 1 < argc)

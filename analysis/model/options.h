@@ -16,6 +16,7 @@ struct pm_report_opts {
     const char *region; /* NULL: all; else a region name or path: its subtree(s) */
     size_t top;         /* 0: all; else the N regions with the largest metric */
     const char *metric; /* NULL: "time" (inclusive); "excl", "visits", or an event key */
+    int wide;           /* text: region names never cut, their columns as wide as the longest */
 };
 
 #endif /* PM_OPTIONS_H */

@@ -63,16 +63,34 @@ static void pm_text_put(FILE *out, const char *s, size_t n, size_t cols)
     }
 }
 
-/* One table cell of exactly `width` columns (PM_LAST: no trailing padding);
- * text too long is cut and ends in '…'. */
+/* The byte where the last `cols` columns of s[0..n) begin. */
+static size_t pm_text_tail(const char *s, size_t n, size_t cols)
+{
+    size_t total = pm_text_cols(s, n), i = 0, c = 0;
+    uint32_t cp;
+
+    while (i < n && c + cols < total) {
+        i += pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        c++;
+    }
+    return i;
+}
+
+/* One table cell of exactly `width` columns (PM_LAST: no trailing padding).
+ * Text too long keeps its start and its end with '…' between: a construct's
+ * name ends in what tells two apart (file:line, the team size). */
 static void pm_text_field(FILE *out, const char *s, size_t width, enum pm_align align)
 {
     size_t n = strlen(s), cols = pm_text_cols(s, n);
 
     if (cols > width) {
-        pm_text_put(out, s, n, width ? width - 1 : 0);
+        size_t keep = width ? width - 1 : 0, tail = keep / 2, head = keep - tail;
+        size_t from = pm_text_tail(s, n, tail);
+
+        pm_text_put(out, s, n, head);
         if (width)
             fputs("\xE2\x80\xA6", out);
+        pm_text_put(out, s + from, n - from, tail);
         return;
     }
     if (align == PM_RIGHT)
@@ -365,8 +383,37 @@ static void pm_text_selection(FILE *out, const struct pm_report *rep)
     pm_text_label(out, "selection", buf);
 }
 
-#define PM_NAME_W 36
-#define PM_FLAGS_COL 72 /* where the flags column starts in the region table */
+/* Region name columns: the region table's, and the narrower one of the
+ * event tables (they add stddev and max/mean); --wide widens both to the
+ * longest name shown (pm_text_widths). */
+static size_t pm_name_w = 36, pm_ev_name_w = 25;
+#define PM_NAME_W pm_name_w
+#define PM_EV_NAME_W pm_ev_name_w
+#define PM_FLAGS_COL (pm_name_w + 36) /* where the flags column starts in the region table */
+
+/* Without --wide the tables fit 100 columns and long names are cut in the
+ * middle; with it the name columns take the longest name the view shows. */
+static void pm_text_widths(const struct pm_report *rep)
+{
+    size_t longest = 0;
+
+    pm_name_w = 36;
+    pm_ev_name_w = 25;
+    if (!rep->view.opts.wide)
+        return;
+    for (size_t i = 0; i < rep->view.nrows; i++) {
+        const struct pm_file_region *g = &rep->d->regions[rep->view.rows[i]];
+        size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
+        size_t cols = g->name[0] ? pm_text_cols(g->name, strlen(g->name)) : 2;
+
+        if (indent + cols > longest)
+            longest = indent + cols;
+    }
+    if (longest > pm_name_w)
+        pm_name_w = longest;
+    if (longest > pm_ev_name_w)
+        pm_ev_name_w = longest;
+}
 
 static void pm_text_region_name(FILE *out, const struct pm_file_region *g)
 {
@@ -442,7 +489,6 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
     }
 }
 
-#define PM_EV_NAME_W 25 /* the event tables add stddev and max/mean: narrower names */
 
 static void pm_text_region_name_w(FILE *out, const struct pm_file_region *g, size_t w)
 {
@@ -1315,6 +1361,7 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
 
 void pm_render_text(FILE *out, const struct pm_report *rep)
 {
+    pm_text_widths(rep);
     pm_text_header(out, rep);
     pm_text_regions(out, rep);
     pm_text_time(out, rep);
@@ -1350,6 +1397,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
 
     if (v->metric == PM_VM_EVENT)
         is_time = pm_event_is_time(&d->events[v->metric_event]);
+    pm_text_widths(rep);
     pm_text_header(out, rep);
     fprintf(out, "\n%s per %s and region (%s)\n", mname, by_rank ? "rank" : "thread",
             by_rank ? "a rank's value is the sum over its threads" : "one cell each");

@@ -507,6 +507,11 @@ for(var i=0;i<svgs.length;i++){var b=svgs[i].getBoundingClientRect();
 var rs=svgs[i].querySelectorAll('rect'),drawn=0;
 for(var k=0;k<rs.length;k++){var rb=rs[k].getBoundingClientRect();if(rb.width>0&&rb.height>0)drawn++;}
 out.charts.push({id:svgs[i].id,w:b.width,h:b.height,rects:rs.length,drawn:drawn});}
+var t=document.getElementById('region-table');if(t){var w=t.parentNode,th=t.querySelectorAll('th'),
+nm=t.querySelectorAll('td.name'),mx=0,clip=0,fs=parseFloat(getComputedStyle(t).fontSize);
+for(var j=0;j<nm.length;j++){var nb=nm[j].getBoundingClientRect(),pl=parseFloat(getComputedStyle(nm[j]).paddingLeft);
+if(nb.width-pl>mx)mx=nb.width-pl;if(nm[j].scrollWidth-nm[j].clientWidth>clip)clip=nm[j].scrollWidth-nm[j].clientWidth;}
+out.table={name_em:mx/fs,clip:clip};}
 var d=document.createElement('div');d.id='probe-result';d.textContent=JSON.stringify(out);
 document.body.appendChild(d);})();
 </script>"""
@@ -619,6 +624,11 @@ def check_browser(ck, chrome, tmp, name, path, text, shoot):
     for c in res["charts"]:
         ck.ok(c["w"] > 100 and c["h"] > 30 and c["drawn"] > 0,
               "%s: chart %s not drawn: %r" % (name, c["id"], c))
+    if name == "longnames":  # labels wrap in a column of at most 32em: shown whole, and
+        t = res.get("table") or {}  # they never widen the table past that
+        ck.ok(t and t["clip"] <= 1 and t["name_em"] <= 33,
+              "%s: region names of 200 characters are clipped or widen their column: %r"
+              % (name, t))
     if shoot:
         png = os.path.join(tmp, name + ".png")
         rc, err = chrome.screenshot(path, png)
@@ -676,6 +686,25 @@ def write_hostile(path):
         f.create_dataset("events", data=ev)
         f.attrs["command"] = "<script>alert('cmd')</script> & \"q\" \x1b[31m"
         f.attrs["host"] = "</dd><script>x</script>"
+
+
+def write_longnames(path):
+    """`full` with region names of about 200 characters (a construct named
+    by a long function, file and line; one without any space)."""
+    make_fixture.write_full(path)
+    with h5py.File(path, "r+") as f:
+        rg = f["regions"][()]
+        long_names = [b"omp parallel stencil_sweep_" + b"y" * 140 + b" at solver.c:1234 (64 threads)",
+                      b"z" * 200, b"compute " * 25]
+        paths = []
+        for i in range(len(rg)):
+            nm = long_names[i % len(long_names)] if i % 2 else bytes(rg[i]["name"])
+            p = int(rg[i]["parent"])
+            paths.append(nm if p < 0 else paths[p] + b"/" + nm)
+            rg[i]["name"] = nm
+            rg[i]["path"] = paths[i]
+        del f["regions"]
+        f.create_dataset("regions", data=rg)
 
 
 def measure(perfmark, out, cmd, env, cwd):
@@ -740,6 +769,8 @@ def main():
             files.append((v, path))
         write_hostile(os.path.join(tmp, "hostile.h5"))
         files.append(("hostile", os.path.join(tmp, "hostile.h5")))
+        write_longnames(os.path.join(tmp, "longnames.h5"))
+        files.append(("longnames", os.path.join(tmp, "longnames.h5")))
         files += real_files(ck, build, perfmark, tmp)
 
         pages = []
@@ -786,7 +817,7 @@ def main():
             print("SKIP: chromium cannot start here (exit %d): %s" % (rc, err[-800:]))
             return 1 if ck.errors else SKIP
         self_test(ck, chrome, tmp)
-        shots = {"hostile", "topdown_spr", "real_mpi", "real_omp"}
+        shots = {"hostile", "longnames", "topdown_spr", "real_mpi", "real_omp"}
         for name, path, text in pages:
             ck.scope = name + " (chromium): "
             check_browser(ck, chrome, tmp, name, path, text, name in shots)

@@ -44,7 +44,7 @@ static const char pm_html_css[] =
     "table{border-collapse:collapse;margin:.4em 0}"
     "th,td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}"
     "th{background:#f3f3f3;text-align:left}td.n{text-align:right;white-space:nowrap}"
-    "td.name{max-width:32em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
+    "td.name{min-width:12em;max-width:32em;overflow-wrap:anywhere}"
     ".wrap{overflow-x:auto}"
     ".est{background:#fff8c4;font-style:italic}.na{color:#888}.bad{color:#b71c1c;font-weight:600}"
     "small{display:block;color:#666;font-size:.8em}"
