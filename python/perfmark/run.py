@@ -1,0 +1,331 @@
+"""A perfmark file as pandas DataFrames: perfmark.open(path) -> Run.
+
+Tables are tidy (one row per thing, one column per variable) and their
+integer columns are int64 (or pandas' nullable Int64 where a value can be
+missing), so DataFrame.query and groupby work without casts. Nothing is read
+before it is asked for; the cells are read a block of thread rows at a time.
+"""
+import numpy as np
+import pandas as pd
+
+from . import read, stats
+from .aggregate import Aggregate, block_rows
+from .stats import ESTIMATE, NONE
+
+
+def _int(a):
+    return np.asarray(a).astype(np.int64)
+
+
+def _nullable(a, missing):
+    """Int64 with <NA> where `missing`."""
+    missing = np.asarray(missing, bool)
+    return pd.arrays.IntegerArray(np.where(missing, 0, a).astype(np.int64), missing)
+
+
+def _float(a, missing=None):
+    a = np.asarray(a, float)
+    return a if missing is None else np.where(missing, np.nan, a)
+
+
+class Run:
+    """One perfmark file. Use as a context manager, or call close()."""
+
+    def __init__(self, path):
+        self._file = read.File(path)
+        self.path = self._file.path
+        self._cache = {}
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _once(self, key, make):
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    # ------------------------------------------------------------ metadata
+
+    @property
+    def metadata(self):
+        """Every root attribute the schema names, as written; absent ones
+        (older files) as 0 or "", by the table's rule."""
+        f = self._file
+        return self._once("meta", lambda: {e.name: f.attr(e.id)
+                                           for e in f.schema.attributes("/")})
+
+    @property
+    def sizes(self):
+        """T threads, R regions, E events, G kernel groups, N rank rows, M messages."""
+        return dict(self._file.sizes)
+
+    def messages(self):
+        """Every warning perfmark printed during the run, in order."""
+        f = self._file
+        return self._once("msg", lambda: list(f.array("MESSAGES")) if f.has("MESSAGES") else [])
+
+    # ---------------------------------------------------------- the tables
+
+    def _events_table(self):
+        return self._file.table("EVENTS")
+
+    def _regions_table(self):
+        def make():
+            t = dict(self._file.table("REGIONS"))
+            # the path is for display and may be absent: made from the tree
+            path = list(t["path"])
+            for r, (nm, p) in enumerate(zip(t["name"], t["parent"])):
+                if path[r] == "" and not (p < 0 and nm == ""):
+                    path[r] = nm if p < 0 else path[p] + "/" + nm
+            t["path"] = np.array(path, dtype=object)
+            return t
+        return self._once("regions", make)
+
+    def _threads_table(self):
+        return self._file.table("THREADS")
+
+    def event_keys(self):
+        """The report's key of each event: its name, or name#row when an
+        earlier event has the same name."""
+        names = list(self._events_table()["name"])
+        return [n + ("#%d" % e if n in names[:e] else "") for e, n in enumerate(names)]
+
+    def tree_order(self):
+        """Region rows in preorder, siblings in file (first-seen) order."""
+        def make():
+            parent = self._regions_table()["parent"]
+            kids = {}
+            for r, p in enumerate(parent):
+                kids.setdefault(int(p), []).append(r)
+            order, stack = [], list(reversed(kids.get(-1, [])))
+            while stack:
+                r = stack.pop()
+                order.append(r)
+                stack.extend(reversed(kids.get(r, [])))
+            return order
+        return self._once("order", make)
+
+    def events(self):
+        t = self._events_table()
+        df = pd.DataFrame({"row": np.arange(len(t["name"]), dtype=np.int64),
+                           "key": self.event_keys()})
+        for k, v in t.items():
+            df[k] = v if v.dtype == object else _int(v)
+        for k in ("exclude_user", "exclude_kernel"):
+            df[k] = df[k].astype(bool)
+        return df
+
+    def regions(self):
+        """The region tree: one row per region in tree order; `row` is its
+        row in the file, `parent` the parent's row (-1 at top level),
+        `index` its position in tree order (the report's index)."""
+        t = self._regions_table()
+        order = self.tree_order()
+        pos = {r: i for i, r in enumerate(order)}
+        rows = np.array(order, dtype=np.int64)
+        parent = t["parent"][rows].astype(np.int64) if len(rows) else np.zeros(0, np.int64)
+        return pd.DataFrame({
+            "index": np.arange(len(rows), dtype=np.int64), "row": rows,
+            "name": t["name"][rows], "path": t["path"][rows], "kind": t["kind"][rows],
+            "depth": _int(t["depth"][rows]), "parent": parent,
+            "parent_index": np.array([pos[p] if p >= 0 else -1 for p in parent], np.int64)})
+
+    def threads(self):
+        """The /threads table with each thread's totals (wall time, flags,
+        perfmark's reads and their measured cost)."""
+        f = self._file
+        t = self._threads_table()
+        df = pd.DataFrame({"row": np.arange(f.sizes["T"], dtype=np.int64)})
+        for k, v in t.items():
+            df[k] = v if v.dtype == object else _int(v)
+        df["exited"] = df["exited"].astype(bool)
+        for name, ident in (("wall_ns", "THREAD_WALL_NS"), ("flags", "THREAD_FLAGS"),
+                            ("reads", "THREAD_READS")):
+            df[name] = _int(f.array(ident))
+        df["read_cost_ns"] = f.array("THREAD_READ_COST_NS").astype(float)
+        return df
+
+    def flag_names(self):
+        """{bit: name} of the data-quality flags this file can carry."""
+        return dict(sorted(self._file.flag_names().items()))
+
+    # ------------------------------------------------------------- the cells
+
+    def cells(self):
+        """One row per (thread, region, event) of every cell with visits,
+        flags, counts or enabled time: raw count, enabled and running time
+        of the event's kernel group, the value (`value`, NaN when the cell
+        was never counted), `estimate` (scaled by enabled/running),
+        `counted_share` (running/enabled), the report's time of the cell
+        (`time_ns`, <NA> when no visit was timed) and each flag as a
+        boolean column named like the flag. A file without events gives one
+        row per cell with the event columns empty. Read a block of thread
+        rows at a time; only the kept cells stay in memory."""
+        f = self._file
+        parts = [self._cell_block(t0, min(t0 + B, f.sizes["T"]))
+                 for B in [block_rows(f) or 1] for t0 in range(0, f.sizes["T"], B)]
+        df = (pd.concat(parts, ignore_index=True) if parts
+              else self._cell_block(0, 0))
+        for bit, name in self.flag_names().items():
+            df[name] = (df["flags"].to_numpy() & bit) != 0
+        return df
+
+    def _cell_block(self, t0, t1):
+        f = self._file
+        E = f.sizes["E"]
+        thr, reg = self._threads_table(), self._regions_table()
+        group = self._events_table()["group"].astype(np.int64)
+        V = f.array("REGION_VISITS", t0, t1)
+        W = f.array("REGION_WALL_NS", t0, t1)
+        F = f.array("REGION_FLAGS", t0, t1)
+        C = f.array("REGION_COUNTS", t0, t1)
+        EN = f.array("REGION_ENABLED_NS", t0, t1)[:, :, group]
+        RUN = f.array("REGION_RUNNING_NS", t0, t1)[:, :, group]
+        TV = f.array("REGION_TIMED_VISITS", t0, t1) if f.has("REGION_TIMED_VISITS") else V
+        keep = (V > 0) | (F != 0) | (C != 0).any(2) | (EN != 0).any(2)
+        ti, ri = np.nonzero(keep)
+        ns, kind = stats.cell_time(W[ti, ri], V[ti, ri], TV[ti, ri])
+        per = max(E, 1)  # rows per cell
+
+        def each(a):
+            return np.repeat(np.asarray(a), per)
+
+        t = ti + t0
+        df = pd.DataFrame({
+            "thread_row": each(_int(t)), "rank": each(_int(thr["rank"][t])),
+            "thread": each(_int(thr["thread"][t])), "region": each(_int(ri)),
+            "path": each(np.asarray(reg["path"], object)[ri]),
+            "kind": each(np.asarray(reg["kind"], object)[ri]),
+            "event": np.tile(np.array(self.event_keys() or [None], object), len(ti)),
+            "visits": each(_int(V[ti, ri])), "wall_ns": each(_int(W[ti, ri]))})
+        df["time_ns"] = _nullable(each(ns), each(kind == NONE))
+        df["time_estimate"] = each(kind == ESTIMATE)
+        if E:
+            raw, en, run = C[ti, ri].ravel(), EN[ti, ri].ravel(), RUN[ti, ri].ravel()
+            val, vk = stats.cell_value(raw, en, run)
+            df["raw"], df["enabled_ns"], df["running_ns"] = _int(raw), _int(en), _int(run)
+            df["value"] = _float(val, vk == NONE)
+            df["estimate"] = vk == ESTIMATE
+            with np.errstate(invalid="ignore", divide="ignore"):
+                df["counted_share"] = np.where(en > 0, run.astype(float) / en, np.nan)
+        else:
+            n = len(df)
+            for k in ("raw", "enabled_ns", "running_ns"):
+                df[k] = _nullable(np.zeros(n), np.ones(n, bool))
+            df["value"], df["estimate"], df["counted_share"] = np.nan, False, np.nan
+        df["flags"] = each(_int(F[ti, ri]))
+        return df
+
+    # -------------------------------------------------- the report's numbers
+
+    def _agg(self):
+        return self._once("agg", lambda: Aggregate(self))
+
+    def summary(self):
+        """The report's region table, tidy: one row per (region, quantity)
+        in tree order, quantity = visits, wall_ns, exclusive_ns, bytes,
+        bytes_unknown, then each event key.
+
+        Over threads: total, and min/mean/max/sd/imbalance (max/mean) over
+        the threads that visited and have a value, with the thread rows of
+        the min and max (`threads` = how many); events add raw, estimate,
+        untrusted, threads_na and counted_share. Across ranks (a rank's
+        value = the sum over its threads): ranks_entered and rank_total,
+        rank_min/mean/max/sd/imbalance over the ranks that entered and have
+        a value, min_rank/max_rank (the lowest rank on ties), ranks_na.
+        NaN / <NA> where the report prints null."""
+        return self._once("summary", self._summary)
+
+    def _summary(self):
+        reg = self.regions()
+        order = reg["row"].to_numpy()
+        frames = []
+        for q, is_event, cols in self._agg().summary_columns(self.event_keys()):
+            df = pd.DataFrame({k: np.asarray(v)[order] for k, v in cols.items()})
+            df.insert(0, "is_event", is_event)
+            df.insert(0, "quantity", q)
+            df.insert(0, "index", reg["index"].to_numpy())
+            frames.append(df)
+        # region by region in tree order, its quantities in the order above
+        out = pd.concat(frames, ignore_index=True).sort_values("index", kind="stable",
+                                                               ignore_index=True)
+        at = out["index"].to_numpy()
+        for k in reversed(("row", "path", "name", "kind", "depth", "parent_index")):
+            out.insert(1, "parent" if k == "parent_index" else k, reg[k].to_numpy()[at])
+        for k in ("raw", "min_thread", "max_thread", "min_rank", "max_rank"):
+            v = out[k].to_numpy(dtype=np.int64)
+            out[k] = _nullable(v, v < 0)
+        for k in ("threads_na", "threads", "ranks_entered", "ranks_na"):
+            out[k] = _int(out[k])
+        return out
+
+    def flags(self):
+        """Per region (tree order) and flag: the threads whose cell carries it
+        (flags no cell carries left out)."""
+        a = self._agg()
+        reg = self.regions()
+        names = self._flag_table()
+        rows = []
+        for i, r in zip(reg["index"], reg["row"]):
+            for bit, name in names:
+                n = int(a.bits[r, bit.bit_length() - 1])
+                if n:
+                    rows.append((int(i), int(r), reg["path"][i], name, n))
+        return pd.DataFrame(rows, columns=["index", "row", "path", "flag", "threads"]).astype(
+            {"index": np.int64, "row": np.int64, "threads": np.int64})
+
+    def _flag_table(self):
+        """(bit, name) in bit order: named bits, and bits seen without a name
+        as 0x.., as the report lists them."""
+        a = self._agg()
+        names = a.flag_names
+        return [(1 << b, names.get(1 << b, "0x%x" % (1 << b))) for b in range(32)
+                if (1 << b) in names or a.seen & (1 << b)]
+
+    def mpi(self):
+        """MPI functions across ranks (the report's "MPI functions"): one row
+        per (function, quantity), quantity = calls, wall_ns, bytes,
+        bytes_unknown; a function's value on a rank is summed over every
+        call path; most total time first. Empty without MPI regions."""
+        a = self._agg()
+        rows = []
+        pos = {r: i for i, r in enumerate(self.tree_order())}
+        for fx in a.functions:
+            s = fx["spread"].result()
+            has = ~((fx["cells_na"] > 0) & (fx["vals"] == 0))
+            for q, qname in enumerate(["calls", "wall_ns", "bytes", "bytes_unknown"]):
+                some = s["n"][q] > 0
+                rows.append({"function": fx["name"], "quantity": qname,
+                             "ranks_entered": fx["entered"],
+                             "regions": sorted(pos[r] for r in fx["rows"]),
+                             "total": fx["total"][q] if has[q] else np.nan,
+                             "min": s["min"][q], "mean": s["mean"][q], "max": s["max"][q],
+                             "sd": s["sd"][q], "imbalance": s["imbalance"][q],
+                             "min_rank": s["min_at"][q] if some else -1,
+                             "max_rank": s["max_at"][q] if some else -1,
+                             "ranks_na": fx["na"][q], "estimate": bool(fx["estimate"][q]),
+                             "untrusted": bool(fx["untrusted"][q])})
+        cols = ["function", "quantity", "ranks_entered", "regions", "total", "min", "mean",
+                "max", "sd", "imbalance", "min_rank", "max_rank", "ranks_na", "estimate",
+                "untrusted"]
+        df = pd.DataFrame(rows, columns=cols)
+        for k in ("min_rank", "max_rank"):
+            v = df[k].to_numpy(dtype=np.int64)
+            df[k] = _nullable(v, v < 0)
+        for k in ("ranks_entered", "ranks_na"):
+            df[k] = df[k].astype(np.int64)
+        return df
+
+    def mpi_share(self):
+        """Per rank: its MPI time (outermost MPI regions, summed over its
+        threads), its time (its longest thread) and the share."""
+        a = self._agg()
+        return pd.DataFrame({"rank": a.ranks.astype(np.int64), "mpi_ns": _int(a.mpi_ns),
+                             "total_ns": _int(a.total_ns), "share": a.share,
+                             "estimate": a.mpi_est})
