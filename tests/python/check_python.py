@@ -1,0 +1,370 @@
+#!/usr/bin/python3
+"""The Python package against `perfmark report --format json`, exactly.
+
+usage: /usr/bin/python3 tests/python/check_python.py BUILD_DIR
+
+With BUILD_DIR/python first on sys.path (the package as the build lays it
+out, with the schema.json the C build wrote), for every valid fixture of
+tests/report/make_fixture.py and for files of real runs (`perfmark run -e
+sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun):
+
+- every number summary(), mpi(), mpi_share(), flags(), threads(),
+  events(), messages() and metadata give equals the report's JSON to the
+  last digit (the report prints %.17g: a round trip of the double), null
+  where the report prints null;
+- cells() adds up to the report's raw totals, and its flag columns to the
+  flag summary;
+- integer columns of every frame are int64 or Int64, and query() works;
+- each bad fixture (newer schema, foreign, truncated, garbage, wrong shape,
+  broken tree), a missing file and a directory raise PerfmarkError with the
+  reason, and nothing else;
+- the schema table made from pm_schema.def by the package's own generator
+  (what `pip install ./python` uses) equals the C build's schema.json, entry
+  by entry, field by field.
+
+/usr/bin/python3 because the `python3` on PATH has no h5py. Exit 0 = pass,
+1 = mismatches (each printed).
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SRC, "tests", "report"))
+import make_fixture  # noqa: E402
+from check_report import BAD_VARIANTS, GOOD_VARIANTS  # noqa: E402
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_mpi_yield_when_idle": "1", "OMP_NUM_THREADS": "2"}
+# checked once more with PERFMARK_REPORT_BLOCK=1 (many blocks, joined)
+BLOCK_VARIANTS = ["full", "ranks_shuffled", "omp", "throttle"]
+QS = ["visits", "wall_ns", "bytes", "bytes_unknown"]
+
+
+class Checker:
+    def __init__(self):
+        self.errors, self.checks, self.scope = [], 0, ""
+
+    def ok(self, cond, msg):
+        self.checks += 1
+        if not cond:
+            self.errors.append(self.scope + msg)
+        return cond
+
+    def same(self, got, want, where):
+        """want from the JSON (None = null); got from a frame (NaN, <NA> or
+        -1 positions mean none). Numbers must be equal, not close."""
+        import pandas as pd
+        none = got is None or got is pd.NA or (isinstance(got, float) and math.isnan(got))
+        if want is None:
+            return self.ok(none, "%s: %r, report null" % (where, got))
+        if none:
+            return self.ok(False, "%s: none, report %r" % (where, want))
+        if isinstance(want, bool):
+            return self.ok(bool(got) == want, "%s: %r, report %r" % (where, got, want))
+        if isinstance(want, (int, float)):
+            return self.ok(float(got) == float(want) if abs(want) < 2 ** 53 else int(got) == want,
+                           "%s: %r, report %r" % (where, got, want))
+        return self.ok(got == want, "%s: %r, report %r" % (where, got, want))
+
+
+def report_json(perfmark, path):
+    p = subprocess.run([perfmark, "report", path, "--format", "json"], capture_output=True,
+                       timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError("perfmark report %s: exit %d: %s" % (path, p.returncode,
+                                                                 p.stderr.decode()[-500:]))
+    return json.loads(p.stdout.decode("utf-8"))
+
+
+def row_of(df, **kw):
+    m = None
+    for k, v in kw.items():
+        c = df[k] == v
+        m = c if m is None else m & c
+    rows = df[m]
+    assert len(rows) == 1, kw
+    return rows.iloc[0]
+
+
+def check_regions(ck, run, j):
+    s = run.summary()
+    flags = run.flags()
+    for reg in j["regions"]:
+        i = reg["index"]
+        w = "regions[%d]" % i
+        ck.same(row_of(s, index=i, quantity="visits")["total"], reg["visits"], w + ".visits")
+        ck.same(row_of(s, index=i, quantity="visits")["threads"], reg["threads_visited"],
+                w + ".threads_visited")
+        wall = row_of(s, index=i, quantity="wall_ns")
+        for k in ("total", "min", "mean", "max"):
+            ck.same(wall[k], reg["wall_ns"][k], "%s.wall_ns.%s" % (w, k))
+        bt = reg["by_thread"]
+        for k in ("total", "min", "mean", "max", "sd", "imbalance", "min_thread", "max_thread"):
+            ck.same(wall[k], bt["wall_ns"][k], "%s.by_thread.wall_ns.%s" % (w, k))
+            ck.same(row_of(s, index=i, quantity="exclusive_ns")[k], bt["exclusive_ns"][k],
+                    "%s.by_thread.exclusive_ns.%s" % (w, k))
+        for key, ev in reg["events"].items():
+            got = row_of(s, index=i, quantity=key)
+            for k in ("raw", "total", "min", "mean", "max", "estimate", "counted_share",
+                      "untrusted", "threads_na"):
+                ck.same(got[k], ev[k], "%s.events[%s].%s" % (w, key, k))
+            for k in ("sd", "imbalance", "max_thread"):
+                ck.same(got[k], bt["events"][key][k], "%s.by_thread.events[%s].%s" % (w, key, k))
+        here = flags[flags["index"] == i]
+        mine = dict(zip(here["flag"], here["threads"]))
+        ck.ok(mine == reg["flags"], "%s.flags: %r, report %r" % (w, mine, reg["flags"]))
+    ck.ok(len(j["regions"]) * (5 + len(j["events"])) == len(s),
+          "summary has %d rows for %d regions" % (len(s), len(j["regions"])))
+
+
+def check_xstat(ck, got, want, where, keys=("total", "min", "mean", "max", "imbalance",
+                                             "max_rank", "sd")):
+    names = {"total": "rank_total", "min": "rank_min", "mean": "rank_mean", "max": "rank_max",
+             "imbalance": "rank_imbalance", "sd": "rank_sd", "max_rank": "max_rank",
+             "estimate": "rank_estimate", "untrusted": "rank_untrusted", "ranks_na": "ranks_na"}
+    for k in keys:
+        ck.same(got[names[k]], want[k], "%s.%s" % (where, k))
+
+
+def check_ranks(ck, run, j):
+    if "regions_by_rank" not in j:
+        return
+    s = run.summary()
+    for x in j["regions_by_rank"]:
+        i = x["index"]
+        w = "regions_by_rank[%d]" % i
+        ck.same(row_of(s, index=i, quantity="visits")["ranks_entered"], x["ranks_entered"],
+                w + ".ranks_entered")
+        for q in QS + ["exclusive_ns"]:
+            check_xstat(ck, row_of(s, index=i, quantity=q), x[q], "%s.%s" % (w, q))
+        if "time_estimate" in x:
+            ck.same(row_of(s, index=i, quantity="wall_ns")["rank_estimate"], x["time_estimate"],
+                    w + ".time_estimate")
+        for key, ev in x["events"].items():
+            check_xstat(ck, row_of(s, index=i, quantity=key), ev, "%s.events[%s]" % (w, key),
+                        keys=("total", "min", "mean", "max", "imbalance", "max_rank", "sd",
+                              "estimate", "untrusted", "ranks_na"))
+    m = run.mpi()
+    ck.ok(len(m) == 4 * len(j["mpi_functions"]),
+          "mpi(): %d rows for %d functions" % (len(m), len(j["mpi_functions"])))
+    names = list(dict.fromkeys(m["function"]))
+    for k, fx in enumerate(j["mpi_functions"]):
+        w = "mpi_functions[%d]" % k
+        if not ck.ok(k < len(names) and names[k] == fx["name"],
+                     "%s: %r, report %r" % (w, names[k:k + 1], fx["name"])):
+            continue
+        for q, jq in zip(["calls", "wall_ns", "bytes", "bytes_unknown"],
+                         ["calls", "wall_ns", "bytes", "bytes_unknown"]):
+            got = row_of(m, function=fx["name"], quantity=q)
+            ck.same(got["ranks_entered"], fx["ranks_entered"], w + ".ranks_entered")
+            ck.ok(list(got["regions"]) == fx["regions"], w + ".regions")
+            for key in ("total", "min", "mean", "max", "imbalance", "max_rank", "sd"):
+                ck.same(got[key], fx[jq][key], "%s.%s.%s" % (w, jq, key))
+            if q == "wall_ns" and "time_estimate" in fx:
+                ck.same(got["estimate"], fx["time_estimate"], w + ".time_estimate")
+    sh, js = run.mpi_share(), j["mpi_share"]
+    ck.ok(len(sh) == len(js["ranks"]), "mpi_share: %d ranks, report %d" % (len(sh),
+                                                                         len(js["ranks"])))
+    for (_, got), want in zip(sh.iterrows(), js["ranks"]):
+        for k in ("rank", "mpi_ns", "total_ns", "share", "estimate"):
+            if k in want:
+                ck.same(got[k], want[k], "mpi_share.ranks[%d].%s" % (want["rank"], k))
+    v = sh["share"].dropna()
+    if len(v):
+        ck.same(v.min(), js["min"], "mpi_share.min")
+        ck.same(v.max(), js["max"], "mpi_share.max")
+        ck.same(sum(v.tolist()) / len(v), js["mean"], "mpi_share.mean")
+
+
+def check_tables(ck, run, j):
+    meta = run.metadata
+    for k in ("perfmark_version", "command", "host", "start_time", "clock", "events_requested",
+              "event_group", "fallback", "fallback_cause", "cpu", "pid", "duration_ns",
+              "kernel_groups", "bind_cpu"):
+        if k in j:
+            ck.same(meta[k], j[k], "metadata[%s]" % k)
+    ck.same(bool(meta["partial"]), j["partial"], "metadata[partial]")
+    ev = run.events()
+    ck.ok(list(ev["key"]) == [e["key"] for e in j["events"]], "events().key")
+    ck.ok(list(ev["group"]) == [e["group"] for e in j["events"]], "events().group")
+    th = run.threads()
+    ck.ok(len(th) == j["threads_count"], "threads(): %d rows, report %d" % (len(th),
+                                                                         j["threads_count"]))
+    for t in j["threads"]:
+        got = th.iloc[t["index"]]
+        for k in ("rank", "thread", "pid", "tid", "cpu_first", "cpu_last", "exited",
+                  "open_at_end", "wall_ns"):
+            ck.same(got[k], t[k], "threads[%d].%s" % (t["index"], k))
+    ck.ok(run.messages() == j["messages"] or len(run.messages()) == len(j["messages"]),
+          "messages(): %d, report %d" % (len(run.messages()), len(j["messages"])))
+    reg = run.regions()
+    ck.ok(list(reg["row"]) == [r["row"] for r in j["regions"]], "regions().row (tree order)")
+    ck.ok(list(reg["parent_index"]) == [r["parent"] for r in j["regions"]], "regions().parent")
+    ck.ok(list(reg["depth"]) == [r["depth"] for r in j["regions"]], "regions().depth")
+    ck.ok(list(reg["kind"]) == [r["kind"] for r in j["regions"]], "regions().kind")
+
+
+def check_cells(ck, run, j):
+    c = run.cells()
+    if len(j["events"]):
+        raw = c.groupby(["region", "event"])["raw"].sum()
+        for reg in j["regions"]:
+            for key, ev in reg["events"].items():
+                got = int(raw.get((reg["row"], key), 0))
+                ck.ok(got == ev["raw"], "cells(): raw of region row %d %s: %d, report %d"
+                      % (reg["row"], key, got, ev["raw"]))
+    per_cell = c.drop_duplicates(["thread_row", "region"])
+    for name, n in j["flags_summary"].items():
+        if name in per_cell:
+            ck.ok(int(per_cell[name].sum()) == n, "cells(): %s on %d cells, report %d"
+                  % (name, int(per_cell[name].sum()), n))
+    ck.ok(int(((per_cell["visits"] > 0) | (per_cell["flags"] != 0)).sum()) == j["cells"],
+          "cells(): cell count")
+
+
+def check_dtypes(ck, run, name):
+    import pandas as pd
+    frames = {"regions": run.regions(), "cells": run.cells(), "summary": run.summary(),
+              "threads": run.threads(), "events": run.events(), "mpi": run.mpi(),
+              "mpi_share": run.mpi_share(), "flags": run.flags()}
+    for fname, df in frames.items():
+        for col, dt in df.dtypes.items():
+            if pd.api.types.is_integer_dtype(dt):
+                ck.ok(str(dt) in ("int64", "Int64"), "%s().%s is %s" % (fname, col, dt))
+    s = frames["summary"]
+    ck.ok(len(s.query("quantity == 'wall_ns' and threads >= 0")) == len(run.regions()),
+          "summary().query on wall_ns rows")
+    ck.ok(len(frames["cells"].query("visits >= 0")) == len(frames["cells"]), "cells().query")
+
+
+def check_file(ck, perfmark, path, name):
+    import perfmark as pm
+    ck.scope = name + ": "
+    before = ck.checks
+    try:
+        j = report_json(perfmark, path)
+        with pm.open(path) as run:
+            check_tables(ck, run, j)
+            check_regions(ck, run, j)
+            check_ranks(ck, run, j)
+            check_cells(ck, run, j)
+            check_dtypes(ck, run, name)
+    except Exception as e:  # a crash of one file must not hide the others
+        import traceback
+        ck.ok(False, "raised %s: %s\n%s" % (type(e).__name__, e, traceback.format_exc()))
+    print("%s: %d checks" % (name, ck.checks - before))
+
+
+def check_bad(ck, path, needles):
+    import perfmark as pm
+    try:
+        with pm.open(path) as run:
+            run.summary()
+            run.cells()
+        ck.ok(False, "opened without an error")
+    except pm.PerfmarkError as e:
+        ck.ok(all(n in str(e) for n in needles), "message %r lacks %r" % (str(e), needles))
+        ck.ok(str(e).startswith(path) and "\n" not in str(e), "message %r: not one line "
+              "naming the file" % str(e))
+    except Exception as e:
+        ck.ok(False, "raised %s, not PerfmarkError: %s" % (type(e).__name__, e))
+
+
+def check_errors(ck, tmp):
+    needles = dict(BAD_VARIANTS)
+    needles["badtree"] = ["parent"]
+    for variant, want in needles.items():
+        ck.scope = variant + ": "
+        path = os.path.join(tmp, variant + ".h5")
+        make_fixture.write(path, variant)
+        check_bad(ck, path, want)
+    ck.scope = "missing: "
+    check_bad(ck, os.path.join(tmp, "no-such.h5"), ["no such file"])
+    ck.scope = "directory: "
+    check_bad(ck, tmp, ["directory"])
+
+
+def check_schema(ck, build):
+    """The package's generator (pip's path) against the C build's JSON."""
+    from perfmark import _schema_def
+    ck.scope = "schema.json: "
+    with open(os.path.join(SRC, "schema", "pm_schema.def"), encoding="utf-8") as f:
+        d = f.read()
+    with open(os.path.join(SRC, "schema", "pm_schema.h"), encoding="utf-8") as f:
+        h = f.read()
+    mine = _schema_def.table(d, h)
+    with open(os.path.join(build, "share", "perfmark", "schema.json"), encoding="utf-8") as f:
+        c = json.load(f)
+    for k in ("schema_version", "revision", "dims"):
+        ck.ok(mine[k] == c[k], "%s: python %r, C %r" % (k, mine[k], c[k]))
+    ck.ok(len(mine["entries"]) == len(c["entries"]), "%d entries, C %d"
+          % (len(mine["entries"]), len(c["entries"])))
+    for a, b in zip(mine["entries"], c["entries"]):
+        ck.ok(a == b, "entry %s: python %r, C %r" % (b["id"], a, b))
+    ck.ok(list(mine) == list(c), "top-level keys %r, C %r" % (list(mine), list(c)))
+
+
+def real_files(build, tmp):
+    """(name, path) of files written by real runs; skipped ones named."""
+    perfmark = os.path.join(build, "bin", "perfmark")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_")}
+    out = []
+    f = os.path.join(tmp, "nested.h5")
+    p = subprocess.run([perfmark, "run", "-e", "sw", "-o", f, "--",
+                        os.path.join(build, "bin", "nested_regions")], env=env,
+                       capture_output=True, timeout=300)
+    out.append(("nested_regions", f, None if p.returncode == 0 and os.path.exists(f)
+                else "exit %d: %s" % (p.returncode, p.stderr.decode()[-500:])))
+    f = os.path.join(tmp, "demo.h5")
+    if not shutil.which("mpirun"):
+        print("SKIP mpi_omp_demo: no mpirun on PATH")
+        return out
+    env.update(MPI_ENV)
+    p = subprocess.run([perfmark, "run", "-e", "sw", "-o", f, "--", "mpirun", "-np", "2",
+                        "--oversubscribe", "--bind-to", "none",
+                        os.path.join(build, "bin", "mpi_omp_demo")], env=env,
+                       capture_output=True, timeout=600)
+    out.append(("mpi_omp_demo", f, None if p.returncode == 0 and os.path.exists(f)
+                else "exit %d: %s" % (p.returncode, p.stderr.decode()[-500:])))
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    build = os.path.abspath(sys.argv[1])
+    sys.path.insert(0, os.path.join(build, "python"))
+    os.environ.pop("PERFMARK_REPORT_BLOCK", None)
+    perfmark = os.path.join(build, "bin", "perfmark")
+    ck = Checker()
+    check_schema(ck, build)
+    with tempfile.TemporaryDirectory(prefix="pm-python-") as tmp:
+        for variant in GOOD_VARIANTS:
+            path = os.path.join(tmp, variant + ".h5")
+            make_fixture.write(path, variant)
+            check_file(ck, perfmark, path, variant)
+        # blocks of one thread row: both join the blocks the same way
+        os.environ["PERFMARK_REPORT_BLOCK"] = "1"
+        for variant in BLOCK_VARIANTS:
+            check_file(ck, perfmark, os.path.join(tmp, variant + ".h5"), variant + " (blocks)")
+        del os.environ["PERFMARK_REPORT_BLOCK"]
+        for name, path, err in real_files(build, tmp):
+            ck.scope = name + ": "
+            if ck.ok(err is None, "the run failed: %s" % err):
+                check_file(ck, perfmark, path, name)
+        check_errors(ck, tmp)
+    for e in ck.errors[:200]:
+        print("FAIL " + e)
+    print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
+    return 1 if ck.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
