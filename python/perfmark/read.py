@@ -13,6 +13,8 @@ the [T,R,...] cell arrays a block of thread rows at a time (cells()).
 """
 import contextlib
 import os
+import signal
+import time
 
 import h5py
 import numpy as np
@@ -40,23 +42,94 @@ def text(v):
 
 
 class File:
-    """An open perfmark file: its sizes checked, its tables read on demand."""
+    """An open perfmark file: its sizes checked, its tables read on demand.
 
-    def __init__(self, path):
+    check=True first reads the file's structure and tables in a forked
+    child: HDF5 1.10 can crash or spin on damaged metadata (a corrupt heap
+    of strings), and a crash there must become an error, not take the
+    caller's interpreter down (the report does the same: read_guard.c)."""
+
+    def __init__(self, path, check=True):
         self.path = os.fspath(path)
         self.schema = _schema.load()
         self._tables = {}
+        if check:
+            self._check_in_child()
         self._h5 = self._open()
         try:
             with self.guard("the root attributes"):
                 self._check_version()
-            self._check_needed()
+            with self.guard("the file's structure"):
+                self._check_needed()
             self.sizes = self._sizes()
             self._check_shapes()
             self._check_tables()
         except BaseException:
             self._h5.close()
             raise
+
+    def _check_in_child(self):
+        """Open the file and read everything but the cells in a child; its
+        crash, hang or error becomes this file's PerfmarkError."""
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            size = 0
+        budget = 10 + size / 100e6  # seconds: the report's stall budget
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(rfd)
+            code, msg = 0, ""
+            try:
+                f = File(self.path, check=False)
+                f.touch()
+                f.close()
+            except PerfmarkError as e:
+                code, msg = 1, e.reason
+            except BaseException as e:  # anything else is this file's fault too
+                code, msg = 1, "cannot read: %s: %s" % (type(e).__name__, e)
+            os.write(wfd, msg.encode("utf-8", "replace")[:4000])
+            os._exit(code)
+        os.close(wfd)
+        try:
+            status = self._wait(pid, budget)
+            msg = os.read(rfd, 4096).decode("utf-8", "replace")
+        finally:
+            os.close(rfd)
+        if status is None:
+            self.fail("reading it did not finish in %.0f s: a damaged file?" % budget)
+        if os.WIFSIGNALED(status):
+            self.fail("damaged file: HDF5 crashed reading it (signal %d)" % os.WTERMSIG(status))
+        if os.WEXITSTATUS(status) != 0:
+            self.fail(msg or "cannot read it")
+
+    @staticmethod
+    def _wait(pid, budget):
+        """The child's wait status, or None after killing it at the budget."""
+        deadline = time.monotonic() + budget
+        delay = 0.001
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def touch(self):
+        """Read every table, attribute and string the package may use (not
+        the cell arrays): what the child of _check_in_child does."""
+        for ident in ("EVENTS", "REGIONS", "THREADS"):
+            self.table(ident)
+        for e in self.schema.attributes("/"):
+            self.attr(e.id)
+        self.flag_names()
+        if self.has("MESSAGES"):
+            self.array("MESSAGES")
 
     # ------------------------------------------------------------ errors
 

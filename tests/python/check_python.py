@@ -17,7 +17,8 @@ sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun):
 - integer columns of every frame are int64 or Int64, and query() works;
 - each bad fixture (newer schema, foreign, truncated, garbage, wrong shape,
   broken tree), a missing file and a directory raise PerfmarkError with the
-  reason, and nothing else;
+  reason, and nothing else; so do 40 damaged copies of a valid file, or
+  they read (each in its own interpreter: a crash would be a failure);
 - the schema table made from pm_schema.def by the package's own generator
   (what `pip install ./python` uses) equals the C build's schema.json, entry
   by entry, field by field.
@@ -290,6 +291,46 @@ def check_errors(ck, tmp):
     check_bad(ck, tmp, ["directory"])
 
 
+# Each damaged copy is read in its own interpreter: a crash there is a failure
+# of the package (HDF5 crashes on some damage; the package must turn that
+# into PerfmarkError), not of this checker.
+FUZZ_PROBE = r"""
+import sys, perfmark
+try:
+    with perfmark.open(sys.argv[1]) as r:
+        r.summary(); r.cells(); r.threads(); r.mpi(); r.messages(); r.metadata; r.flags()
+except perfmark.PerfmarkError as e:
+    assert str(e).startswith(sys.argv[1]) and "\n" not in str(e), repr(str(e))
+"""
+
+
+def check_fuzz(ck, build, tmp, count=40, seed=7):
+    """Damaged copies of a valid file (cut, or a few bytes changed): a result
+    or PerfmarkError, never a crash, a hang or another exception."""
+    import random
+    src = open(os.path.join(tmp, "full.h5"), "rb").read()
+    rnd = random.Random(seed)
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"))
+    ck.scope = "damaged: "
+    for i in range(count):
+        b = bytearray(src)
+        if i % 3 == 0:
+            b = b[:rnd.randrange(len(b))]
+        else:
+            for _ in range(rnd.randint(1, 8)):
+                b[rnd.randrange(len(b))] = rnd.randrange(256)
+        path = os.path.join(tmp, "damaged%03d.h5" % i)
+        with open(path, "wb") as f:
+            f.write(b)
+        try:
+            p = subprocess.run([sys.executable, "-c", FUZZ_PROBE, path], env=env,
+                               capture_output=True, text=True, timeout=120)
+            ck.ok(p.returncode == 0, "%s: exit %d: %s" % (path, p.returncode,
+                                                         p.stderr.strip()[-600:]))
+        except subprocess.TimeoutExpired:
+            ck.ok(False, "%s: hung" % path)
+
+
 def check_schema(ck, build):
     """The package's generator (pip's path) against the C build's JSON."""
     from perfmark import _schema_def
@@ -360,6 +401,7 @@ def main():
             if ck.ok(err is None, "the run failed: %s" % err):
                 check_file(ck, perfmark, path, name)
         check_errors(ck, tmp)
+        check_fuzz(ck, build, tmp)
     for e in ck.errors[:200]:
         print("FAIL " + e)
     print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
