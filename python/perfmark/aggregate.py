@@ -43,17 +43,15 @@ def block_rows(f):
 class Aggregate:
     """Everything summary() and mpi() show, computed once per Run."""
 
-    def __init__(self, run):
-        f = self.f = run._file
-        self.run = run
+    def __init__(self, f):
+        self.f = f
         n = f.sizes
         self.T, self.R, self.E, self.G = n["T"], n["R"], n["E"], n["G"]
-        reg = run._regions_table()
-        self.parent = reg["parent"]
-        self.kind = reg["kind"]
-        self.name = reg["name"]
-        self.group = run._events_table()["group"].astype(np.int64)
-        thr_rank = run._threads_table()["rank"].astype(np.int64)
+        self.parent = f.field("REGIONS_PARENT")
+        self.kind = f.field("REGIONS_KIND")
+        self.name = f.field("REGIONS_NAME")
+        self.group = f.field("EVENTS_GROUP").astype(np.int64)
+        thr_rank = f.field("THREADS_RANK").astype(np.int64)
         self.ranks = np.unique(thr_rank)
         self.rank_of = np.searchsorted(self.ranks, thr_rank)
         self.nq = len(QUANTITIES) + self.E + 1  # ..., events, exclusive

@@ -304,6 +304,13 @@ class File:
         self._tables[ident] = out
         return out
 
+    def field(self, ident):
+        """One column of a compound table, by the FIELD row's ID."""
+        e = self.schema[ident]
+        table = next(x.id for x in self.schema.entries
+                     if x.kind == "dataset" and x.path == e.owner)
+        return self.table(table)[e.name]
+
     def array(self, ident, t0=None, t1=None):
         """A dataset (rows t0:t1 of its first dimension when given), or zeros
         of its shape when a file may lack it and does (DEFAULT rule)."""

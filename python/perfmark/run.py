@@ -72,34 +72,38 @@ class Run:
 
     # ---------------------------------------------------------- the tables
 
-    def _events_table(self):
-        return self._file.table("EVENTS")
-
-    def _regions_table(self):
+    def _paths(self):
+        """Each region's path: the file's, or made from the tree where the
+        file has none (it is for display, and may be absent)."""
         def make():
-            t = dict(self._file.table("REGIONS"))
-            # the path is for display and may be absent: made from the tree
-            path = list(t["path"])
-            for r, (nm, p) in enumerate(zip(t["name"], t["parent"])):
+            f = self._file
+            path = list(f.field("REGIONS_PATH"))
+            for r, (nm, p) in enumerate(zip(f.field("REGIONS_NAME"), f.field("REGIONS_PARENT"))):
                 if path[r] == "" and not (p < 0 and nm == ""):
                     path[r] = nm if p < 0 else path[p] + "/" + nm
-            t["path"] = np.array(path, dtype=object)
-            return t
-        return self._once("regions", make)
+            return np.array(path, dtype=object)
+        return self._once("paths", make)
 
-    def _threads_table(self):
-        return self._file.table("THREADS")
+    def _frame(self, ident):
+        """A compound table as columns: integers int64, uint8 flags bool."""
+        f = self._file
+        df = pd.DataFrame({"row": np.arange(len(f.table(ident)[f.schema.fields(ident)[0].name]),
+                                            dtype=np.int64)})
+        for e in f.schema.fields(ident):
+            v = f.table(ident)[e.name]
+            df[e.name] = v if e.is_string() else v.astype(bool if e.type == "uint8" else np.int64)
+        return df
 
     def event_keys(self):
         """The report's key of each event: its name, or name#row when an
         earlier event has the same name."""
-        names = list(self._events_table()["name"])
+        names = list(self._file.field("EVENTS_NAME"))
         return [n + ("#%d" % e if n in names[:e] else "") for e, n in enumerate(names)]
 
     def tree_order(self):
         """Region rows in preorder, siblings in file (first-seen) order."""
         def make():
-            parent = self._regions_table()["parent"]
+            parent = self._file.field("REGIONS_PARENT")
             kids = {}
             for r, p in enumerate(parent):
                 kids.setdefault(int(p), []).append(r)
@@ -112,39 +116,32 @@ class Run:
         return self._once("order", make)
 
     def events(self):
-        t = self._events_table()
-        df = pd.DataFrame({"row": np.arange(len(t["name"]), dtype=np.int64),
-                           "key": self.event_keys()})
-        for k, v in t.items():
-            df[k] = v if v.dtype == object else _int(v)
-        for k in ("exclude_user", "exclude_kernel"):
-            df[k] = df[k].astype(bool)
+        """/events: one row per event, with the report's `key`."""
+        df = self._frame("EVENTS")
+        df.insert(1, "key", self.event_keys())
         return df
 
     def regions(self):
         """The region tree: one row per region in tree order; `row` is its
         row in the file, `parent` the parent's row (-1 at top level),
         `index` its position in tree order (the report's index)."""
-        t = self._regions_table()
+        f = self._file
         order = self.tree_order()
         pos = {r: i for i, r in enumerate(order)}
         rows = np.array(order, dtype=np.int64)
-        parent = t["parent"][rows].astype(np.int64) if len(rows) else np.zeros(0, np.int64)
+        parent = f.field("REGIONS_PARENT").astype(np.int64)[rows]
         return pd.DataFrame({
             "index": np.arange(len(rows), dtype=np.int64), "row": rows,
-            "name": t["name"][rows], "path": t["path"][rows], "kind": t["kind"][rows],
-            "depth": _int(t["depth"][rows]), "parent": parent,
+            "name": f.field("REGIONS_NAME")[rows], "path": self._paths()[rows],
+            "kind": f.field("REGIONS_KIND")[rows],
+            "depth": _int(f.field("REGIONS_DEPTH")[rows]), "parent": parent,
             "parent_index": np.array([pos[p] if p >= 0 else -1 for p in parent], np.int64)})
 
     def threads(self):
         """The /threads table with each thread's totals (wall time, flags,
         perfmark's reads and their measured cost)."""
         f = self._file
-        t = self._threads_table()
-        df = pd.DataFrame({"row": np.arange(f.sizes["T"], dtype=np.int64)})
-        for k, v in t.items():
-            df[k] = v if v.dtype == object else _int(v)
-        df["exited"] = df["exited"].astype(bool)
+        df = self._frame("THREADS")
         for name, ident in (("wall_ns", "THREAD_WALL_NS"), ("flags", "THREAD_FLAGS"),
                             ("reads", "THREAD_READS")):
             df[name] = _int(f.array(ident))
@@ -179,8 +176,7 @@ class Run:
     def _cell_block(self, t0, t1):
         f = self._file
         E = f.sizes["E"]
-        thr, reg = self._threads_table(), self._regions_table()
-        group = self._events_table()["group"].astype(np.int64)
+        group = f.field("EVENTS_GROUP").astype(np.int64)
         V = f.array("REGION_VISITS", t0, t1)
         W = f.array("REGION_WALL_NS", t0, t1)
         F = f.array("REGION_FLAGS", t0, t1)
@@ -198,10 +194,9 @@ class Run:
 
         t = ti + t0
         df = pd.DataFrame({
-            "thread_row": each(_int(t)), "rank": each(_int(thr["rank"][t])),
-            "thread": each(_int(thr["thread"][t])), "region": each(_int(ri)),
-            "path": each(np.asarray(reg["path"], object)[ri]),
-            "kind": each(np.asarray(reg["kind"], object)[ri]),
+            "thread_row": each(_int(t)), "rank": each(_int(f.field("THREADS_RANK")[t])),
+            "thread": each(_int(f.field("THREADS_THREAD")[t])), "region": each(_int(ri)),
+            "path": each(self._paths()[ri]), "kind": each(f.field("REGIONS_KIND")[ri]),
             "event": np.tile(np.array(self.event_keys() or [None], object), len(ti)),
             "visits": each(_int(V[ti, ri])), "wall_ns": each(_int(W[ti, ri]))})
         df["time_ns"] = _nullable(each(ns), each(kind == NONE))
@@ -225,7 +220,7 @@ class Run:
     # -------------------------------------------------- the report's numbers
 
     def _agg(self):
-        return self._once("agg", lambda: Aggregate(self))
+        return self._once("agg", lambda: Aggregate(self._file))
 
     def summary(self):
         """The report's region table, tidy: one row per (region, quantity)
@@ -320,6 +315,33 @@ class Run:
             df[k] = _nullable(v, v < 0)
         for k in ("ranks_entered", "ranks_na"):
             df[k] = df[k].astype(np.int64)
+        return df
+
+    def omp_wait(self):
+        """OpenMP wait per region (tree order): `wait_ns` = the time of the
+        wait regions below it (kind omp: barrier, taskwait, taskgroup; a
+        wait inside a wait counted once) over every thread, `share` = of
+        the region's time; across ranks, each rank's share of its own time
+        in the region (rank_min/mean/max/sd, max_rank) over the ranks that
+        entered with time. <NA>/NaN everywhere when the file has no wait
+        region."""
+        a = self._agg()
+        reg = self.regions()
+        rows = reg["row"].to_numpy()
+        x = a.xomp.result()
+        some = a.has_omp_wait & (x["n"] > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(a.has_omp_wait & (a.wall_total > 0),
+                             a.omp_wait_ns.astype(float) / a.wall_total.astype(float), np.nan)
+        cols = {"wait_ns": _nullable(_int(a.omp_wait_ns)[rows],
+                                     np.full(len(rows), not a.has_omp_wait)),
+                "share": share[rows]}
+        for k in ("min", "mean", "max", "sd"):
+            cols["rank_" + k] = np.where(some, x[k], np.nan)[rows]
+        cols["max_rank"] = _nullable(x["max_at"][rows], ~some[rows])
+        df = reg[["index", "row", "path"]].copy()
+        for k, v in cols.items():
+            df[k] = v
         return df
 
     def mpi_share(self):

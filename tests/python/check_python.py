@@ -8,7 +8,7 @@ out, with the schema.json the C build wrote), for every valid fixture of
 tests/report/make_fixture.py and for files of real runs (`perfmark run -e
 sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun):
 
-- every number summary(), mpi(), mpi_share(), flags(), threads(),
+- every number summary(), mpi(), mpi_share(), omp_wait(), flags(), threads(),
   events(), messages() and metadata give equals the report's JSON to the
   last digit (the report prints %.17g: a round trip of the double), null
   where the report prints null;
@@ -124,6 +124,22 @@ def check_regions(ck, run, j):
           "summary has %d rows for %d regions" % (len(s), len(j["regions"])))
 
 
+def check_omp(ck, run, j):
+    """OpenMP wait: over threads, and across ranks where the file has ranks."""
+    o = run.omp_wait()
+    for reg in j["regions"]:
+        got = o.iloc[reg["index"]]
+        ck.same(got["wait_ns"], reg["omp_wait_ns"], "regions[%d].omp_wait_ns" % reg["index"])
+        ck.same(got["share"], reg["omp_wait_share"], "regions[%d].omp_wait_share"
+                % reg["index"])
+    for x in j.get("regions_by_rank", []):
+        got, want = o.iloc[x["index"]], x["omp_wait_share"]
+        for k in ("min", "mean", "max", "sd", "max_rank"):
+            ck.same(got[k if k == "max_rank" else "rank_" + k],
+                    None if want is None else want[k],
+                    "regions_by_rank[%d].omp_wait_share.%s" % (x["index"], k))
+
+
 def check_xstat(ck, got, want, where, keys=("total", "min", "mean", "max", "imbalance",
                                              "max_rank", "sd")):
     names = {"total": "rank_total", "min": "rank_min", "mean": "rank_mean", "max": "rank_max",
@@ -233,7 +249,7 @@ def check_dtypes(ck, run, name):
     import pandas as pd
     frames = {"regions": run.regions(), "cells": run.cells(), "summary": run.summary(),
               "threads": run.threads(), "events": run.events(), "mpi": run.mpi(),
-              "mpi_share": run.mpi_share(), "flags": run.flags()}
+              "mpi_share": run.mpi_share(), "flags": run.flags(), "omp_wait": run.omp_wait()}
     for fname, df in frames.items():
         for col, dt in df.dtypes.items():
             if pd.api.types.is_integer_dtype(dt):
@@ -254,6 +270,7 @@ def check_file(ck, perfmark, path, name):
             check_tables(ck, run, j)
             check_regions(ck, run, j)
             check_ranks(ck, run, j)
+            check_omp(ck, run, j)
             check_cells(ck, run, j)
             check_dtypes(ck, run, name)
     except Exception as e:  # a crash of one file must not hide the others
