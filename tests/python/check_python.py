@@ -6,7 +6,8 @@ usage: /usr/bin/python3 tests/python/check_python.py BUILD_DIR
 With BUILD_DIR/python first on sys.path (the package as the build lays it
 out, with the schema.json the C build wrote), for every valid fixture of
 tests/report/make_fixture.py and for files of real runs (`perfmark run -e
-sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun):
+sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun) and for two
+bench/gen_synthetic job files (the larger one read in several blocks):
 
 - every number summary(), mpi(), mpi_share(), omp_wait(), flags(), threads(),
   events(), messages() and metadata give equals the report's JSON to the
@@ -44,6 +45,9 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_mpi_yield_when_idle": "1", "OMP_NUM_THREADS": "2"}
 # checked once more with PERFMARK_REPORT_BLOCK=1 (many blocks, joined)
 BLOCK_VARIANTS = ["full", "ranks_shuffled", "omp", "throttle"]
+# bench/gen_synthetic job files (ranks, threads per rank, regions, events):
+# the second is 1024 thread rows, four blocks of the report's own size
+SYNTHETIC = [(4, 3, 20, 3), (64, 16, 128, 8)]
 QS = ["visits", "wall_ns", "bytes", "bytes_unknown"]
 
 
@@ -413,6 +417,14 @@ def main():
         for variant in BLOCK_VARIANTS:
             check_file(ck, perfmark, os.path.join(tmp, variant + ".h5"), variant + " (blocks)")
         del os.environ["PERFMARK_REPORT_BLOCK"]
+        for shape in SYNTHETIC:
+            name = "gen_synthetic %s" % " ".join(map(str, shape))
+            path = os.path.join(tmp, "synthetic-%s.h5" % "-".join(map(str, shape)))
+            p = subprocess.run([os.path.join(build, "bin", "gen_synthetic"), path] +
+                               [str(n) for n in shape], capture_output=True, timeout=300)
+            ck.scope = name + ": "
+            if ck.ok(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr[-500:])):
+                check_file(ck, perfmark, path, name)
         for name, path, err in real_files(build, tmp):
             ck.scope = name + ": "
             if ck.ok(err is None, "the run failed: %s" % err):
