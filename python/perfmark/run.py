@@ -317,6 +317,35 @@ class Run:
             df[k] = df[k].astype(np.int64)
         return df
 
+    def _event_named(self, name):
+        """The key of the first event named NAME or NAME:modifiers, or None."""
+        names = list(self._file.field("EVENTS_NAME"))
+        for e, n in enumerate(names):
+            if n == name or n.startswith(name + ":"):
+                return self.event_keys()[e]
+        return None
+
+    def ipc(self):
+        """Instructions per cycle of each region (tree order): Σinstructions
+        / Σcycles of its totals, a ratio of sums; NaN without both events,
+        without both totals, or with no cycles. `estimate` / `untrusted`
+        when either total is."""
+        s = self.summary()
+        reg = self.regions()[["index", "row", "path"]].copy()
+        ins, cyc = self._event_named("instructions"), self._event_named("cycles")
+        if ins is None or cyc is None:
+            reg["ipc"], reg["estimate"], reg["untrusted"] = np.nan, False, False
+            return reg
+        i = s[s["quantity"] == ins].set_index("index").loc[reg["index"]]
+        c = s[s["quantity"] == cyc].set_index("index").loc[reg["index"]]
+        it, ct = i["total"].to_numpy(), c["total"].to_numpy()
+        ok = ~np.isnan(it) & ~np.isnan(ct) & (ct > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reg["ipc"] = np.where(ok, it / ct, np.nan)
+        reg["estimate"] = ok & (i["estimate"].to_numpy() | c["estimate"].to_numpy())
+        reg["untrusted"] = ok & (i["untrusted"].to_numpy() | c["untrusted"].to_numpy())
+        return reg
+
     def omp_wait(self):
         """OpenMP wait per region (tree order): `wait_ns` = the time of the
         wait regions below it (kind omp: barrier, taskwait, taskgroup; a

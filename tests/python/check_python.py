@@ -9,7 +9,7 @@ tests/report/make_fixture.py and for files of real runs (`perfmark run -e
 sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun) and for two
 bench/gen_synthetic job files (the larger one read in several blocks):
 
-- every number summary(), mpi(), mpi_share(), omp_wait(), flags(), threads(),
+- every number summary(), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
   events(), messages() and metadata give equals the report's JSON to the
   last digit (the report prints %.17g: a round trip of the double), null
   where the report prints null;
@@ -129,7 +129,11 @@ def check_regions(ck, run, j):
 
 
 def check_omp(ck, run, j):
-    """OpenMP wait: over threads, and across ranks where the file has ranks."""
+    """OpenMP wait: over threads, and across ranks where the file has ranks;
+    and IPC."""
+    ipc = run.ipc()
+    for reg in j["regions"]:
+        ck.same(ipc.iloc[reg["index"]]["ipc"], reg["ipc"], "regions[%d].ipc" % reg["index"])
     o = run.omp_wait()
     for reg in j["regions"]:
         got = o.iloc[reg["index"]]
@@ -253,7 +257,8 @@ def check_dtypes(ck, run, name):
     import pandas as pd
     frames = {"regions": run.regions(), "cells": run.cells(), "summary": run.summary(),
               "threads": run.threads(), "events": run.events(), "mpi": run.mpi(),
-              "mpi_share": run.mpi_share(), "flags": run.flags(), "omp_wait": run.omp_wait()}
+              "mpi_share": run.mpi_share(), "flags": run.flags(), "omp_wait": run.omp_wait(),
+              "ipc": run.ipc()}
     for fname, df in frames.items():
         for col, dt in df.dtypes.items():
             if pd.api.types.is_integer_dtype(dt):
