@@ -148,6 +148,80 @@ class Run:
         df["read_cost_ns"] = f.array("THREAD_READ_COST_NS").astype(float)
         return df
 
+    def _thread_values(self):
+        """(raw, enabled, running, value, kind) [T, E] of the /thread totals,
+        enabled and running those of each event's kernel group."""
+        f = self._file
+        group = f.field("EVENTS_GROUP").astype(np.int64)
+        raw = f.array("THREAD_COUNTS")
+        en = f.array("THREAD_ENABLED_NS")[:, group]
+        run = f.array("THREAD_RUNNING_NS")[:, group]
+        val, kind = stats.cell_value(raw, en, run)
+        return raw, en, run, val, kind
+
+    def thread_totals(self):
+        """One row per (thread, event) of the whole-thread totals (/thread):
+        raw, enabled_ns, running_ns, value (NaN: never counted), estimate,
+        counted_share — the report's threads[].events."""
+        raw, en, run, val, kind = self._thread_values()
+        T, E = raw.shape
+        f = self._file
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(en > 0, run.astype(float) / en, np.nan)
+        return pd.DataFrame({
+            "thread_row": np.repeat(np.arange(T, dtype=np.int64), E),
+            "rank": np.repeat(_int(f.field("THREADS_RANK")), E),
+            "thread": np.repeat(_int(f.field("THREADS_THREAD")), E),
+            "event": np.tile(np.array(self.event_keys(), object), T),
+            "raw": _int(raw).ravel(), "enabled_ns": _int(en).ravel(),
+            "running_ns": _int(run).ravel(), "value": _float(val, kind == NONE).ravel(),
+            "estimate": (kind == ESTIMATE).ravel(), "counted_share": share.ravel()})
+
+    def rank_totals(self):
+        """One row per (/rank row, event): the process's own count (the
+        inherited set: process_raw, process, process_estimate,
+        counted_share) against the sum of its threads' totals (threads_sum,
+        threads_estimate, threads_na), and the difference: work of threads
+        perfmark never saw. A row's threads: all when there is one row,
+        else those whose rank is the row number. Empty without /rank."""
+        f = self._file
+        N, E = f.sizes["N"], f.sizes["E"]
+        _, _, _, tval, tkind = self._thread_values()
+        rank = _int(f.field("THREADS_RANK"))
+        group = f.field("EVENTS_GROUP").astype(np.int64)
+        rows = []
+        if N:
+            raw = f.array("RANK_COUNTS")
+            en = f.array("RANK_ENABLED_NS")[:, group]
+            run = f.array("RANK_RUNNING_NS")[:, group]
+            val, kind = stats.cell_value(raw, en, run)
+        for n in range(N):
+            members = np.arange(len(rank)) if N == 1 else np.flatnonzero(rank == n)
+            has = tkind[members] != NONE
+            # already-scaled thread values, added in thread-row order
+            tsum = np.zeros(E)
+            for t in range(len(members)):
+                tsum = tsum + np.where(has[t], tval[members[t]], 0.0)
+            na = (~has).sum(0)
+            no_sum = (na > 0) & (has.sum(0) == 0)
+            for e, key in enumerate(self.event_keys()):
+                proc = np.nan if kind[n, e] == NONE else val[n, e]
+                ts = np.nan if no_sum[e] else tsum[e]
+                rows.append({"row": n, "event": key, "threads": list(members),
+                             "process_raw": int(raw[n, e]), "process": proc,
+                             "process_estimate": bool(kind[n, e] == ESTIMATE),
+                             "counted_share": run[n, e] / en[n, e] if en[n, e] > 0 else np.nan,
+                             "threads_sum": ts,
+                             "threads_estimate": bool((has[:, e] &
+                                                       (tkind[members, e] == ESTIMATE)).any()),
+                             "threads_na": int(na[e]), "difference": proc - ts})
+        cols = ["row", "event", "threads", "process_raw", "process", "process_estimate",
+                "counted_share", "threads_sum", "threads_estimate", "threads_na", "difference"]
+        return pd.DataFrame(rows, columns=cols).astype(
+            {"row": np.int64, "process_raw": np.int64, "threads_na": np.int64,
+             "process": float, "threads_sum": float, "difference": float,
+             "counted_share": float, "process_estimate": bool, "threads_estimate": bool})
+
     def flag_names(self):
         """{bit: name} of the data-quality flags this file can carry."""
         return dict(sorted(self._file.flag_names().items()))

@@ -10,6 +10,7 @@ sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun) and for two
 bench/gen_synthetic job files (the larger one read in several blocks):
 
 - every number summary(), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
+  thread_totals(), rank_totals(),
   events(), messages() and metadata give equals the report's JSON to the
   last digit (the report prints %.17g: a round trip of the double), null
   where the report prints null;
@@ -235,6 +236,25 @@ def check_tables(ck, run, j):
     ck.ok(list(reg["kind"]) == [r["kind"] for r in j["regions"]], "regions().kind")
 
 
+def check_totals(ck, run, j):
+    """threads[].events and rank_totals against thread_totals(), rank_totals()."""
+    tt = run.thread_totals()
+    for t in j["threads"]:
+        for key, ev in t["events"].items():
+            got = row_of(tt, thread_row=t["index"], event=key)
+            got = dict(got, total=got["value"])
+            for k in ("raw", "total", "estimate", "counted_share"):
+                ck.same(got[k], ev[k], "threads[%d].events[%s].%s" % (t["index"], key, k))
+    rt = run.rank_totals()
+    for r in j["rank_totals"]:
+        for key, ev in r["events"].items():
+            got = row_of(rt, row=r["row"], event=key)
+            ck.ok(list(got["threads"]) == r["threads"], "rank_totals[%d].threads" % r["row"])
+            for k in ("process_raw", "process", "process_estimate", "counted_share",
+                      "threads_sum", "threads_estimate", "threads_na", "difference"):
+                ck.same(got[k], ev[k], "rank_totals[%d].events[%s].%s" % (r["row"], key, k))
+
+
 def check_cells(ck, run, j):
     c = run.cells()
     if len(j["events"]):
@@ -258,7 +278,8 @@ def check_dtypes(ck, run, name):
     frames = {"regions": run.regions(), "cells": run.cells(), "summary": run.summary(),
               "threads": run.threads(), "events": run.events(), "mpi": run.mpi(),
               "mpi_share": run.mpi_share(), "flags": run.flags(), "omp_wait": run.omp_wait(),
-              "ipc": run.ipc()}
+              "ipc": run.ipc(),
+              "thread_totals": run.thread_totals(), "rank_totals": run.rank_totals()}
     for fname, df in frames.items():
         for col, dt in df.dtypes.items():
             if pd.api.types.is_integer_dtype(dt):
@@ -281,6 +302,7 @@ def check_file(ck, perfmark, path, name):
             check_ranks(ck, run, j)
             check_omp(ck, run, j)
             check_cells(ck, run, j)
+            check_totals(ck, run, j)
             check_dtypes(ck, run, name)
     except Exception as e:  # a crash of one file must not hide the others
         import traceback
