@@ -120,7 +120,7 @@ class Aggregate:
         f = self.f
         c = {k: f.array("REGION_" + k.upper(), t0, t1) for k in
              ("visits", "wall_ns", "flags", "counts", "enabled_ns", "running_ns", "bytes",
-              "bytes_unknown")}
+              "bytes_unknown", "reads", "timer_visits", "throttled_from")}
         # absent in files before the throttle: every visit was timed
         c["timed"] = (f.array("REGION_TIMED_VISITS", t0, t1) if f.has("REGION_TIMED_VISITS")
                       else c["visits"])
@@ -143,6 +143,19 @@ class Aggregate:
         self.en = np.zeros((R, E), np.uint64)
         self.run_ns = np.zeros((R, E), np.uint64)
         self.omp_wait_ns = np.zeros(R, np.uint64)
+        # which visits were measured, and perfmark's own part (the throttle)
+        self.wall_raw = np.zeros(R, np.uint64)
+        self.timed = np.zeros(R, np.uint64)
+        self.timer = np.zeros(R, np.uint64)
+        self.reads = np.zeros(R, np.uint64)
+        self.excl_est = np.zeros(R, np.int64)
+        self.excl_bad = np.zeros(R, np.int64)
+        self.thr_cells = np.zeros(R, np.int64)
+        self.thr_min = np.zeros(R, np.uint64)
+        self.thr_max = np.zeros(R, np.uint64)
+        self.own_cpu = np.zeros(R)
+        self.own_wall = np.zeros(R)
+        self.cost = self._read_costs()
         self.ev = Total((R, E))
         self.ev_spread = Spread((R, E))
         self.wall = Spread(R)
@@ -187,6 +200,9 @@ class Aggregate:
         self.en += en.sum(0, dtype=np.uint64)
         self.run_ns += run.sum(0, dtype=np.uint64)
         # doubles: thread by thread, in row order, each block from zero
+        self._measuring(c, ekind, ebad)
+        own_cpu, own_wall = np.zeros(R), np.zeros(R)
+        counted_visits = np.where(V > c["timer_visits"], V - c["timer_visits"], 0)
         ev, ev_sp = Total((R, E)), Spread((R, E))
         ev.untrusted |= lost.any(0)[:, None]
         wall, ex = Spread(R), Spread(R)
@@ -211,10 +227,15 @@ class Aggregate:
                 self.omp_w[k, a] += ns[i, w]
             self.mpi_ns[k] += ns[i][self.mpi_outer].sum(dtype=np.uint64)
             self.mpi_est[k] |= bool((kind[i][self.mpi_outer] == ESTIMATE).any())
+            cost = self.cost[t]
+            own_cpu = own_cpu + (c["reads"][i] + counted_visits[i]).astype(float) * cost
+            own_wall = own_wall + c["reads"][i].astype(float) * cost
         self.ev.merge(ev)
         self.ev_spread.merge(ev_sp)
         self.wall.merge(wall)
         self.excl.merge(ex)
+        self.own_cpu = self.own_cpu + own_cpu
+        self.own_wall = self.own_wall + own_wall
         for k, tot in rq.items():
             if self.rq[k] is None:
                 self.rq[k] = Total((R, self.nq))
@@ -233,6 +254,29 @@ class Aggregate:
         cnt = np.concatenate([np.stack([visited | (x != 0) for x in ints], 2), counted,
                               (visited | (excl != 0))[:, :, None]], 2)
         return v, k, cnt
+
+    def _read_costs(self):
+        """Each thread's measured cost of one reading; 0 where unknown."""
+        cost = self.f.array("THREAD_READ_COST_NS").astype(float)
+        return np.where(np.isfinite(cost) & (cost > 0), cost, 0.0)
+
+    def _measuring(self, c, ekind, ebad):
+        """The integer sums of which visits were measured (report_measure.c)."""
+        self.wall_raw += c["wall_ns"].sum(0, dtype=np.uint64)
+        self.timed += c["timed"].sum(0, dtype=np.uint64)
+        self.timer += c["timer_visits"].sum(0, dtype=np.uint64)
+        self.reads += c["reads"].sum(0, dtype=np.uint64)
+        self.excl_est += (ekind == ESTIMATE).sum(0)
+        self.excl_bad += ebad.sum(0)
+        tf = c["throttled_from"]
+        thr = tf > 0
+        first = self.thr_cells == 0
+        some = thr.any(0)
+        lo = np.where(thr, tf, np.iinfo(np.uint64).max).min(0) if len(tf) else self.thr_min
+        hi = np.where(thr, tf, 0).max(0) if len(tf) else self.thr_max
+        self.thr_min = np.where(some & (first | (lo < self.thr_min)), lo, self.thr_min)
+        self.thr_max = np.where(some & (first | (hi > self.thr_max)), hi, self.thr_max)
+        self.thr_cells += thr.sum(0)
 
     # ---------------------------------------------------- across ranks
 

@@ -420,6 +420,65 @@ class Run:
         reg["untrusted"] = ok & (i["untrusted"].to_numpy() | c["untrusted"].to_numpy())
         return reg
 
+    def measuring(self):
+        """Per region (tree order): which visits were measured and what
+        measuring cost (docs/hdf5-schema.md, "Which visits read counters",
+        "What measuring costs"): wall_ns_raw (as stored: the timed visits),
+        time_estimate, threads_time_na, exclusive_estimate,
+        exclusive_untrusted, timed_visits, timer_visits, timer_only,
+        throttled_threads, throttled_from_min/_max, reads, and perfmark's
+        estimated part perfmark_cpu_ns, perfmark_wall_ns (NaN when no thread
+        has a measured cost) and perfmark_cpu_share (of the region's
+        task-clock, else cpu-clock, total)."""
+        a = self._agg()
+        reg = self.regions()[["index", "row", "path"]].copy()
+        rows = reg["row"].to_numpy()
+        has_cost = bool((a.cost > 0).any())
+        names = list(self._file.field("EVENTS_NAME"))
+        cpu = next((self.event_keys()[names.index(n)] for n in ("task-clock", "cpu-clock")
+                    if n in names), None)
+        base = np.full(a.R, np.nan)
+        if cpu is not None:
+            s = self.summary()
+            base[s[s["quantity"] == cpu]["row"].to_numpy()] = \
+                s[s["quantity"] == cpu]["total"].to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(has_cost & (base > 0), a.own_cpu / base, np.nan)
+        thr = a.thr_cells > 0
+        cols = {"wall_ns_raw": _int(a.wall_raw), "time_estimate": a.time_est > 0,
+                "threads_time_na": a.time_na, "exclusive_estimate": a.excl_est > 0,
+                "exclusive_untrusted": (a.time_na > 0) | (a.excl_bad > 0),
+                "timed_visits": _int(a.timed), "timer_visits": _int(a.timer),
+                "timer_only": a.timer_only(), "throttled_threads": a.thr_cells,
+                "throttled_from_min": _nullable(_int(a.thr_min), ~thr),
+                "throttled_from_max": _nullable(_int(a.thr_max), ~thr),
+                "reads": _int(a.reads),
+                "perfmark_cpu_ns": np.where(has_cost, a.own_cpu, np.nan),
+                "perfmark_wall_ns": np.where(has_cost, a.own_wall, np.nan),
+                "perfmark_cpu_share": share}
+        for k, v in cols.items():
+            reg[k] = np.asarray(v)[rows]
+        return reg
+
+    def perfmark_reads(self):
+        """perfmark's readings over the whole run: reads (Σ /thread/reads),
+        ns (Σ reads x read_cost_ns over threads with a cost), thread_ns
+        (Σ /thread/wall_ns), share = ns / thread_ns, cost_ns_min/_max; ns,
+        share and the costs None when no thread has a measured cost."""
+        f = self._file
+        reads = f.array("THREAD_READS")
+        cost = self._agg().cost
+        ns = 0.0
+        for n, c in zip(reads, cost):  # thread-row order, as the report adds
+            if c > 0:
+                ns += float(n) * c
+        wall = int(f.array("THREAD_WALL_NS").sum(dtype=np.uint64))
+        has = bool((cost > 0).any())
+        return {"reads": int(reads.sum(dtype=np.uint64)), "ns": ns if has else None,
+                "thread_ns": wall, "share": ns / wall if has and wall > 0 else None,
+                "cost_ns_min": float(cost[cost > 0].min()) if has else None,
+                "cost_ns_max": float(cost[cost > 0].max()) if has else None}
+
     def omp_wait(self):
         """OpenMP wait per region (tree order): `wait_ns` = the time of the
         wait regions below it (kind omp: barrier, taskwait, taskgroup; a

@@ -10,7 +10,7 @@ sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun) and for two
 bench/gen_synthetic job files (the larger one read in several blocks):
 
 - every number summary(), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
-  thread_totals(), rank_totals(),
+  thread_totals(), rank_totals(), measuring(), perfmark_reads(),
   events(), messages() and metadata give equals the report's JSON to the
   last digit (the report prints %.17g: a round trip of the double), null
   where the report prints null;
@@ -255,6 +255,28 @@ def check_totals(ck, run, j):
                 ck.same(got[k], ev[k], "rank_totals[%d].events[%s].%s" % (r["row"], key, k))
 
 
+def check_measuring(ck, run, j):
+    """The throttle's keys, where the report prints them."""
+    if "perfmark_reads" not in j:
+        return
+    got = run.perfmark_reads()
+    for k, v in j["perfmark_reads"].items():
+        ck.same(got[k], v, "perfmark_reads.%s" % k)
+    ms = run.measuring()
+    for reg in j["regions"]:
+        m, got = reg["measuring"], ms.iloc[reg["index"]]
+        w = "regions[%d].measuring" % reg["index"]
+        for k, v in m.items():
+            if k == "throttled":
+                ck.same(got["throttled_threads"], 0 if v is None else v["threads"],
+                        w + ".throttled.threads")
+                for x in ("from_min", "from_max"):
+                    ck.same(got["throttled_" + x], None if v is None else v[x],
+                            "%s.throttled.%s" % (w, x))
+            else:
+                ck.same(got[k], v, "%s.%s" % (w, k))
+
+
 def check_cells(ck, run, j):
     c = run.cells()
     if len(j["events"]):
@@ -279,7 +301,8 @@ def check_dtypes(ck, run, name):
               "threads": run.threads(), "events": run.events(), "mpi": run.mpi(),
               "mpi_share": run.mpi_share(), "flags": run.flags(), "omp_wait": run.omp_wait(),
               "ipc": run.ipc(),
-              "thread_totals": run.thread_totals(), "rank_totals": run.rank_totals()}
+              "thread_totals": run.thread_totals(), "rank_totals": run.rank_totals(),
+              "measuring": run.measuring()}
     for fname, df in frames.items():
         for col, dt in df.dtypes.items():
             if pd.api.types.is_integer_dtype(dt):
@@ -303,6 +326,7 @@ def check_file(ck, perfmark, path, name):
             check_omp(ck, run, j)
             check_cells(ck, run, j)
             check_totals(ck, run, j)
+            check_measuring(ck, run, j)
             check_dtypes(ck, run, name)
     except Exception as e:  # a crash of one file must not hide the others
         import traceback
