@@ -199,8 +199,8 @@ class Aggregate:
         self.raw += raw.sum(0, dtype=np.uint64)
         self.en += en.sum(0, dtype=np.uint64)
         self.run_ns += run.sum(0, dtype=np.uint64)
-        # doubles: thread by thread, in row order, each block from zero
         self._measuring(c, ekind, ebad)
+        # doubles: thread by thread, in row order, each block from zero
         own_cpu, own_wall = np.zeros(R), np.zeros(R)
         counted_visits = np.where(V > c["timer_visits"], V - c["timer_visits"], 0)
         ev, ev_sp = Total((R, E)), Spread((R, E))
@@ -256,9 +256,13 @@ class Aggregate:
         return v, k, cnt
 
     def _read_costs(self):
-        """Each thread's measured cost of one reading; 0 where unknown."""
+        """Each thread's measured cost of one reading, 0 where there is none
+        (NaN or not above 0); `has_cost`: threads whose cost counts for the
+        whole run (finite as well), as report_stream.c and pm_measure_thread
+        take them."""
         cost = self.f.array("THREAD_READ_COST_NS").astype(float)
-        return np.where(np.isfinite(cost) & (cost > 0), cost, 0.0)
+        self.has_cost = np.isfinite(cost) & (cost > 0)
+        return np.where(cost > 0, cost, 0.0)
 
     def _measuring(self, c, ekind, ebad):
         """The integer sums of which visits were measured (report_measure.c)."""

@@ -433,7 +433,7 @@ class Run:
         a = self._agg()
         reg = self.regions()[["index", "row", "path"]].copy()
         rows = reg["row"].to_numpy()
-        has_cost = bool((a.cost > 0).any())
+        has_cost = bool(a.has_cost.any())
         names = list(self._file.field("EVENTS_NAME"))
         cpu = next((self.event_keys()[names.index(n)] for n in ("task-clock", "cpu-clock")
                     if n in names), None)
@@ -467,13 +467,14 @@ class Run:
         share and the costs None when no thread has a measured cost."""
         f = self._file
         reads = f.array("THREAD_READS")
-        cost = self._agg().cost
+        a = self._agg()
+        cost = np.where(a.has_cost, a.cost, 0.0)
         ns = 0.0
         for n, c in zip(reads, cost):  # thread-row order, as the report adds
             if c > 0:
                 ns += float(n) * c
         wall = int(f.array("THREAD_WALL_NS").sum(dtype=np.uint64))
-        has = bool((cost > 0).any())
+        has = bool(a.has_cost.any())
         return {"reads": int(reads.sum(dtype=np.uint64)), "ns": ns if has else None,
                 "thread_ns": wall, "share": ns / wall if has and wall > 0 else None,
                 "cost_ns_min": float(cost[cost > 0].min()) if has else None,
