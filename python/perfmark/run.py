@@ -8,7 +8,7 @@ before it is asked for; the cells are read a block of thread rows at a time.
 import numpy as np
 import pandas as pd
 
-from . import read, stats
+from . import export, read, stats
 from .aggregate import Aggregate, block_rows
 from .stats import ESTIMATE, NONE
 
@@ -506,6 +506,11 @@ class Run:
         for k, v in cols.items():
             df[k] = v
         return df
+
+    def to_hatchet_literal(self, stat="total"):
+        """The region tree in Hatchet's literal format (export.py):
+        hatchet.GraphFrame.from_literal(run.to_hatchet_literal())."""
+        return export.hatchet_literal(self, stat)
 
     def mpi_share(self):
         """Per rank: its MPI time (outermost MPI regions, summed over its

@@ -11,6 +11,7 @@ bench/gen_synthetic job files (the larger one read in several blocks):
 
 - every number summary(), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
   thread_totals(), rank_totals(), measuring(), perfmark_reads(),
+  to_hatchet_literal(),
   events(), messages() and metadata give equals the report's JSON to the
   last digit (the report prints %.17g: a round trip of the double), null
   where the report prints null;
@@ -277,6 +278,39 @@ def check_measuring(ck, run, j):
                 ck.same(got[k], v, "%s.%s" % (w, k))
 
 
+def check_hatchet(ck, run, j):
+    """to_hatchet_literal(): the report's tree and totals, JSON-clean, frames
+    unique (Hatchet merges equal frames); read by Hatchet where installed."""
+    lit = run.to_hatchet_literal()
+    ck.ok(json.loads(json.dumps(lit, allow_nan=False)) == lit, "hatchet literal: not JSON")
+    flat = []
+
+    def walk(nodes, parent):
+        for n in nodes:
+            flat.append((n, parent))
+            walk(n["children"], len(flat) - 1)
+    walk(lit, -1)
+    ck.ok(len(flat) == len(j["regions"]), "hatchet literal: %d nodes, report %d regions"
+          % (len(flat), len(j["regions"])))
+    frames = [json.dumps(n["frame"], sort_keys=True) for n, _ in flat]
+    ck.ok(len(set(frames)) == len(frames), "hatchet literal: equal frames")
+    for (n, parent), reg in zip(flat, j["regions"]):
+        w = "hatchet literal of regions[%d]" % reg["index"]
+        ck.ok(parent == reg["parent"] and n["frame"]["name"] == reg["name"] and
+              n["frame"]["type"] == reg["kind"], w + ": tree")
+        ck.same(n["metrics"]["time (inc)"], reg["wall_ns"]["total"], w + ": time (inc)")
+        ck.same(n["metrics"]["time"], reg["by_thread"]["exclusive_ns"]["total"], w + ": time")
+        ck.same(n["metrics"]["visits"], reg["visits"], w + ": visits")
+        for key, ev in reg["events"].items():
+            ck.same(n["metrics"][key + " (inc)"], ev["total"], "%s: %s" % (w, key))
+    try:
+        import hatchet
+    except ImportError:
+        return
+    gf = hatchet.GraphFrame.from_literal(lit)
+    ck.ok(len(gf.dataframe) == len(j["regions"]), "Hatchet read %d nodes" % len(gf.dataframe))
+
+
 def check_cells(ck, run, j):
     c = run.cells()
     if len(j["events"]):
@@ -327,6 +361,7 @@ def check_file(ck, perfmark, path, name):
             check_cells(ck, run, j)
             check_totals(ck, run, j)
             check_measuring(ck, run, j)
+            check_hatchet(ck, run, j)
             check_dtypes(ck, run, name)
     except Exception as e:  # a crash of one file must not hide the others
         import traceback
