@@ -27,6 +27,11 @@ from .errors import PerfmarkError
 BUILTIN_FLAGS = {0x01: "MULTIPLEXED", 0x02: "NOT_COUNTED", 0x04: "LOST_GENERATION",
                  0x08: "MIGRATED", 0x10: "UNBALANCED", 0x20: "SHORT", 0x40: "PARTIAL"}
 
+# Absent DEFAULT entries read as zeros or "", except these (the C reader's
+# one other default, analysis/read/read_file.c: no bind_cpu means no CPU was
+# bound). The table has no column for defaults; if it gets one, this goes.
+NONZERO_DEFAULTS = {"BIND_CPU": -1}
+
 # The errors h5py and numpy raise on a damaged file or an unexpected type.
 _H5_ERRORS = (OSError, KeyError, ValueError, RuntimeError, TypeError, IndexError)
 
@@ -204,20 +209,26 @@ class File:
         """The table's rule: NEEDED entries must be there, except inside a
         group a file may lack (/rank), which holds data only when its first
         dataset does: then its NEEDED entries are needed too."""
-        if not e.needed:
-            return False
+        return e.needed and self._group_holds_data(e)
+
+    def _group_holds_data(self, e):
+        """False when e sits in a group a file may lack (/rank) whose first
+        dataset is absent: the group's rows come from that dataset, so the
+        rest of it is ignored, as the C reader does."""
         g = self._group_of(e)
         if g is None or g.needed:
             return True
         first = next(x for x in self.schema.entries if x.kind == "dataset" and
                      self._group_of(x) is g)
-        return first.path in self._h5
+        return e is first or first.path in self._h5
 
     def has(self, ident):
+        """Whether the file holds entry `ident` (and it counts)."""
         e = self.schema[ident]
         owner = e.owner
         with self.guard(e.path):
-            return (owner == "/" or owner in self._h5) and self._present(e)
+            return ((owner == "/" or owner in self._h5) and self._present(e) and
+                    self._group_holds_data(e))
 
     def _check_needed(self):
         for e in self.schema.entries:
@@ -273,7 +284,7 @@ class File:
         """A root (or other) attribute, or its default when absent."""
         e = self.schema[ident]
         if not self.has(ident):
-            return e.default()
+            return NONZERO_DEFAULTS.get(ident, e.default())
         with self.guard("attribute " + e.path):
             v = self._h5[e.owner].attrs[e.name]
             if e.is_string():

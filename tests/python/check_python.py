@@ -22,6 +22,9 @@ bench/gen_synthetic job files (the larger one read in several blocks):
   broken tree), a missing file and a directory raise PerfmarkError with the
   reason, and nothing else; so do 40 damaged copies of a valid file, or
   they read (each in its own interpreter: a crash would be a failure);
+- files of every revision of the schema, and files each without one entry,
+  follow the table's rule (needed: PerfmarkError naming it; default: read,
+  numbers equal the report's);
 - the schema table made from pm_schema.def by the package's own generator
   (what `pip install ./python` uses) equals the C build's schema.json, entry
   by entry, field by field.
@@ -32,6 +35,7 @@ bench/gen_synthetic job files (the larger one read in several blocks):
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -438,6 +442,34 @@ def check_fuzz(ck, build, tmp, count=40, seed=7):
             ck.ok(False, "%s: hung" % path)
 
 
+def check_revisions(ck, perfmark, tmp):
+    """Files of every revision of the table, and revision-1 files each
+    without one entry (tests/schema/check_schema.py writes them): the
+    package follows the table's rule like the report — a needed entry
+    missing is a PerfmarkError naming it, any other is read as zeros or ""
+    and the numbers still equal the report's."""
+    sys.path.insert(0, os.path.join(SRC, "tests", "schema"))
+    import check_schema
+    with open(os.path.join(os.path.dirname(perfmark), os.pardir, "share", "perfmark",
+                           "schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    for rev in range(1, schema["revision"] + 1):
+        path = os.path.join(tmp, "rev%d.h5" % rev)
+        check_schema.write_revision(schema, path, rev)
+        check_file(ck, perfmark, path, "revision %d" % rev)
+    for e in schema["entries"]:
+        if e["path"] == "/" or e["since"] > 1:
+            continue
+        path = os.path.join(tmp, "drop.h5")
+        check_schema.write_revision(schema, path, 1, drop=e["path"])
+        name = "revision 1 without %s" % e["path"]
+        if e["rule"] == "needed":
+            ck.scope = name + ": "
+            check_bad(ck, path, [re.split(r"[@./]", e["path"])[-1]])
+        else:
+            check_file(ck, perfmark, path, name)
+
+
 def check_schema(ck, build):
     """The package's generator (pip's path) against the C build's JSON."""
     from perfmark import _schema_def
@@ -516,6 +548,7 @@ def main():
             if ck.ok(err is None, "the run failed: %s" % err):
                 check_file(ck, perfmark, path, name)
         check_errors(ck, tmp)
+        check_revisions(ck, perfmark, tmp)
         check_fuzz(ck, build, tmp)
     for e in ck.errors[:200]:
         print("FAIL " + e)
