@@ -15,7 +15,7 @@ import numpy as np
 from . import stats
 from .stats import ESTIMATE, EXACT, NONE, Spread, Total
 
-BLOCK_BYTES = 4 << 20  # cell bytes per block, about: analysis/report_stream.c
+BLOCK_BYTES = 4 << 20  # cell bytes per block, about: analysis/model/report_stream.c
 OMP_WAITS = ("omp barrier", "omp taskwait", "omp taskgroup")
 # The quantities compared across ranks before the events: the report's
 # PM_Q_* order; "exclusive_ns" comes after the events.
@@ -24,7 +24,7 @@ TIMER_ONLY_BIT, LOST_GENERATION_BIT = 0x80, 0x04
 
 
 def block_rows(f):
-    """Thread rows per block, as analysis/report_stream.c (pm_block_rows)
+    """Thread rows per block, as analysis/model/report_stream.c (pm_block_rows)
     picks them from the file alone; PERFMARK_REPORT_BLOCK=N overrides it."""
     n = f.sizes
     has_visit_data = any(f.has(i) for i in ("REGION_READS", "REGION_TIMER_VISITS",

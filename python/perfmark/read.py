@@ -52,7 +52,8 @@ class File:
     check=True first reads the file's structure and tables in a forked
     child: HDF5 1.10 can crash or spin on damaged metadata (a corrupt heap
     of strings), and a crash there must become an error, not take the
-    caller's interpreter down (the report does the same: read_guard.c)."""
+    caller's interpreter down (the report does the same,
+    analysis/read/read_guard.c)."""
 
     def __init__(self, path, check=True):
         self.path = os.fspath(path)

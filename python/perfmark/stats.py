@@ -1,6 +1,6 @@
 """Running statistics in the report's order of arithmetic.
 
-The report (analysis/report_count.c, report_ranks.c) adds cells one thread
+The report (analysis/model/report_count.c, report_ranks.c) adds cells one thread
 row at a time, in row order, and ranks one at a time, in ascending order;
 its standard deviation is Welford's, and blocks of thread rows are joined
 with Chan's pairwise update. Doubles are not associative, so the package
