@@ -16,6 +16,10 @@ from .run import Run
 __all__ = ["open", "Run", "PerfmarkError"]
 
 
-def open(path):  # noqa: A001 - the package's one entry point, like io.open
-    """Open a perfmark HDF5 file (read only)."""
-    return Run(path)
+def open(path, check=True):  # noqa: A001 - the package's one entry point, like io.open
+    """Open a perfmark HDF5 file (read only). check=True reads its structure
+    and tables in a forked child first, so that HDF5 crashing on a damaged
+    file becomes a PerfmarkError; check=False skips that (no fork: for a
+    process where forking is unwelcome, e.g. one running MPI), and a damaged
+    file may then crash the interpreter."""
+    return Run(path, check=check)

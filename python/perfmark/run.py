@@ -31,8 +31,8 @@ def _float(a, missing=None):
 class Run:
     """One perfmark file. Use as a context manager, or call close()."""
 
-    def __init__(self, path):
-        self._file = read.File(path)
+    def __init__(self, path, check=True):
+        self._file = read.File(path, check=check)
         self.path = self._file.path
         self._cache = {}
 

@@ -373,6 +373,14 @@ def check_file(ck, perfmark, path, name):
     print("%s: %d checks" % (name, ck.checks - before))
 
 
+def check_no_fork(ck, path, name):
+    """open(check=False) reads the same numbers without the forked child."""
+    import perfmark as pm
+    ck.scope = name + " (check=False): "
+    with pm.open(path) as a, pm.open(path, check=False) as b:
+        ck.ok(a.summary().equals(b.summary()), "summary() differs")
+
+
 def check_bad(ck, path, needles):
     import perfmark as pm
     try:
@@ -530,6 +538,7 @@ def main():
             path = os.path.join(tmp, variant + ".h5")
             make_fixture.write(path, variant)
             check_file(ck, perfmark, path, variant)
+        check_no_fork(ck, os.path.join(tmp, "ranks.h5"), "ranks")
         # blocks of one thread row: both join the blocks the same way
         os.environ["PERFMARK_REPORT_BLOCK"] = "1"
         for variant in BLOCK_VARIANTS:
