@@ -6,8 +6,9 @@ usage: /usr/bin/python3 tests/python/check_python.py BUILD_DIR
 With BUILD_DIR/python first on sys.path (the package as the build lays it
 out, with the schema.json the C build wrote), for every valid fixture of
 tests/report/make_fixture.py and for files of real runs (`perfmark run -e
-sw` of nested_regions; a 2-rank mpi_omp_demo job under mpirun) and for two
-bench/gen_synthetic job files (the larger one read in several blocks):
+sw` of nested_regions; 2-rank mpi_omp_demo and mpi_poll jobs under mpirun)
+and for two bench/gen_synthetic job files (the larger one read in several
+blocks):
 
 - every number summary(), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
   thread_totals(), rank_totals(), measuring(), perfmark_reads(),
@@ -509,17 +510,19 @@ def real_files(build, tmp):
                        capture_output=True, timeout=300)
     out.append(("nested_regions", f, None if p.returncode == 0 and os.path.exists(f)
                 else "exit %d: %s" % (p.returncode, p.stderr.decode()[-500:])))
-    f = os.path.join(tmp, "demo.h5")
     if not shutil.which("mpirun"):
-        print("SKIP mpi_omp_demo: no mpirun on PATH")
+        print("SKIP mpi_omp_demo, mpi_poll: no mpirun on PATH")
         return out
     env.update(MPI_ENV)
-    p = subprocess.run([perfmark, "run", "-e", "sw", "-o", f, "--", "mpirun", "-np", "2",
-                        "--oversubscribe", "--bind-to", "none",
-                        os.path.join(build, "bin", "mpi_omp_demo")], env=env,
-                       capture_output=True, timeout=600)
-    out.append(("mpi_omp_demo", f, None if p.returncode == 0 and os.path.exists(f)
-                else "exit %d: %s" % (p.returncode, p.stderr.decode()[-500:])))
+    # the demo; and MPI_Test polls: TIMER_ONLY, their time sampled (estimates)
+    for name, prog in (("mpi_omp_demo", [os.path.join(build, "bin", "mpi_omp_demo")]),
+                       ("mpi_poll", [os.path.join(build, "tests", "mpi_poll"), "300000"])):
+        f = os.path.join(tmp, name + ".h5")
+        p = subprocess.run([perfmark, "run", "-e", "sw", "-o", f, "--", "mpirun", "-np", "2",
+                            "--oversubscribe", "--bind-to", "none"] + prog, env=env,
+                           capture_output=True, timeout=600)
+        out.append((name, f, None if p.returncode == 0 and os.path.exists(f)
+                    else "exit %d: %s" % (p.returncode, p.stderr.decode()[-500:])))
     return out
 
 
