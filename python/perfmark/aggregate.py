@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from . import stats
-from .stats import ESTIMATE, EXACT, NONE, Spread, Total
+from .stats import ESTIMATE, EXACT, NONE, Across, Spread, Total
 
 BLOCK_BYTES = 4 << 20  # cell bytes per block, about: analysis/model/report_stream.c
 OMP_WAITS = ("omp barrier", "omp taskwait", "omp taskgroup")
@@ -288,36 +288,21 @@ class Aggregate:
         return self.rq[k] if self.rq[k] is not None else Total((self.R, self.nq))
 
     def _across_ranks(self):
-        """Each rank folded in ascending order: totals over every rank,
-        min/mean/max/sd over the ranks that entered and have a value."""
-        R, nq = self.R, self.nq
+        """Each rank folded in ascending order (stats.Across), regions and
+        MPI functions; the OpenMP wait share of each rank."""
+        R = self.R
         self.entered = np.zeros(R, np.int64)
-        self.x_total = np.zeros((R, nq))
-        self.x_estimate = np.zeros((R, nq), bool)
-        self.x_untrusted = np.zeros((R, nq), bool)
-        self.x_vals = np.zeros((R, nq), np.int64)
-        self.x_cells_na = np.zeros((R, nq), np.int64)
-        self.x_na = np.zeros((R, nq), np.int64)
-        self.x = Spread((R, nq))
+        self.x = Across((R, self.nq))
         self.xomp = Spread(R)
-        self.xomp_na = np.zeros(R, np.int64)
         for k, rank in enumerate(self.ranks):
             s = self._rank_total(k)
-            entered = s.total[:, 0] > 0
+            entered = s.total[:, 0] > 0  # some of its threads visited
             self.entered += entered
-            self.x_total = self.x_total + s.total
-            self.x_estimate |= s.estimate
-            self.x_untrusted |= s.untrusted | (s.n_na > 0)
-            self.x_vals += s.nvals
-            self.x_cells_na += s.n_na
-            has = s.has_total()
-            self.x.add(s.total, entered[:, None] & has, rank)
-            self.x_na += entered[:, None] & ~has
+            self.x.add(s, entered[:, None], rank)
             tns, wns = self.omp_t[k], self.omp_w[k]
             with np.errstate(invalid="ignore", divide="ignore"):
                 share = np.where(tns > 0, wns.astype(float) / tns.astype(float), 0.0)
             self.xomp.add(share, entered & (tns > 0), rank)
-            self.xomp_na += entered & ~(tns > 0)
         self._mpi_functions()
         self._mpi_share()
 
@@ -329,10 +314,7 @@ class Aggregate:
         self.functions = []
         for nm in names:
             rows = [r for r in range(self.R) if self.is_mpi[r] and self.name[r] == nm]
-            fx = {"name": nm, "rows": rows, "entered": 0, "spread": Spread(nq),
-                  "total": np.zeros(nq), "estimate": np.zeros(nq, bool),
-                  "untrusted": np.zeros(nq, bool), "vals": np.zeros(nq, np.int64),
-                  "cells_na": np.zeros(nq, np.int64), "na": np.zeros(nq, np.int64)}
+            fx = {"name": nm, "rows": rows, "entered": 0, "across": Across(nq)}
             for k, rank in enumerate(self.ranks):
                 s = self._rank_total(k)
                 t = Total(nq)
@@ -344,18 +326,11 @@ class Aggregate:
                     t.untrusted |= s.untrusted[r, :nq]
                 entered = bool((s.total[rows, 0] > 0).any())
                 fx["entered"] += entered
-                fx["total"] = fx["total"] + t.total
-                fx["estimate"] |= t.estimate
-                fx["untrusted"] |= t.untrusted | (t.n_na > 0)
-                fx["vals"] += t.nvals
-                fx["cells_na"] += t.n_na
-                has = t.has_total()
-                fx["spread"].add(t.total, entered & has, rank)
-                fx["na"] += entered & ~has
+                fx["across"].add(t, entered, rank)
             self.functions.append(fx)
         # most total time first, ties by name (bytewise, as strcmp)
-        self.functions.sort(key=lambda fx: (-fx["total"][1], fx["name"].encode("utf-8",
-                                                                              "surrogateescape")))
+        self.functions.sort(key=lambda fx: (-fx["across"].sum.total[1],
+                                            fx["name"].encode("utf-8", "surrogateescape")))
 
     def _mpi_share(self):
         """A rank's MPI time over its longest thread's /thread/wall_ns."""
@@ -367,6 +342,7 @@ class Aggregate:
         with np.errstate(invalid="ignore", divide="ignore"):
             self.share = np.where(has, self.mpi_ns.astype(float) / self.total_ns.astype(float),
                                   np.nan)
+        # every rank counts (no MPI at all is a share of 0); none without time
         self.share_spread = Spread(())
         for k, rank in enumerate(self.ranks):
             self.share_spread.add(np.where(has[k], self.share[k], 0.0), np.bool_(has[k]), rank)
@@ -416,8 +392,8 @@ class Aggregate:
                               untrusted=self.time_na > 0, threads_na=self.time_na)
         yield "exclusive_ns", spread(x, total=np.where(has_wall, self.excl_total, np.nan))
         # bytes: integers, so the sum over ranks is the sum over threads
-        yield "bytes", dict(total=self.x_total[:, 2])
-        yield "bytes_unknown", dict(total=self.x_total[:, 3])
+        yield "bytes", dict(total=self.x.sum.total[:, 2])
+        yield "bytes_unknown", dict(total=self.x.sum.total[:, 3])
         es, has = self.ev_spread.result(), self.ev.has_total()
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(self.en > 0, self.run_ns.astype(float) / self.en.astype(float),
@@ -433,18 +409,8 @@ class Aggregate:
 
     def _across_ranks_columns(self, j, off):
         """Columns across ranks of quantity j (PM_Q_* order, exclusive last)."""
-        xr = self.x.result()
-        has = ~((self.x_cells_na[:, j] > 0) & (self.x_vals[:, j] == 0))
-        some = xr["n"][:, j] > 0
-        cols = {"ranks_entered": self.entered,
-                "rank_total": np.where(has, self.x_total[:, j], np.nan),
-                "rank_min": xr["min"][:, j], "rank_mean": xr["mean"][:, j],
-                "rank_max": xr["max"][:, j], "rank_sd": xr["sd"][:, j],
-                "rank_imbalance": xr["imbalance"][:, j],
-                "min_rank": np.where(some, xr["min_at"][:, j], -1),
-                "max_rank": np.where(some, xr["max_at"][:, j], -1),
-                "ranks_na": self.x_na[:, j], "rank_estimate": self.x_estimate[:, j],
-                "rank_untrusted": self.x_untrusted[:, j]}
+        cols = {k: v[:, j] for k, v in self.x.columns().items()}
+        cols["ranks_entered"] = self.entered
         return _none_where(cols, off, keep=("ranks_entered",))
 
     def summary_columns(self, keys):

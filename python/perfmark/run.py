@@ -366,20 +366,18 @@ class Run:
         rows = []
         pos = {r: i for i, r in enumerate(self.tree_order())}
         for fx in a.functions:
-            s = fx["spread"].result()
-            has = ~((fx["cells_na"] > 0) & (fx["vals"] == 0))
+            x = fx["across"].columns()
             for q, qname in enumerate(["calls", "wall_ns", "bytes", "bytes_unknown"]):
-                some = s["n"][q] > 0
                 rows.append({"function": fx["name"], "quantity": qname,
                              "ranks_entered": fx["entered"],
                              "regions": sorted(pos[r] for r in fx["rows"]),
-                             "total": fx["total"][q] if has[q] else np.nan,
-                             "min": s["min"][q], "mean": s["mean"][q], "max": s["max"][q],
-                             "sd": s["sd"][q], "imbalance": s["imbalance"][q],
-                             "min_rank": s["min_at"][q] if some else -1,
-                             "max_rank": s["max_at"][q] if some else -1,
-                             "ranks_na": fx["na"][q], "estimate": bool(fx["estimate"][q]),
-                             "untrusted": bool(fx["untrusted"][q])})
+                             "total": x["rank_total"][q], "min": x["rank_min"][q],
+                             "mean": x["rank_mean"][q], "max": x["rank_max"][q],
+                             "sd": x["rank_sd"][q], "imbalance": x["rank_imbalance"][q],
+                             "min_rank": x["min_rank"][q], "max_rank": x["max_rank"][q],
+                             "ranks_na": x["ranks_na"][q],
+                             "estimate": bool(x["rank_estimate"][q]),
+                             "untrusted": bool(x["rank_untrusted"][q])})
         cols = ["function", "quantity", "ranks_entered", "regions", "total", "min", "mean",
                 "max", "sd", "imbalance", "min_rank", "max_rank", "ranks_na", "estimate",
                 "untrusted"]
@@ -519,3 +517,14 @@ class Run:
         return pd.DataFrame({"rank": a.ranks.astype(np.int64), "mpi_ns": _int(a.mpi_ns),
                              "total_ns": _int(a.total_ns), "share": a.share,
                              "estimate": a.mpi_est})
+
+    def mpi_share_stats(self):
+        """min/mean/max of the MPI share over the ranks with one (every rank
+        counts: no MPI at all is 0), and the lowest ranks holding min and
+        max; None for each when no rank has a time."""
+        r = self._agg().share_spread.result()
+        some = bool(r["n"] > 0)
+        out = {k: float(r[k]) if some else None for k in ("min", "mean", "max")}
+        out.update(min_rank=int(r["min_at"]) if some else None,
+                   max_rank=int(r["max_at"]) if some else None)
+        return out

@@ -109,6 +109,43 @@ class Total:
         return ~((self.n_na > 0) & (self.nvals == 0))
 
 
+class Across:
+    """A quantity across ranks, each rank's sums (a Total) folded in
+    ascending rank order: the total and the markers over every rank, so
+    that the total is the sum over threads; the spread over the ranks that
+    entered and have a value; `na` = ranks that entered without one."""
+
+    def __init__(self, shape):
+        self.sum = Total(shape)
+        self.spread = Spread(shape)
+        self.na = np.zeros(shape, np.int64)
+
+    def add(self, s, entered, rank):
+        t = self.sum
+        t.total = t.total + s.total
+        t.nvals = t.nvals + s.nvals
+        t.n_na = t.n_na + s.n_na
+        t.estimate |= s.estimate
+        t.untrusted |= s.untrusted | (s.n_na > 0)
+        has = s.has_total()
+        self.spread.add(s.total, entered & has, rank)
+        self.na = self.na + (entered & ~has)
+
+    def columns(self):
+        """rank_total (NaN: no value), rank_min/mean/max/sd/imbalance,
+        min_rank/max_rank (-1: none), ranks_na, rank_estimate,
+        rank_untrusted."""
+        r = self.spread.result()
+        some = r["n"] > 0
+        return {"rank_total": np.where(self.sum.has_total(), self.sum.total, np.nan),
+                "rank_min": r["min"], "rank_mean": r["mean"], "rank_max": r["max"],
+                "rank_sd": r["sd"], "rank_imbalance": r["imbalance"],
+                "min_rank": np.where(some, r["min_at"], -1),
+                "max_rank": np.where(some, r["max_at"], -1),
+                "ranks_na": self.na, "rank_estimate": self.sum.estimate,
+                "rank_untrusted": self.sum.untrusted}
+
+
 EXACT, ESTIMATE, NONE = 0, 1, 2
 
 

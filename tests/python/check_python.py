@@ -207,11 +207,9 @@ def check_ranks(ck, run, j):
         for k in ("rank", "mpi_ns", "total_ns", "share", "estimate"):
             if k in want:
                 ck.same(got[k], want[k], "mpi_share.ranks[%d].%s" % (want["rank"], k))
-    v = sh["share"].dropna()
-    if len(v):
-        ck.same(v.min(), js["min"], "mpi_share.min")
-        ck.same(v.max(), js["max"], "mpi_share.max")
-        ck.same(sum(v.tolist()) / len(v), js["mean"], "mpi_share.mean")
+    st = run.mpi_share_stats()
+    for k in ("min", "mean", "max", "min_rank", "max_rank"):
+        ck.same(st[k], js[k], "mpi_share.%s" % k)
 
 
 def check_tables(ck, run, j):
