@@ -228,7 +228,7 @@ class Run:
 
     # ------------------------------------------------------------- the cells
 
-    def cells(self):
+    def cells(self, events=None):
         """One row per (thread, region, event) of every cell with visits,
         flags, counts or enabled time: raw count, enabled and running time
         of the event's kernel group, the value (`value`, NaN when the cell
@@ -236,16 +236,29 @@ class Run:
         `counted_share` (running/enabled), the report's time of the cell
         (`time_ns`, <NA> when no visit was timed) and each flag as a
         boolean column named like the flag. A file without events gives one
-        row per cell with the event columns empty. Read a block of thread
-        rows at a time; only the kept cells stay in memory."""
+        row per cell with the event columns empty. `events`: only these
+        event keys (fewer rows to hold). The whole table in memory: for a
+        large file, iter_cells() gives it a block of thread rows at a time."""
+        parts = list(self.iter_cells(events))
+        return (pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0])
+
+    def iter_cells(self, events=None):
+        """cells(), one DataFrame per block of thread rows (the report's
+        blocks), read as it is asked for: memory bounded by one block."""
         f = self._file
-        parts = [self._cell_block(t0, min(t0 + B, f.sizes["T"]))
-                 for B in [block_rows(f) or 1] for t0 in range(0, f.sizes["T"], B)]
-        df = (pd.concat(parts, ignore_index=True) if parts
-              else self._cell_block(0, 0))
-        for bit, name in self.flag_names().items():
-            df[name] = (df["flags"].to_numpy() & bit) != 0
-        return df
+        keys = self.event_keys()
+        unknown = set(events or ()) - set(keys)
+        if unknown:
+            raise ValueError("no such event key: %s" % ", ".join(sorted(unknown)))
+        B = block_rows(f) or 1
+        blocks = [(t0, min(t0 + B, f.sizes["T"])) for t0 in range(0, f.sizes["T"], B)]
+        for t0, t1 in blocks or [(0, 0)]:
+            df = self._cell_block(t0, t1)
+            if events is not None and keys:
+                df = df[df["event"].isin(list(events))].reset_index(drop=True)
+            for bit, name in self.flag_names().items():
+                df[name] = (df["flags"].to_numpy() & bit) != 0
+            yield df
 
     def _cell_block(self, t0, t1):
         f = self._file

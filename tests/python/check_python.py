@@ -315,6 +315,7 @@ def check_hatchet(ck, run, j):
 
 
 def check_cells(ck, run, j):
+    import pandas as pd
     c = run.cells()
     if len(j["events"]):
         raw = c.groupby(["region", "event"])["raw"].sum()
@@ -323,6 +324,11 @@ def check_cells(ck, run, j):
                 got = int(raw.get((reg["row"], key), 0))
                 ck.ok(got == ev["raw"], "cells(): raw of region row %d %s: %d, report %d"
                       % (reg["row"], key, got, ev["raw"]))
+    blocks = list(run.iter_cells())
+    ck.ok(pd.concat(blocks, ignore_index=True).equals(c), "iter_cells() differs from cells()")
+    for key in [e["key"] for e in j["events"]][:1]:
+        ck.ok(run.cells(events=[key]).equals(c[c["event"] == key].reset_index(drop=True)),
+              "cells(events=[%s]) differs from cells() of that event" % key)
     per_cell = c.drop_duplicates(["thread_row", "region"])
     for name, n in j["flags_summary"].items():
         if name in per_cell:
