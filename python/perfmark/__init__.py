@@ -1,0 +1,25 @@
+"""perfmark: read the HDF5 file of a perfmark run with pandas.
+
+    import perfmark
+    with perfmark.open("perfmark-1234.h5") as run:
+        run.metadata            # root attributes
+        run.regions()           # the region tree
+        run.cells()             # one row per (thread, region, event)
+        run.summary()           # the report's numbers over threads and across ranks
+        run.mpi()               # MPI functions across ranks
+
+Files perfmark cannot read raise perfmark.PerfmarkError with the reason.
+"""
+from .errors import PerfmarkError
+from .run import Run
+
+__all__ = ["open", "Run", "PerfmarkError"]
+
+
+def open(path, check=True):  # noqa: A001 - the package's one entry point, like io.open
+    """Open a perfmark HDF5 file (read only). check=True reads its structure
+    and tables in a forked child first, so that HDF5 crashing on a damaged
+    file becomes a PerfmarkError; check=False skips that (no fork: for a
+    process where forking is unwelcome, e.g. one running MPI), and a damaged
+    file may then crash the interpreter."""
+    return Run(path, check=check)

@@ -1,0 +1,543 @@
+"""A perfmark file as pandas DataFrames: perfmark.open(path) -> Run.
+
+Tables are tidy (one row per thing, one column per variable) and their
+integer columns are int64 (or pandas' nullable Int64 where a value can be
+missing), so DataFrame.query and groupby work without casts. Nothing is read
+before it is asked for; the cells are read a block of thread rows at a time.
+"""
+import numpy as np
+import pandas as pd
+
+from . import export, read, stats
+from .aggregate import Aggregate, block_rows
+from .stats import ESTIMATE, NONE
+
+
+def _int(a):
+    return np.asarray(a).astype(np.int64)
+
+
+def _nullable(a, missing):
+    """Int64 with <NA> where `missing`."""
+    missing = np.asarray(missing, bool)
+    return pd.arrays.IntegerArray(np.where(missing, 0, a).astype(np.int64), missing)
+
+
+def _float(a, missing=None):
+    a = np.asarray(a, float)
+    return a if missing is None else np.where(missing, np.nan, a)
+
+
+class Run:
+    """One perfmark file. Use as a context manager, or call close()."""
+
+    def __init__(self, path, check=True):
+        self._file = read.File(path, check=check)
+        self.path = self._file.path
+        self._cache = {}
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _once(self, key, make):
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    # ------------------------------------------------------------ metadata
+
+    @property
+    def metadata(self):
+        """Every root attribute the schema names, as written; absent ones
+        (older files) as 0 or "", by the table's rule."""
+        f = self._file
+        return self._once("meta", lambda: {e.name: f.attr(e.id)
+                                           for e in f.schema.attributes("/")})
+
+    @property
+    def sizes(self):
+        """T threads, R regions, E events, G kernel groups, N rank rows, M messages."""
+        return dict(self._file.sizes)
+
+    def messages(self):
+        """Every warning perfmark printed during the run, in order."""
+        f = self._file
+        return self._once("msg", lambda: list(f.array("MESSAGES")) if f.has("MESSAGES") else [])
+
+    # ---------------------------------------------------------- the tables
+
+    def _paths(self):
+        """Each region's path: the file's, or made from the tree where the
+        file has none (it is for display, and may be absent)."""
+        def make():
+            f = self._file
+            path = list(f.field("REGIONS_PATH"))
+            for r, (nm, p) in enumerate(zip(f.field("REGIONS_NAME"), f.field("REGIONS_PARENT"))):
+                if path[r] == "" and not (p < 0 and nm == ""):
+                    path[r] = nm if p < 0 else path[p] + "/" + nm
+            return np.array(path, dtype=object)
+        return self._once("paths", make)
+
+    def _frame(self, ident):
+        """A compound table as columns: integers int64, uint8 flags bool."""
+        f = self._file
+        df = pd.DataFrame({"row": np.arange(len(f.table(ident)[f.schema.fields(ident)[0].name]),
+                                            dtype=np.int64)})
+        for e in f.schema.fields(ident):
+            v = f.table(ident)[e.name]
+            df[e.name] = v if e.is_string() else v.astype(bool if e.type == "uint8" else np.int64)
+        return df
+
+    def event_keys(self):
+        """The report's key of each event: its name, or name#row when an
+        earlier event has the same name."""
+        names = list(self._file.field("EVENTS_NAME"))
+        return [n + ("#%d" % e if n in names[:e] else "") for e, n in enumerate(names)]
+
+    def tree_order(self):
+        """Region rows in preorder, siblings in file (first-seen) order."""
+        def make():
+            parent = self._file.field("REGIONS_PARENT")
+            kids = {}
+            for r, p in enumerate(parent):
+                kids.setdefault(int(p), []).append(r)
+            order, stack = [], list(reversed(kids.get(-1, [])))
+            while stack:
+                r = stack.pop()
+                order.append(r)
+                stack.extend(reversed(kids.get(r, [])))
+            return order
+        return self._once("order", make)
+
+    def events(self):
+        """/events: one row per event, with the report's `key`."""
+        df = self._frame("EVENTS")
+        df.insert(1, "key", self.event_keys())
+        return df
+
+    def regions(self):
+        """The region tree: one row per region in tree order; `row` is its
+        row in the file, `parent` the parent's row (-1 at top level),
+        `index` its position in tree order (the report's index)."""
+        f = self._file
+        order = self.tree_order()
+        pos = {r: i for i, r in enumerate(order)}
+        rows = np.array(order, dtype=np.int64)
+        parent = f.field("REGIONS_PARENT").astype(np.int64)[rows]
+        return pd.DataFrame({
+            "index": np.arange(len(rows), dtype=np.int64), "row": rows,
+            "name": f.field("REGIONS_NAME")[rows], "path": self._paths()[rows],
+            "kind": f.field("REGIONS_KIND")[rows],
+            "depth": _int(f.field("REGIONS_DEPTH")[rows]), "parent": parent,
+            "parent_index": np.array([pos[p] if p >= 0 else -1 for p in parent], np.int64)})
+
+    def threads(self):
+        """The /threads table with each thread's totals (wall time, flags,
+        perfmark's reads and their measured cost)."""
+        f = self._file
+        df = self._frame("THREADS")
+        for name, ident in (("wall_ns", "THREAD_WALL_NS"), ("flags", "THREAD_FLAGS"),
+                            ("reads", "THREAD_READS")):
+            df[name] = _int(f.array(ident))
+        df["read_cost_ns"] = f.array("THREAD_READ_COST_NS").astype(float)
+        return df
+
+    def _thread_values(self):
+        """(raw, enabled, running, value, kind) [T, E] of the /thread totals,
+        enabled and running those of each event's kernel group."""
+        f = self._file
+        group = f.field("EVENTS_GROUP").astype(np.int64)
+        raw = f.array("THREAD_COUNTS")
+        en = f.array("THREAD_ENABLED_NS")[:, group]
+        run = f.array("THREAD_RUNNING_NS")[:, group]
+        val, kind = stats.cell_value(raw, en, run)
+        return raw, en, run, val, kind
+
+    def thread_totals(self):
+        """One row per (thread, event) of the whole-thread totals (/thread):
+        raw, enabled_ns, running_ns, value (NaN: never counted), estimate,
+        counted_share — the report's threads[].events."""
+        raw, en, run, val, kind = self._thread_values()
+        T, E = raw.shape
+        f = self._file
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(en > 0, run.astype(float) / en, np.nan)
+        return pd.DataFrame({
+            "thread_row": np.repeat(np.arange(T, dtype=np.int64), E),
+            "rank": np.repeat(_int(f.field("THREADS_RANK")), E),
+            "thread": np.repeat(_int(f.field("THREADS_THREAD")), E),
+            "event": np.tile(np.array(self.event_keys(), object), T),
+            "raw": _int(raw).ravel(), "enabled_ns": _int(en).ravel(),
+            "running_ns": _int(run).ravel(), "value": _float(val, kind == NONE).ravel(),
+            "estimate": (kind == ESTIMATE).ravel(), "counted_share": share.ravel()})
+
+    def rank_totals(self):
+        """One row per (/rank row, event): the process's own count (the
+        inherited set: process_raw, process, process_estimate,
+        counted_share) against the sum of its threads' totals (threads_sum,
+        threads_estimate, threads_na), and the difference: work of threads
+        perfmark never saw. A row's threads: all when there is one row,
+        else those whose rank is the row number. Empty without /rank."""
+        f = self._file
+        N, E = f.sizes["N"], f.sizes["E"]
+        _, _, _, tval, tkind = self._thread_values()
+        rank = _int(f.field("THREADS_RANK"))
+        group = f.field("EVENTS_GROUP").astype(np.int64)
+        rows = []
+        if N:
+            raw = f.array("RANK_COUNTS")
+            en = f.array("RANK_ENABLED_NS")[:, group]
+            run = f.array("RANK_RUNNING_NS")[:, group]
+            val, kind = stats.cell_value(raw, en, run)
+        for n in range(N):
+            members = np.arange(len(rank)) if N == 1 else np.flatnonzero(rank == n)
+            has = tkind[members] != NONE
+            # already-scaled thread values, added in thread-row order
+            tsum = np.zeros(E)
+            for t in range(len(members)):
+                tsum = tsum + np.where(has[t], tval[members[t]], 0.0)
+            na = (~has).sum(0)
+            no_sum = (na > 0) & (has.sum(0) == 0)
+            for e, key in enumerate(self.event_keys()):
+                proc = np.nan if kind[n, e] == NONE else val[n, e]
+                ts = np.nan if no_sum[e] else tsum[e]
+                rows.append({"row": n, "event": key, "threads": list(members),
+                             "process_raw": int(raw[n, e]), "process": proc,
+                             "process_estimate": bool(kind[n, e] == ESTIMATE),
+                             "counted_share": run[n, e] / en[n, e] if en[n, e] > 0 else np.nan,
+                             "threads_sum": ts,
+                             "threads_estimate": bool((has[:, e] &
+                                                       (tkind[members, e] == ESTIMATE)).any()),
+                             "threads_na": int(na[e]), "difference": proc - ts})
+        cols = ["row", "event", "threads", "process_raw", "process", "process_estimate",
+                "counted_share", "threads_sum", "threads_estimate", "threads_na", "difference"]
+        return pd.DataFrame(rows, columns=cols).astype(
+            {"row": np.int64, "process_raw": np.int64, "threads_na": np.int64,
+             "process": float, "threads_sum": float, "difference": float,
+             "counted_share": float, "process_estimate": bool, "threads_estimate": bool})
+
+    def flag_names(self):
+        """{bit: name} of the data-quality flags this file can carry."""
+        return dict(sorted(self._file.flag_names().items()))
+
+    # ------------------------------------------------------------- the cells
+
+    def cells(self, events=None):
+        """One row per (thread, region, event) of every cell with visits,
+        flags, counts or enabled time: raw count, enabled and running time
+        of the event's kernel group, the value (`value`, NaN when the cell
+        was never counted), `estimate` (scaled by enabled/running),
+        `counted_share` (running/enabled), the report's time of the cell
+        (`time_ns`, <NA> when no visit was timed) and each flag as a
+        boolean column named like the flag. A file without events gives one
+        row per cell with the event columns empty. `events`: only these
+        event keys (fewer rows to hold). The whole table in memory: for a
+        large file, iter_cells() gives it a block of thread rows at a time."""
+        parts = list(self.iter_cells(events))
+        return (pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0])
+
+    def iter_cells(self, events=None):
+        """cells(), one DataFrame per block of thread rows (the report's
+        blocks), read as it is asked for: memory bounded by one block."""
+        f = self._file
+        keys = self.event_keys()
+        unknown = set(events or ()) - set(keys)
+        if unknown:
+            raise ValueError("no such event key: %s" % ", ".join(sorted(unknown)))
+        B = block_rows(f) or 1
+        blocks = [(t0, min(t0 + B, f.sizes["T"])) for t0 in range(0, f.sizes["T"], B)]
+        for t0, t1 in blocks or [(0, 0)]:
+            df = self._cell_block(t0, t1)
+            if events is not None and keys:
+                df = df[df["event"].isin(list(events))].reset_index(drop=True)
+            for bit, name in self.flag_names().items():
+                df[name] = (df["flags"].to_numpy() & bit) != 0
+            yield df
+
+    def _cell_block(self, t0, t1):
+        f = self._file
+        E = f.sizes["E"]
+        group = f.field("EVENTS_GROUP").astype(np.int64)
+        V = f.array("REGION_VISITS", t0, t1)
+        W = f.array("REGION_WALL_NS", t0, t1)
+        F = f.array("REGION_FLAGS", t0, t1)
+        C = f.array("REGION_COUNTS", t0, t1)
+        EN = f.array("REGION_ENABLED_NS", t0, t1)[:, :, group]
+        RUN = f.array("REGION_RUNNING_NS", t0, t1)[:, :, group]
+        TV = f.array("REGION_TIMED_VISITS", t0, t1) if f.has("REGION_TIMED_VISITS") else V
+        keep = (V > 0) | (F != 0) | (C != 0).any(2) | (EN != 0).any(2)
+        ti, ri = np.nonzero(keep)
+        ns, kind = stats.cell_time(W[ti, ri], V[ti, ri], TV[ti, ri])
+        per = max(E, 1)  # rows per cell
+
+        def each(a):
+            return np.repeat(np.asarray(a), per)
+
+        t = ti + t0
+        df = pd.DataFrame({
+            "thread_row": each(_int(t)), "rank": each(_int(f.field("THREADS_RANK")[t])),
+            "thread": each(_int(f.field("THREADS_THREAD")[t])), "region": each(_int(ri)),
+            "path": each(self._paths()[ri]), "kind": each(f.field("REGIONS_KIND")[ri]),
+            "event": np.tile(np.array(self.event_keys() or [None], object), len(ti)),
+            "visits": each(_int(V[ti, ri])), "wall_ns": each(_int(W[ti, ri]))})
+        df["time_ns"] = _nullable(each(ns), each(kind == NONE))
+        df["time_estimate"] = each(kind == ESTIMATE)
+        if E:
+            raw, en, run = C[ti, ri].ravel(), EN[ti, ri].ravel(), RUN[ti, ri].ravel()
+            val, vk = stats.cell_value(raw, en, run)
+            df["raw"], df["enabled_ns"], df["running_ns"] = _int(raw), _int(en), _int(run)
+            df["value"] = _float(val, vk == NONE)
+            df["estimate"] = vk == ESTIMATE
+            with np.errstate(invalid="ignore", divide="ignore"):
+                df["counted_share"] = np.where(en > 0, run.astype(float) / en, np.nan)
+        else:
+            n = len(df)
+            for k in ("raw", "enabled_ns", "running_ns"):
+                df[k] = _nullable(np.zeros(n), np.ones(n, bool))
+            df["value"], df["estimate"], df["counted_share"] = np.nan, False, np.nan
+        df["flags"] = each(_int(F[ti, ri]))
+        return df
+
+    # -------------------------------------------------- the report's numbers
+
+    def _agg(self):
+        return self._once("agg", lambda: Aggregate(self._file))
+
+    def summary(self):
+        """The report's region table, tidy: one row per (region, quantity)
+        in tree order, quantity = visits, wall_ns, exclusive_ns, bytes,
+        bytes_unknown, then each event key.
+
+        Over threads: total, and min/mean/max/sd/imbalance (max/mean) over
+        the threads that visited and have a value, with the thread rows of
+        the min and max (`threads` = how many); events add raw, estimate,
+        untrusted, threads_na and counted_share. Across ranks (a rank's
+        value = the sum over its threads): ranks_entered and rank_total,
+        rank_min/mean/max/sd/imbalance over the ranks that entered and have
+        a value, min_rank/max_rank (the lowest rank on ties), ranks_na.
+        NaN / <NA> where the report prints null."""
+        return self._once("summary", self._summary)
+
+    def _summary(self):
+        reg = self.regions()
+        order = reg["row"].to_numpy()
+        frames = []
+        for q, is_event, cols in self._agg().summary_columns(self.event_keys()):
+            df = pd.DataFrame({k: np.asarray(v)[order] for k, v in cols.items()})
+            df.insert(0, "is_event", is_event)
+            df.insert(0, "quantity", q)
+            df.insert(0, "index", reg["index"].to_numpy())
+            frames.append(df)
+        # region by region in tree order, its quantities in the order above
+        out = pd.concat(frames, ignore_index=True).sort_values("index", kind="stable",
+                                                               ignore_index=True)
+        at = out["index"].to_numpy()
+        for k in reversed(("row", "path", "name", "kind", "depth", "parent_index")):
+            out.insert(1, "parent" if k == "parent_index" else k, reg[k].to_numpy()[at])
+        for k in ("raw", "min_thread", "max_thread", "min_rank", "max_rank"):
+            v = out[k].to_numpy(dtype=np.int64)
+            out[k] = _nullable(v, v < 0)
+        for k in ("threads_na", "threads", "ranks_entered", "ranks_na"):
+            out[k] = _int(out[k])
+        return out
+
+    def flags(self):
+        """Per region (tree order) and flag: the threads whose cell carries it
+        (flags no cell carries left out)."""
+        a = self._agg()
+        reg = self.regions()
+        names = self._flag_table()
+        rows = []
+        for i, r in zip(reg["index"], reg["row"]):
+            for bit, name in names:
+                n = int(a.bits[r, bit.bit_length() - 1])
+                if n:
+                    rows.append((int(i), int(r), reg["path"][i], name, n))
+        return pd.DataFrame(rows, columns=["index", "row", "path", "flag", "threads"]).astype(
+            {"index": np.int64, "row": np.int64, "threads": np.int64})
+
+    def _flag_table(self):
+        """(bit, name) in bit order: named bits, and bits seen without a name
+        as 0x.., as the report lists them."""
+        a = self._agg()
+        names = a.flag_names
+        return [(1 << b, names.get(1 << b, "0x%x" % (1 << b))) for b in range(32)
+                if (1 << b) in names or a.seen & (1 << b)]
+
+    def mpi(self):
+        """MPI functions across ranks (the report's "MPI functions"): one row
+        per (function, quantity), quantity = calls, wall_ns, bytes,
+        bytes_unknown; a function's value on a rank is summed over every
+        call path; most total time first. Empty without MPI regions."""
+        a = self._agg()
+        rows = []
+        pos = {r: i for i, r in enumerate(self.tree_order())}
+        for fx in a.functions:
+            x = fx["across"].columns()
+            for q, qname in enumerate(["calls", "wall_ns", "bytes", "bytes_unknown"]):
+                rows.append({"function": fx["name"], "quantity": qname,
+                             "ranks_entered": fx["entered"],
+                             "regions": sorted(pos[r] for r in fx["rows"]),
+                             "total": x["rank_total"][q], "min": x["rank_min"][q],
+                             "mean": x["rank_mean"][q], "max": x["rank_max"][q],
+                             "sd": x["rank_sd"][q], "imbalance": x["rank_imbalance"][q],
+                             "min_rank": x["min_rank"][q], "max_rank": x["max_rank"][q],
+                             "ranks_na": x["ranks_na"][q],
+                             "estimate": bool(x["rank_estimate"][q]),
+                             "untrusted": bool(x["rank_untrusted"][q])})
+        cols = ["function", "quantity", "ranks_entered", "regions", "total", "min", "mean",
+                "max", "sd", "imbalance", "min_rank", "max_rank", "ranks_na", "estimate",
+                "untrusted"]
+        df = pd.DataFrame(rows, columns=cols)
+        for k in ("min_rank", "max_rank"):
+            v = df[k].to_numpy(dtype=np.int64)
+            df[k] = _nullable(v, v < 0)
+        for k in ("ranks_entered", "ranks_na"):
+            df[k] = df[k].astype(np.int64)
+        return df
+
+    def _event_named(self, name):
+        """The key of the first event named NAME or NAME:modifiers, or None."""
+        names = list(self._file.field("EVENTS_NAME"))
+        for e, n in enumerate(names):
+            if n == name or n.startswith(name + ":"):
+                return self.event_keys()[e]
+        return None
+
+    def ipc(self):
+        """Instructions per cycle of each region (tree order): Σinstructions
+        / Σcycles of its totals, a ratio of sums; NaN without both events,
+        without both totals, or with no cycles. `estimate` / `untrusted`
+        when either total is."""
+        s = self.summary()
+        reg = self.regions()[["index", "row", "path"]].copy()
+        ins, cyc = self._event_named("instructions"), self._event_named("cycles")
+        if ins is None or cyc is None:
+            reg["ipc"], reg["estimate"], reg["untrusted"] = np.nan, False, False
+            return reg
+        i = s[s["quantity"] == ins].set_index("index").loc[reg["index"]]
+        c = s[s["quantity"] == cyc].set_index("index").loc[reg["index"]]
+        it, ct = i["total"].to_numpy(), c["total"].to_numpy()
+        ok = ~np.isnan(it) & ~np.isnan(ct) & (ct > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reg["ipc"] = np.where(ok, it / ct, np.nan)
+        reg["estimate"] = ok & (i["estimate"].to_numpy() | c["estimate"].to_numpy())
+        reg["untrusted"] = ok & (i["untrusted"].to_numpy() | c["untrusted"].to_numpy())
+        return reg
+
+    def measuring(self):
+        """Per region (tree order): which visits were measured and what
+        measuring cost (docs/hdf5-schema.md, "Which visits read counters",
+        "What measuring costs"): wall_ns_raw (as stored: the timed visits),
+        time_estimate, threads_time_na, exclusive_estimate,
+        exclusive_untrusted, timed_visits, timer_visits, timer_only,
+        throttled_threads, throttled_from_min/_max, reads, and perfmark's
+        estimated part perfmark_cpu_ns, perfmark_wall_ns (NaN when no thread
+        has a measured cost) and perfmark_cpu_share (of the region's
+        task-clock, else cpu-clock, total)."""
+        a = self._agg()
+        reg = self.regions()[["index", "row", "path"]].copy()
+        rows = reg["row"].to_numpy()
+        has_cost = bool(a.has_cost.any())
+        names = list(self._file.field("EVENTS_NAME"))
+        cpu = next((self.event_keys()[names.index(n)] for n in ("task-clock", "cpu-clock")
+                    if n in names), None)
+        base = np.full(a.R, np.nan)
+        if cpu is not None:
+            s = self.summary()
+            base[s[s["quantity"] == cpu]["row"].to_numpy()] = \
+                s[s["quantity"] == cpu]["total"].to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(has_cost & (base > 0), a.own_cpu / base, np.nan)
+        thr = a.thr_cells > 0
+        cols = {"wall_ns_raw": _int(a.wall_raw), "time_estimate": a.time_est > 0,
+                "threads_time_na": a.time_na, "exclusive_estimate": a.excl_est > 0,
+                "exclusive_untrusted": (a.time_na > 0) | (a.excl_bad > 0),
+                "timed_visits": _int(a.timed), "timer_visits": _int(a.timer),
+                "timer_only": a.timer_only(), "throttled_threads": a.thr_cells,
+                "throttled_from_min": _nullable(_int(a.thr_min), ~thr),
+                "throttled_from_max": _nullable(_int(a.thr_max), ~thr),
+                "reads": _int(a.reads),
+                "perfmark_cpu_ns": np.where(has_cost, a.own_cpu, np.nan),
+                "perfmark_wall_ns": np.where(has_cost, a.own_wall, np.nan),
+                "perfmark_cpu_share": share}
+        for k, v in cols.items():
+            reg[k] = np.asarray(v)[rows]
+        return reg
+
+    def perfmark_reads(self):
+        """perfmark's readings over the whole run: reads (Σ /thread/reads),
+        ns (Σ reads x read_cost_ns over threads with a cost), thread_ns
+        (Σ /thread/wall_ns), share = ns / thread_ns, cost_ns_min/_max; ns,
+        share and the costs None when no thread has a measured cost."""
+        f = self._file
+        reads = f.array("THREAD_READS")
+        a = self._agg()
+        cost = np.where(a.has_cost, a.cost, 0.0)
+        ns = 0.0
+        for n, c in zip(reads, cost):  # thread-row order, as the report adds
+            if c > 0:
+                ns += float(n) * c
+        wall = int(f.array("THREAD_WALL_NS").sum(dtype=np.uint64))
+        has = bool(a.has_cost.any())
+        return {"reads": int(reads.sum(dtype=np.uint64)), "ns": ns if has else None,
+                "thread_ns": wall, "share": ns / wall if has and wall > 0 else None,
+                "cost_ns_min": float(cost[cost > 0].min()) if has else None,
+                "cost_ns_max": float(cost[cost > 0].max()) if has else None}
+
+    def omp_wait(self):
+        """OpenMP wait per region (tree order): `wait_ns` = the time of the
+        wait regions below it (kind omp: barrier, taskwait, taskgroup; a
+        wait inside a wait counted once) over every thread, `share` = of
+        the region's time; across ranks, each rank's share of its own time
+        in the region (rank_min/mean/max/sd, max_rank) over the ranks that
+        entered with time. <NA>/NaN everywhere when the file has no wait
+        region."""
+        a = self._agg()
+        reg = self.regions()
+        rows = reg["row"].to_numpy()
+        x = a.xomp.result()
+        some = a.has_omp_wait & (x["n"] > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(a.has_omp_wait & (a.wall_total > 0),
+                             a.omp_wait_ns.astype(float) / a.wall_total.astype(float), np.nan)
+        cols = {"wait_ns": _nullable(_int(a.omp_wait_ns)[rows],
+                                     np.full(len(rows), not a.has_omp_wait)),
+                "share": share[rows]}
+        for k in ("min", "mean", "max", "sd"):
+            cols["rank_" + k] = np.where(some, x[k], np.nan)[rows]
+        cols["max_rank"] = _nullable(x["max_at"][rows], ~some[rows])
+        df = reg[["index", "row", "path"]].copy()
+        for k, v in cols.items():
+            df[k] = v
+        return df
+
+    def to_hatchet_literal(self, stat="total"):
+        """The region tree in Hatchet's literal format (export.py):
+        hatchet.GraphFrame.from_literal(run.to_hatchet_literal())."""
+        return export.hatchet_literal(self, stat)
+
+    def mpi_share(self):
+        """Per rank: its MPI time (outermost MPI regions, summed over its
+        threads), its time (its longest thread) and the share."""
+        a = self._agg()
+        return pd.DataFrame({"rank": a.ranks.astype(np.int64), "mpi_ns": _int(a.mpi_ns),
+                             "total_ns": _int(a.total_ns), "share": a.share,
+                             "estimate": a.mpi_est})
+
+    def mpi_share_stats(self):
+        """min/mean/max of the MPI share over the ranks with one (every rank
+        counts: no MPI at all is 0), and the lowest ranks holding min and
+        max; None for each when no rank has a time."""
+        r = self._agg().share_spread.result()
+        some = bool(r["n"] > 0)
+        out = {k: float(r[k]) if some else None for k in ("min", "mean", "max")}
+        out.update(min_rank=int(r["min_at"]) if some else None,
+                   max_rank=int(r["max_at"]) if some else None)
+        return out
