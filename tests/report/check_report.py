@@ -1466,6 +1466,12 @@ def check_text(ck, m, x, data_bytes):
     for reg in x["regions"]:
         shown = text_clean(reg["name"])[:15]  # deep or long names are cut
         ck.ok(shown in data, "text: region name %r not shown (as %r)" % (reg["name"], shown))
+        # a name too long for the region table keeps its start and its end
+        name = text_clean(reg["name"])
+        if 40 < len(name) < 1000 and "\n" not in reg["name"] and reg["depth"] < 3:
+            room = 36 - 2 * reg["depth"] - 1
+            want = name[:room - room // 2] + "\u2026" + name[len(name) - room // 2:]
+            ck.ok(want in data, "text: long name %r not cut in the middle as %r" % (name, want))
     if m["N"]:
         ck.ok(UNSEEN_LABEL in " ".join(data.split()), "text: the unseen-work label is missing")
     if m["fallback"]:
