@@ -21,7 +21,7 @@
  */
 #include <hdf5.h>
 
-#include "pm_schema.h"
+#include "pm_schema_h5.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -33,7 +33,7 @@
 #define PM_GEN_CHUNK 65536 /* = PM_CHUNK_THRESHOLD of runtime/pm_h5out.c */
 #define PM_GEN_SLAB 256    /* thread rows written at a time */
 #define PM_GEN_GROUPS 1    /* G: one kernel counter group (the kernel_groups attribute) */
-#define PM_GEN_STR64 64    /* bytes of a STR64 field (pm_schema.def) */
+#define PM_GEN_STR64 PM_SCHEMA_STR64
 
 static const char *const pm_gen_events[8][2] = {
     {"cycles", "perf::PERF_COUNT_HW_CPU_CYCLES:u"},
@@ -104,18 +104,7 @@ static hid_t pm_plist(int ndims, const hsize_t *dims)
 }
 
 /* The HDF5 type of a number row of the table (-1 for the others). */
-static hid_t pm_native(enum pm_schema_id id)
-{
-    switch (pm_schema[id].type) {
-    case PM_ST_I32: return H5T_NATIVE_INT32;
-    case PM_ST_U8: return H5T_NATIVE_UINT8;
-    case PM_ST_U32: return H5T_NATIVE_UINT32;
-    case PM_ST_I64: return H5T_NATIVE_INT64;
-    case PM_ST_U64: return H5T_NATIVE_UINT64;
-    case PM_ST_F64: return H5T_NATIVE_DOUBLE;
-    default: return -1;
-    }
-}
+static hid_t pm_native(enum pm_schema_id id) { return pm_schema_native(pm_schema[id].type); }
 
 /* STR: variable-length UTF-8. */
 static hid_t pm_vstr(void)
@@ -287,19 +276,6 @@ struct pm_field {
     {PM_S_##id, offsetof(struct row, member), sizeof(((struct row *)0)->member)}
 #define PM_NFIELDS(f) (sizeof(f) / sizeof *(f))
 
-/* Bytes of a table element type in a row struct. */
-static size_t pm_field_size(enum pm_schema_type t)
-{
-    switch (t) {
-    case PM_ST_U8: return 1;
-    case PM_ST_I32: case PM_ST_U32: return 4;
-    case PM_ST_I64: case PM_ST_U64: case PM_ST_F64: return 8;
-    case PM_ST_STR: return sizeof(char *);
-    case PM_ST_STR64: return PM_GEN_STR64;
-    default: return 0;
-    }
-}
-
 static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
@@ -308,7 +284,7 @@ static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t r
         enum pm_schema_type type = pm_schema[fields[i].id].type;
         hid_t ft;
 
-        if (fields[i].size != pm_field_size(type)) { /* a row struct out of step with the table */
+        if (fields[i].size != pm_schema_type_size(type)) { /* a row struct out of step with the table */
             fprintf(stderr, "gen_synthetic: field %s does not match the schema table\n",
                     pm_schema_path(fields[i].id));
             H5Tclose(t);

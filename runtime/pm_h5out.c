@@ -5,7 +5,7 @@
 #include "pm_pin.h"
 #include "pm_topdown.h"
 #include "pm_cpu_models.h"
-#include "pm_schema.h"
+#include "pm_schema_h5.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,20 +121,6 @@ static hid_t pm_fixed_string_type(size_t size)
     return t;
 }
 
-/* The HDF5 memory type of a schema element type (strings excepted). */
-static hid_t pm_native(enum pm_schema_type t)
-{
-    switch (t) {
-    case PM_ST_I32: return H5T_NATIVE_INT32;
-    case PM_ST_U8: return H5T_NATIVE_UINT8;
-    case PM_ST_U32: return H5T_NATIVE_UINT32;
-    case PM_ST_I64: return H5T_NATIVE_INT64;
-    case PM_ST_U64: return H5T_NATIVE_UINT64;
-    case PM_ST_F64: return H5T_NATIVE_DOUBLE;
-    default: return -1;
-    }
-}
-
 static int pm_attr_write(hid_t loc, const char *name, hid_t type, const void *value)
 {
     hid_t space = H5Screate(H5S_SCALAR);
@@ -158,7 +144,7 @@ static int pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value)
 /* Attribute `id` of the schema (a number row: the table gives its type). */
 static int pm_attr_scalar(hid_t loc, enum pm_schema_id id, const void *value)
 {
-    return pm_attr_write(loc, pm_schema_name(id), pm_native(pm_schema[id].type), value);
+    return pm_attr_write(loc, pm_schema_name(id), pm_schema_native(pm_schema[id].type), value);
 }
 
 /* Chunk large datasets (last dimensions first), shuffle and deflate. The
@@ -232,7 +218,7 @@ static int pm_slab_write_type(hid_t loc, enum pm_schema_id id, hid_t type, const
 static int pm_slab_write(hid_t loc, enum pm_schema_id id, const hsize_t *dims, hsize_t row0,
                          hsize_t nrows, const void *data, hid_t dxpl)
 {
-    return pm_slab_write_type(loc, id, pm_native(pm_schema[id].type), dims, row0, nrows, data,
+    return pm_slab_write_type(loc, id, pm_schema_native(pm_schema[id].type), dims, row0, nrows, data,
                               dxpl);
 }
 
@@ -257,18 +243,8 @@ struct pm_field {
     size_t offset, size;
 };
 
-/* Bytes of a schema element type in a row struct. */
-static size_t pm_field_size(enum pm_schema_type t)
-{
-    switch (t) {
-    case PM_ST_U8: return 1;
-    case PM_ST_I32: case PM_ST_U32: return 4;
-    case PM_ST_I64: case PM_ST_U64: case PM_ST_F64: return 8;
-    case PM_ST_STR: return sizeof(char *);
-    case PM_ST_STR64: return PM_HOST_LEN;
-    default: return 0;
-    }
-}
+
+_Static_assert(PM_HOST_LEN == PM_SCHEMA_STR64, "/threads host and binding are STR64 rows");
 
 #define PM_FIELD(row, member, id) \
     {PM_S_##id, offsetof(struct row, member), sizeof(((struct row *)0)->member)}
@@ -278,13 +254,13 @@ static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t r
     hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
     for (size_t i = 0; i < nfields; i++) {
         enum pm_schema_type type = pm_schema[fields[i].id].type;
-        if (fields[i].size != pm_field_size(type)) { /* a row struct out of step with the table */
+        if (fields[i].size != pm_schema_type_size(type)) { /* a row struct out of step with the table */
             H5Tclose(t);
             return -1;
         }
         hid_t ft = type == PM_ST_STR     ? pm_string_type()
                    : type == PM_ST_STR64 ? pm_fixed_string_type(PM_HOST_LEN)
-                                         : H5Tcopy(pm_native(type));
+                                         : H5Tcopy(pm_schema_native(type));
         H5Tinsert(t, pm_schema_name(fields[i].id), fields[i].offset, ft);
         H5Tclose(ft);
     }
@@ -690,7 +666,7 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     rc |= pm_slab_write(grp, PM_S_REGION_FLAGS, d2, row0, T, c.flags, s->dxpl);
     hid_t fds = rc ? -1 : H5Dopen2(grp, pm_schema_name(PM_S_REGION_FLAGS), H5P_DEFAULT);
     for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
-        rc |= pm_attr_write(fds, pm_flag_names[i].name, pm_native(pm_schema[PM_S_REGION_FLAG_NAME].type),
+        rc |= pm_attr_write(fds, pm_flag_names[i].name, pm_schema_native(pm_schema[PM_S_REGION_FLAG_NAME].type),
                             &pm_flag_names[i].bit);
     if (fds >= 0)
         H5Dclose(fds);

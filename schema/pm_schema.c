@@ -27,6 +27,18 @@ int pm_schema_ndims(enum pm_schema_id id)
     return n;
 }
 
+size_t pm_schema_type_size(enum pm_schema_type type)
+{
+    switch (type) {
+    case PM_ST_U8: return 1;
+    case PM_ST_I32: case PM_ST_U32: return 4;
+    case PM_ST_I64: case PM_ST_U64: case PM_ST_F64: return 8;
+    case PM_ST_STR: return sizeof(char *);
+    case PM_ST_STR64: return PM_SCHEMA_STR64;
+    default: return 0;
+    }
+}
+
 const char *pm_schema_kind_name(enum pm_schema_kind kind)
 {
     static const char *const names[] = {"group", "dataset", "attribute", "field"};

@@ -14,6 +14,9 @@
 #define PM_SCHEMA_VERSION 1
 /* The newest revision: additions within version 1 (the SINCE column). */
 #define PM_SCHEMA_REVISION 6
+/* Bytes of a STR64 element (fixed size: parallel HDF5 cannot write
+ * variable-length strings collectively). */
+#define PM_SCHEMA_STR64 64
 
 enum pm_schema_kind { PM_SK_GROUP, PM_SK_DATASET, PM_SK_ATTR, PM_SK_FIELD };
 
@@ -57,6 +60,9 @@ static inline int pm_schema_needed(enum pm_schema_id id)
 {
     return pm_schema[id].rule == PM_SR_NEEDED;
 }
+/* Bytes of an element of that type in a C row struct (a pointer for STR);
+ * 0 for NONE and COMPOUND. Writers check their row structs against it. */
+size_t pm_schema_type_size(enum pm_schema_type type);
 const char *pm_schema_kind_name(enum pm_schema_kind kind);
 const char *pm_schema_type_name(enum pm_schema_type type);
 

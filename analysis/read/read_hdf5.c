@@ -420,11 +420,8 @@ int pm_rd_read_dataset(struct pm_rd *rd, enum pm_schema_id id, hsize_t *dims, vo
     int nd = pm_schema_ndims(id);
     enum pm_schema_type t = pm_schema[id].type;
     H5T_class_t cls = t == PM_ST_F64 ? H5T_FLOAT : H5T_INTEGER;
-    hid_t mem = t == PM_ST_F64   ? H5T_NATIVE_DOUBLE
-                : t == PM_ST_U32 ? H5T_NATIVE_UINT32
-                : t == PM_ST_I32 ? H5T_NATIVE_INT32
-                                 : H5T_NATIVE_UINT64;
-    size_t elsize = t == PM_ST_U32 || t == PM_ST_I32 ? 4 : 8;
+    hid_t mem = pm_schema_native(t);
+    size_t elsize = pm_schema_type_size(t);
 
     if (!pm_schema_needed(id))
         return pm_read_array_opt(rd, name, shape, nd, dims, cls, mem, elsize, out);

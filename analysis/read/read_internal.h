@@ -7,7 +7,7 @@
 #define PM_READ_INTERNAL_H
 
 #include "h5read.h"
-#include "pm_schema.h"
+#include "pm_schema_h5.h"
 #include "read_guard.h"
 
 #include <hdf5.h>
