@@ -203,17 +203,24 @@ static int pm_span(const char *s, const char *open, const char *close, const cha
  * these sequences: the renderer escapes every quote in it. */
 static void pm_html_body(FILE *out, const char *s, const char *end, int k)
 {
+    static const char id_at[] = " id=\"", href_at[] = " href=\"#";
+    const char *id = strstr(s, id_at), *href = strstr(s, href_at);
+
+    /* each of the two searches moves on only past its own match: one pass */
     while (s < end) {
-        const char *id = strstr(s, " id=\""), *href = strstr(s, " href=\"#");
         const char *next = id && (!href || id < href) ? id : href;
         if (!next || next >= end) {
             fwrite(s, 1, (size_t)(end - s), out);
             return;
         }
-        size_t head = next == id ? strlen(" id=\"") : strlen(" href=\"#");
+        size_t head = next == id ? sizeof id_at - 1 : sizeof href_at - 1;
         fwrite(s, 1, (size_t)(next - s) + head, out);
         fprintf(out, "f%d-", k);
         s = next + head;
+        if (next == id)
+            id = strstr(s, id_at);
+        else
+            href = strstr(s, href_at);
     }
 }
 
