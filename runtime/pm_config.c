@@ -139,6 +139,16 @@ void pm_config_read(struct pm_config *cfg)
     if (pm_parse_throttle(throttle && *throttle ? throttle : "on", &cfg->throttle) != 0)
         pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "
                "(N, K ≥ 1); using warmup=%d,k=%d", throttle, PM_THROTTLE_WARMUP, PM_THROTTLE_K);
+    pm_env_string("PERFMARK_SAMPLE", cfg->sample, sizeof cfg->sample, "");
+    long pages = pm_env_long("PERFMARK_SAMPLE_PAGES", 1L << 16);
+    if (pages == 0 || (pages > 0 && (pages & (pages - 1)))) {
+        pm_msg(PM_MSG_ONCE, "PERFMARK_SAMPLE_PAGES=%ld is not a power of two ≥ 1; using the "
+               "default", pages);
+        pages = -1;
+    }
+    cfg->sample_pages = pages > 0 ? (unsigned)pages : 0;
+    cfg->sample_callchain = pm_env_bool("PERFMARK_SAMPLE_CALLCHAIN", 0);
+    cfg->sample_max_sites = pm_env_long("PERFMARK_SAMPLE_MAX_SITES", 1L << 30);
     const char *pin = getenv("PERFMARK_PIN");
     cfg->pin = PM_PIN_KEEP;
     if (pin && *pin) {

@@ -21,6 +21,10 @@ struct pm_config {
     int topdown_rdpmc;        /* PERFMARK_TOPDOWN_READ: 1 auto (rdpmc where granted), 0 read */
     long long job_gather_max; /* PERFMARK_JOB_GATHER_MAX: larger job files are written
                                  collectively (pm_writer.h), -1 if unset */
+    char sample[1024];        /* PERFMARK_SAMPLE: "EVENT@PERIOD,...", "" for none */
+    unsigned sample_pages;    /* PERFMARK_SAMPLE_PAGES: ring data pages per thread, 0 default */
+    int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: record user call chains */
+    long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */
     struct pm_throttle {      /* PERFMARK_THROTTLE (docs/guide.md, "Overhead") */
         int on;               /* 0: every visit of every region reads counters */
         long warmup;          /* visits before a region is judged */

@@ -14,6 +14,7 @@ enum pm_flag {
     PM_FLAG_TIMER_ONLY = 0x80,      /* by design no counter reading (MPI polls): counts in the parent */
     PM_FLAG_THROTTLED = 0x100,      /* readings stopped after the warm-up: later counts in the parent */
     PM_FLAG_OVERHEAD = 0x200,       /* more than 10 % of the counts are perfmark's own reads */
+    PM_FLAG_SAMPLES_LOST = 0x400,   /* the kernel lost or throttled samples while innermost */
 };
 
 struct pm_flag_name {
@@ -27,6 +28,7 @@ static const struct pm_flag_name pm_flag_names[] = {
     {"UNBALANCED", PM_FLAG_UNBALANCED}, {"SHORT", PM_FLAG_SHORT},
     {"PARTIAL", PM_FLAG_PARTIAL}, {"TIMER_ONLY", PM_FLAG_TIMER_ONLY},
     {"THROTTLED", PM_FLAG_THROTTLED}, {"OVERHEAD", PM_FLAG_OVERHEAD},
+    {"SAMPLES_LOST", PM_FLAG_SAMPLES_LOST},
 };
 
 #endif

@@ -1,4 +1,6 @@
 #include "pm_h5out.h"
+#include "pm_h5out_internal.h"
+#include "pm_h5out_samples.h"
 #include "pm_flags.h"
 #include "pm_log.h"
 #include "pm_names.h"
@@ -104,7 +106,7 @@ int pm_merge(struct pm_merged *m, const struct pm_output *o)
 
 /* ---- HDF5 helpers ---------------------------------------------------------------- */
 
-static hid_t pm_string_type(void)
+hid_t pm_string_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, H5T_VARIABLE);
@@ -133,7 +135,7 @@ static int pm_attr_write(hid_t loc, const char *name, hid_t type, const void *va
 }
 
 /* Attribute `id` of the schema (a string row). */
-static int pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value)
+int pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value)
 {
     hid_t type = pm_string_type();
     int rc = pm_attr_write(loc, pm_schema_name(id), type, &value);
@@ -208,48 +210,44 @@ static int pm_slab_write_named(hid_t loc, const char *name, hid_t type, int ndim
 
 /* Dataset `id` of the schema (its name, rank and, for numbers, type from the
  * table; `type` for compound and string rows), rows [row0, row0 + nrows). */
-static int pm_slab_write_type(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
-                              hsize_t row0, hsize_t nrows, const void *data, hid_t dxpl)
+int pm_slab_write_type(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
+                       hsize_t row0, hsize_t nrows, const void *data, hid_t dxpl)
 {
     return pm_slab_write_named(loc, pm_schema_name(id), type, pm_schema_ndims(id), dims, row0,
                                nrows, data, dxpl);
 }
 
-static int pm_slab_write(hid_t loc, enum pm_schema_id id, const hsize_t *dims, hsize_t row0,
-                         hsize_t nrows, const void *data, hid_t dxpl)
+int pm_slab_write(hid_t loc, enum pm_schema_id id, const hsize_t *dims, hsize_t row0,
+                  hsize_t nrows, const void *data, hid_t dxpl)
 {
     return pm_slab_write_type(loc, id, pm_schema_native(pm_schema[id].type), dims, row0, nrows, data,
                               dxpl);
 }
 
 /* A whole dataset written by one process. */
-static int pm_dataset(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
-                      const void *data)
+int pm_dataset(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
+               const void *data)
 {
     return pm_slab_write_type(loc, id, type, dims, 0, dims[0], data, H5P_DEFAULT);
 }
 
-static hid_t pm_group(hid_t loc, enum pm_schema_id id)
+hid_t pm_group(hid_t loc, enum pm_schema_id id)
 {
     return H5Gcreate2(loc, pm_schema_name(id), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
 
+hid_t pm_group_open(hid_t loc, enum pm_schema_id id)
+{
+    if (H5Lexists(loc, pm_schema_name(id), H5P_DEFAULT) > 0)
+        return H5Gopen2(loc, pm_schema_name(id), H5P_DEFAULT);
+    return pm_group(loc, id);
+}
+
 /* ---- compound tables ------------------------------------------------------------- */
-
-/* A compound row type as data: one line per field, its name and type from
- * the schema row, its place from the C struct. */
-struct pm_field {
-    enum pm_schema_id id;
-    size_t offset, size;
-};
-
 
 _Static_assert(PM_HOST_LEN == PM_SCHEMA_STR64, "/threads host and binding are STR64 rows");
 
-#define PM_FIELD(row, member, id) \
-    {PM_S_##id, offsetof(struct row, member), sizeof(((struct row *)0)->member)}
-
-static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
+hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
     for (size_t i = 0; i < nfields; i++) {
@@ -267,7 +265,6 @@ static hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t r
     return t;
 }
 
-#define PM_NFIELDS(f) (sizeof(f) / sizeof *(f))
 
 struct pm_h5_event {
     const char *name, *pfm_name;
@@ -427,12 +424,14 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
 }
 
 int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_region_desc *regions,
-                    int32_t nregions, const char *const *messages, size_t nmessages)
+                    int32_t nregions, const char *const *messages, size_t nmessages,
+                    const struct pm_module_desc *modules, int32_t nmodules)
 {
     int rc = pm_write_root_attrs(file, o);
     rc |= pm_write_events(file, o->set);
     rc |= pm_write_regions(file, regions, nregions);
     rc |= pm_write_messages(file, messages, nmessages);
+    rc |= pm_h5out_sample_tables(file, o, modules, nmodules);
     return rc ? -1 : 0;
 }
 
@@ -630,7 +629,8 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
             if (node->mode != PM_MODE_POLL)
                 c.windows[cell] += node->windows;
             c.wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
-            c.flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0);
+            c.flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0) |
+                             (pm_sampler_node_lost(&th->smp, n) ? PM_FLAG_SAMPLES_LOST : 0);
             for (hsize_t e = 0; e < E; e++)
                 c.counts[cell * E + e] += acc[e];
             for (hsize_t g = 0; g < G; g++) {
@@ -719,7 +719,8 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
         reads[t] = th->reads;
         cost[t] = o->read_cost_ns;
         wall[t] = (uint64_t)((double)(th->end_ticks - th->start_ticks) * o->ns_per_tick);
-        flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0);
+        flags[t] = th->total_flags | (o->partial ? PM_FLAG_PARTIAL : 0) |
+                   (pm_sampler_node_lost(&th->smp, -1) ? PM_FLAG_SAMPLES_LOST : 0);
     }
     static const enum pm_schema_id thread_ids[3] = {
         PM_S_THREAD_COUNTS, PM_S_THREAD_ENABLED_NS, PM_S_THREAD_RUNNING_NS};
@@ -764,10 +765,21 @@ int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
     int rc = pm_write_threads(file, o, slab);
     rc |= pm_write_cells(file, o, map, slab);
     rc |= pm_write_totals(file, o, slab);
+    rc |= pm_h5out_sample_rows(file, o, map, slab);
     return rc ? -1 : 0;
 }
 
 /* ---- one process, one file --------------------------------------------------------- */
+
+void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_sample_rows *r)
+{
+    const size_t n[PM_SPARSE_N] = {r ? r->nhits : 0, r ? r->nchains : 0, r ? r->nframes : 0};
+    for (int k = 0; k < PM_SPARSE_N; k++) {
+        slab->sparse_offset[k] = slab->sparse_base[k] = 0;
+        slab->sparse_total[k] = (hsize_t)n[k];
+    }
+    slab->thread_base = 0;
+}
 
 /* A file that lives in memory only (HDF5's core driver, no backing
  * store): perfmark builds every file this way and writes the bytes itself
@@ -831,14 +843,24 @@ int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *e
     for (size_t i = 0; i < pm_msg_count(); i++)
         messages[i] = pm_msg_get(i);
 
+    struct pm_sample_rows samples;
+    if (pm_sample_rows_build(o, m.map, &samples) != 0) {
+        pm_merge_free(&m, o->nthreads);
+        free(regions), free(messages);
+        snprintf(err, errlen, "out of memory preparing the samples");
+        return -1;
+    }
     hid_t file = pm_h5out_mem_create(err, errlen);
     if (file < 0) {
         rc = -1;
     } else {
         struct pm_slab slab = {.thread_offset = 0, .thread_total = (hsize_t)o->nthreads,
                                .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
-                               .regions = (hsize_t)m.n, .dxpl = H5P_DEFAULT};
-        rc = pm_h5out_tables(file, o, regions, m.n, messages, pm_msg_count());
+                               .regions = (hsize_t)m.n, .dxpl = H5P_DEFAULT,
+                               .samples = &samples};
+        pm_slab_local_sparse(&slab, &samples);
+        rc = pm_h5out_tables(file, o, regions, m.n, messages, pm_msg_count(), samples.modules,
+                             samples.nmodules);
         rc |= pm_h5out_rows(file, o, m.map, &slab);
         if (rc) {
             H5Fclose(file);
@@ -848,6 +870,7 @@ int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *e
         }
     }
     pm_merge_free(&m, o->nthreads);
+    pm_sample_rows_free(&samples);
     free(regions), free(messages);
     return rc ? -1 : 0;
 }

@@ -39,18 +39,39 @@ struct pm_region_desc {
     int kind;   /* enum pm_kind */
 };
 
-/* Where this process's rows go. */
+/* One loaded object samples fell in, as /samples/modules lists it. */
+struct pm_module_desc {
+    const char *build_id, *path;
+};
+
+/* Sparse row datasets (pm_h5out_samples.h): hits, chains, frames. */
+enum { PM_SPARSE_HITS, PM_SPARSE_CHAINS, PM_SPARSE_FRAMES, PM_SPARSE_N };
+
+struct pm_sample_rows;
+
+/* Where this process's rows go. Placement (offset, total) says where rows
+ * are written in the file at hand; the bases say what row numbers they have
+ * in the job's file (the same, except in a rank's own rows file that the
+ * job's file is assembled from). */
 struct pm_slab {
     hsize_t thread_offset, thread_total;  /* our threads are rows [offset, offset + nthreads) */
     hsize_t rank_offset, rank_total;      /* our /rank row (if we have totals) */
     hsize_t regions;                      /* columns: regions in the file */
     hid_t dxpl;                           /* H5P_DEFAULT, or collective MPI-IO */
+    hsize_t thread_base;                  /* job row of our first thread */
+    const struct pm_sample_rows *samples; /* our sparse rows (NULL: none) */
+    hsize_t sparse_offset[PM_SPARSE_N], sparse_total[PM_SPARSE_N], sparse_base[PM_SPARSE_N];
 };
+
+/* A slab whose sparse rows are all this process's, numbered from 0 (one
+ * process's file, or a rank's own rows file). */
+void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_sample_rows *r);
 
 int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
                   const struct pm_slab *slab);
 int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_region_desc *regions,
-                    int32_t nregions, const char *const *messages, size_t nmessages);
+                    int32_t nregions, const char *const *messages, size_t nmessages,
+                    const struct pm_module_desc *modules, int32_t nmodules);
 
 /* The whole file for one process, built in memory: *image (malloc'ed,
  * the caller frees it) of *len bytes. 0, or -1 with a reason in err.

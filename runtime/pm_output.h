@@ -4,6 +4,8 @@
 #ifndef PM_OUTPUT_H
 #define PM_OUTPUT_H
 
+#include "pm_modules.h"
+#include "pm_sample_spec.h"
 #include "pm_thread.h"
 
 #include <stdint.h>
@@ -27,6 +29,8 @@ struct pm_output {
     double read_cost_ns;         /* one counter reading of a thread's groups, measured at start */
     const char *throttle;        /* PERFMARK_THROTTLE as applied: "warmup=N,k=K" or "off" */
     uint64_t job_gather_max;     /* job files up to this size are built on rank 0 (pm_writer.h) */
+    const struct pm_sample_spec *sample;  /* what each thread sampled (n = 0: nothing) */
+    const struct pm_modules *modules;     /* the loaded objects, for sampled IPs (or NULL) */
 };
 
 /* A cell is OVERHEAD when perfmark's own reads are more than this share of

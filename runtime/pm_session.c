@@ -5,10 +5,13 @@
 #include "pm_emergency.h"
 #include "pm_output.h"
 #include "pm_log.h"
+#include "pm_modules.h"
 #include "pm_names.h"
 #include "pm_on_written.h"
 #include "pm_pin.h"
 #include "pm_rank.h"
+#include "pm_sample_drainer.h"
+#include "pm_sample_spec.h"
 #include "pm_shim_check.h"
 #include "pm_store.h"
 #include "pm_summary.h"
@@ -32,6 +35,7 @@ volatile int pm_state;
 
 static struct pm_config pm_cfg;
 static struct pm_eventset pm_set;
+static struct pm_sample_spec pm_sample;  /* PERFMARK_SAMPLE as it can be had here */
 static struct pm_counterset pm_process_set;
 static pthread_mutex_t pm_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t pm_threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -120,6 +124,25 @@ static void pm_report_events(void)
         pm_msg(kind, "%s", pm_set.fallback);
     for (int i = 0; i < pm_set.nnotes; i++)
         pm_msg(kind, "%s", pm_set.notes[i]);
+    for (int i = 0; i < pm_sample.nnotes; i++)
+        pm_msg(kind, "%s", pm_sample.notes[i]);
+}
+
+/* PERFMARK_SAMPLE: each thread opens its sampler when it is first seen;
+ * the drainer empties rings that fill inside long regions. */
+static void pm_sampling_start(void)
+{
+    pm_sample_spec_build(pm_cfg.sample, pm_cfg.sample_pages, pm_cfg.sample_callchain,
+                         &pm_sample);
+    if (!pm_sample.n)
+        return;
+    if (pm_cfg.sample_max_sites > 0)
+        pm_sampler_set_max_sites((uint32_t)pm_cfg.sample_max_sites);
+    if (pm_sample_drainer_start() != 0)
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+               "cannot start the thread that empties sample buffers (%s): samples in long "
+               "regions may be lost (counted as lost)", strerror(errno));
+    pm_sampling = &pm_sample;
 }
 
 static void pm_thread_gone(void *arg);
@@ -212,6 +235,7 @@ static void pm_session_start(void)
     pm_names_set_limit(pm_cfg.max_regions);
     pm_name_overflow();  /* interned now: it must never be refused */
     pm_eventset_build(pm_cfg.events, &pm_set);
+    pm_sampling_start();
     pm_report_events();
     pm_shim_check(pm_rank.rank <= 0);
     pthread_key_create(&pm_thread_key, pm_thread_gone);
@@ -331,6 +355,8 @@ static struct pm_thread *pm_session_pickup(void)
         return NULL;  /* out of memory: this thread stays unmeasured */
     pthread_setspecific(pm_thread_key, t);
     pm_self = t;
+    if (t->smp.page)
+        pm_sample_drainer_add(&t->smp);
     if (t->index == 0 && !pm_fork_child)
         pm_calibrate_reads(t);
     if (pm_pin_thread(t->tid, t->index) >= 0)
@@ -377,6 +403,8 @@ static void pm_thread_gone(void *arg)
     if (pm_state == PM_ON) {
         pm_thread_finish(t, "exited");
         pm_counterset_close(&t->cs);
+        pm_sample_drainer_remove(&t->smp);
+        pm_sampler_close(&t->smp);
         t->exited = 1;
     }
     pthread_mutex_unlock(&t->settle_lock);
@@ -412,6 +440,10 @@ static void pm_atfork_child(void)
     pm_writer_after_fork();
     pm_msg_reset();
     pm_counterset_close(&pm_process_set);
+    /* The rings are the parent's and no drainer runs here: the child
+     * samples nothing (docs/guide.md, "Sampling"). */
+    pm_sample_drainer_after_fork();
+    pm_sampling = NULL;
     pm_nthreads = 0;
     if (pm_self) {
         pm_thread_after_fork(pm_self);
@@ -594,6 +626,7 @@ void pm_session_finalize(int collective)
     /* relaxed atomic: threads still in markers read it without the lock */
     __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pm_start_lock);
+    pm_sample_drainer_stop();  /* the last drains are the threads' own, below */
 
     for (int32_t i = 0; i < pm_nthreads; i++) {
         struct pm_thread *t = pm_threads[i];
@@ -644,15 +677,23 @@ static void pm_write_outputs(int collective)
         .throttle = pm_throttle_text,
         .job_gather_max = pm_cfg.job_gather_max >= 0 ? (uint64_t)pm_cfg.job_gather_max
                                                      : PM_JOB_GATHER_MAX,
+        .sample = &pm_sample,
     };
+    /* Sampled IPs are kept as (object, offset): the objects as loaded now. */
+    struct pm_modules modules = {0};
+    if (pm_sample.n && pm_modules_snapshot(&modules) == 0)
+        o.modules = &modules;
     if (collective && !pm_fork_child && pm_writer_job()) {
         int verdict = pm_write_job_file(&o);
         if (verdict == -2)
             pm_summary_print(&o, stderr);
-        if (verdict != -1)
+        if (verdict != -1) {
+            pm_modules_free(&modules);
             return;
+        }
     }
     pm_write_file(&o);
+    pm_modules_free(&modules);
 }
 
 void pm_session_set_openmp(const char *runtime_version)
@@ -705,6 +746,7 @@ static void pm_session_emergency(int sig)
     __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pm_start_lock);
     pm_partial = 1;
+    pm_sample_drainer_stop_async();
     pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
            "signal %d (%s) stopped the program: writing the data collected so far, every "
            "cell flagged PARTIAL", sig, strsignal(sig));

@@ -19,6 +19,7 @@ __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
 
 /* Everything counts, nothing is throttled, until the session sets it. */
 struct pm_visit_policy pm_policy;
+const struct pm_sample_spec *pm_sampling;
 
 #define pm_unlikely(x) __builtin_expect(!!(x), 0)
 #define pm_likely(x) __builtin_expect(!!(x), 1)
@@ -35,6 +36,15 @@ static inline unsigned pm_frame_mode(const uint64_t *f) { return (unsigned)(f[PM
 static inline uint64_t pm_frame_head(int32_t node, int cpu, unsigned mode)
 {
     return (uint32_t)node | (uint64_t)((uint32_t)cpu & 0xffffff) << 32 | (uint64_t)mode << 56;
+}
+
+/* Samples taken since the last marker belong to the innermost region as it
+ * is now: credit them before it changes (pm_sampler.h). One compare when
+ * nothing is pending, and when not sampling. */
+static inline void pm_sample_catch_up(struct pm_thread *t)
+{
+    if (pm_unlikely(pm_sampler_pending(&t->smpc)))
+        pm_sampler_drain_owner(&t->smp);
 }
 
 /* A reading, with thread totals rebased when the generation moved (the
@@ -88,6 +98,9 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     if (pm_counterset_open(&t->cs, set, bind_cpu, 0, pinned) != 0)
         pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d: %s; its regions "
                "get visits and time only", index, strerror(errno));
+    if (pm_sampler_open(&t->smp, &t->smpc, &t->cur, pm_sampling) != 0)
+        pm_msg(PM_MSG_COUNTERS, "cannot sample thread %d: %s; its regions get counts but no "
+               "samples", index, strerror(errno));
     t->base_generation = t->cs.generation + 1;  /* force the first rebase */
     t->totals_fresh = 1;
     pm_thread_read(t, t->scratch);
@@ -313,6 +326,7 @@ static __attribute__((noinline)) int pm_enter_uncounted(struct pm_thread *t, int
 
 static inline int pm_enter_node(struct pm_thread *t, int32_t node, int32_t name)
 {
+    pm_sample_catch_up(t);
     if (pm_unlikely(node < 0 || (t->depth == t->stack_cap && pm_stack_grow(t) != 0)))
         return -1;
     if (pm_unlikely(t->nodes[node].mode != PM_MODE_COUNTED || node == t->cur))
@@ -343,6 +357,7 @@ int pm_thread_place(struct pm_thread *t, int32_t name)
     int32_t node = pm_node_find(t, t->cur, name);
     if (node < 0 || (t->depth == t->stack_cap && pm_stack_grow(t) != 0))
         return -1;
+    pm_sample_catch_up(t);
     uint64_t *f = pm_frame(t, t->depth++);
     t->cur = node;
     f[PM_F_NODE] = pm_frame_head(node, 0, PM_FRAME_PLACED);
@@ -355,6 +370,7 @@ int pm_thread_unplace(struct pm_thread *t)
 {
     if (t->depth == 0 || pm_frame_mode(pm_frame(t, t->depth - 1)) != PM_FRAME_PLACED)
         return -1;
+    pm_sample_catch_up(t);
     t->depth--;
     t->cur = t->depth > 0 ? pm_frame_node(pm_frame(t, t->depth - 1)) : -1;
     return 0;
@@ -429,6 +445,7 @@ static __attribute__((noinline)) void pm_close_uncounted(struct pm_thread *t, ui
 static void pm_close_top(struct pm_thread *t, uint32_t extra_flags)
 {
     uint64_t ticks = pm_ticks();  /* first: the region's time excludes our read */
+    pm_sample_catch_up(t);
     uint64_t *f = pm_frame(t, t->depth - 1);
     if (pm_unlikely(pm_frame_mode(f) != PM_MODE_COUNTED)) {
         pm_close_uncounted(t, ticks, extra_flags);
@@ -575,6 +592,7 @@ void pm_thread_finish(struct pm_thread *t, const char *why)
                (int)t->open_at_end);
     while (t->depth > 0)
         pm_close_top(t, PM_FLAG_UNBALANCED);
+    pm_sample_catch_up(t);  /* since the last marker: the thread's root */
     uint64_t gen = pm_thread_read(t, t->scratch);
     pm_settle_totals(t, t->scratch, gen);
     t->cpu_last = sched_getcpu();
@@ -651,6 +669,9 @@ void pm_thread_finish_remote(struct pm_thread *t)
                "those visits are counted up to now, regions flagged UNBALANCED and PARTIAL",
                t->index, (int)t->open_at_end);
     t->cpu_last = pm_task_cpu(t->tid, t->cpu_last);
+    /* Its samples so far, credited to where it is (unless it is draining
+     * them itself right now). */
+    pm_sampler_drain_try(&t->smp);
     uint64_t *now = calloc(t->stride + 1, sizeof *now);
     uint64_t ticks = pm_ticks();
     /* Reading another thread's counters is allowed (the fds are the
@@ -668,6 +689,7 @@ void pm_thread_finish_remote(struct pm_thread *t)
 void pm_thread_after_fork(struct pm_thread *t)
 {
     pm_counterset_forget(&t->cs);
+    pm_sampler_forget(&t->smp);
     for (int32_t n = 0; n < t->nnodes; n++) {
         t->nodes[n].visits = 0;
         t->nodes[n].ticks = 0;
@@ -688,6 +710,8 @@ void pm_thread_after_fork(struct pm_thread *t)
 
 int pm_thread_has_data(const struct pm_thread *t)
 {
+    if (pm_sampler_has_data(&t->smp))
+        return 1;
     for (int32_t n = 0; n < t->nnodes; n++)
         if (t->nodes[n].visits || t->nodes[n].flags)
             return 1;

@@ -10,6 +10,7 @@
 #define PM_THREAD_H
 
 #include "pm_counterset.h"
+#include "pm_sampler.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -64,6 +65,10 @@ struct pm_visit_policy {
 };
 extern struct pm_visit_policy pm_policy;
 
+/* What each thread samples (PERFMARK_SAMPLE), set before the first thread
+ * starts; NULL or no events: no sampling. */
+extern const struct pm_sample_spec *pm_sampling;
+
 /* One in this many visits of a poll region is timed after its warm-up
  * (the stride between timed visits is drawn at random around it). */
 #define PM_POLL_SAMPLE 32
@@ -104,6 +109,7 @@ struct pm_thread {
     /* Hot: what every enter and exit touches, first and together (the
      * counter read between them evicts much of L1). */
     int32_t cur;            /* innermost open node, -1 at top */
+    struct pm_sample_cursor smpc;  /* the sampling ring's head and our tail (pm_sampler.h) */
     int32_t depth, stack_cap;
     int cpu_last;           /* CPU at the latest exit (written on every exit) */
     unsigned stride;        /* words per reading: E counts, G enabled, G running */
@@ -140,6 +146,7 @@ struct pm_thread {
     /* Held while the thread settles itself at its exit, or while the
      * finalizing thread settles it at process exit: the two may race. */
     pthread_mutex_t settle_lock;
+    struct pm_sampler smp;  /* samples by region (idle when not sampling) */
 
     struct pm_name_slot cache[PM_NAME_CACHE];
     struct pm_handle_memo handle_memo[PM_HANDLE_MEMO];

@@ -68,7 +68,7 @@ struct pm_writer_entry {
 
 /* Bumped whenever either struct changes: a runtime and a writer from two
  * builds must not be mixed. */
-#define PM_WRITER_ABI 2
+#define PM_WRITER_ABI 3
 #define PM_WRITER_ENTRY "pm_writer_attach"
 typedef int (*pm_writer_attach_fn)(const struct pm_writer_host *host,
                                    struct pm_writer_entry *out);

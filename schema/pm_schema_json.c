@@ -40,7 +40,9 @@ int main(int argc, char **argv)
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"revision\": %d,\n", PM_SCHEMA_VERSION,
             PM_SCHEMA_REVISION);
     fprintf(f, "  \"dims\": {\"T\": \"thread rows\", \"R\": \"regions\", \"E\": \"events\", "
-               "\"G\": \"kernel counter groups\", \"N\": \"rank rows\", \"M\": \"messages\"},\n");
+               "\"G\": \"kernel counter groups\", \"N\": \"rank rows\", \"M\": \"messages\", "
+               "\"S\": \"sampled events\", \"K\": \"sampled objects\", \"H\": \"sample sites\", "
+               "\"C\": \"call chains\", \"F\": \"call-chain frames\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

@@ -25,6 +25,7 @@
  * application's. */
 #define _GNU_SOURCE
 #include "pm_h5out.h"
+#include "pm_h5out_samples.h"
 #include "pm_log.h"
 #include "pm_names.h"
 #include "pm_writer.h"
@@ -347,11 +348,19 @@ static char **pm_joblog_lines(const struct pm_joblog *l, int size, size_t *count
 
 /* ---- the tree ------------------------------------------------------------------- */
 
-/* Pack both payloads; a failed pack travels as a length of UINT64_MAX. */
-static void pm_pack_all(const struct pm_union *u, const struct pm_joblog *l, struct pm_buf *b)
+/* What goes up the tree: the regions, the sampled objects (a union too:
+ * one row per "build-id TAB path"), the messages. */
+struct pm_tables {
+    struct pm_union regions, modules;
+    struct pm_joblog log;
+};
+
+/* Pack the payloads; a failed pack travels as a length of UINT64_MAX. */
+static void pm_pack_all(const struct pm_tables *t, struct pm_buf *b)
 {
-    pm_union_pack(u, b);
-    pm_joblog_pack(l, b);
+    pm_union_pack(&t->regions, b);
+    pm_union_pack(&t->modules, b);
+    pm_joblog_pack(&t->log, b);
 }
 
 static int pm_send_buf(MPI_Comm comm, int to, const struct pm_buf *b)
@@ -387,17 +396,16 @@ static char *pm_recv_buf(MPI_Comm comm, int from, size_t *len, int *failed)
     return data;
 }
 
-/* Union every rank's tables into rank 0's `u` and `l`. Returns -1 on rank 0
+/* Union every rank's tables into rank 0's. Returns -1 on rank 0
  * if any rank failed (other ranks return 0 after sending). */
-static int pm_tree_reduce(MPI_Comm comm, int rank, int size, struct pm_union *u,
-                          struct pm_joblog *l)
+static int pm_tree_reduce(MPI_Comm comm, int rank, int size, struct pm_tables *t)
 {
-    int failed = u->failed;
+    int failed = t->regions.failed || t->modules.failed;
     for (int step = 1; step < size; step <<= 1) {
         if (rank & step) {
             struct pm_buf b = {0};
             b.failed = failed;
-            pm_pack_all(u, l, &b);
+            pm_pack_all(t, &b);
             int rc = pm_send_buf(comm, rank - step, &b);
             free(b.data);
             return rc;
@@ -408,22 +416,25 @@ static int pm_tree_reduce(MPI_Comm comm, int rank, int size, struct pm_union *u,
         char *data = pm_recv_buf(comm, rank + step, &len, &failed);
         if (data) {
             struct pm_cursor c = {data, data + len, 0};
-            pm_union_merge(u, &c);
-            pm_joblog_merge(l, &c);
-            failed |= c.bad || u->failed;
+            pm_union_merge(&t->regions, &c);
+            pm_union_merge(&t->modules, &c);
+            pm_joblog_merge(&t->log, &c);
+            failed |= c.bad || t->regions.failed || t->modules.failed;
             free(data);
         }
     }
     return failed ? -1 : 0;
 }
 
-/* Rank 0's union to everyone: a failure on rank 0 travels as length 0. */
-static int pm_bcast_union(MPI_Comm comm, int rank, struct pm_union *u, int ok)
+/* Rank 0's unions to everyone: a failure on rank 0 travels as length 0. */
+static int pm_bcast_union(MPI_Comm comm, int rank, struct pm_tables *t, int ok)
 {
+    struct pm_union *u = &t->regions, *mods = &t->modules;
     struct pm_buf b = {0};
     uint64_t len = 0;
     if (rank == 0 && ok) {
         pm_union_pack(u, &b);
+        pm_union_pack(mods, &b);
         len = b.failed || b.len > PM_PACK_MAX ? 0 : b.len;
     }
     int rc = -1;
@@ -437,8 +448,10 @@ static int pm_bcast_union(MPI_Comm comm, int rank, struct pm_union *u, int ok)
             if (rank != 0) {
                 struct pm_cursor c = {data, data + len, 0};
                 pm_union_free(u);
+                pm_union_free(mods);
                 pm_union_merge(u, &c);
-                rc = c.bad || u->failed ? -1 : 0;
+                pm_union_merge(mods, &c);
+                rc = c.bad || u->failed || mods->failed ? -1 : 0;
             }
         }
         if (rank != 0)
@@ -472,9 +485,21 @@ static uint64_t pm_events_fingerprint(const struct pm_eventset *set)
     return h;
 }
 
-static int pm_same_events(MPI_Comm comm, const struct pm_eventset *set)
+/* ... and sampled the same events with the same periods. */
+static uint64_t pm_samples_fingerprint(const struct pm_sample_spec *spec, uint64_t h)
 {
-    uint64_t h = pm_events_fingerprint(set), mine[2] = {h, ~h}, low[2] = {0, 0};
+    for (int i = 0; spec && i < spec->n; i++) {
+        for (const unsigned char *s = (const unsigned char *)spec->ev[i].name; *s; s++)
+            h = (h ^ *s) * 1099511628211ull;
+        h = (h ^ spec->ev[i].period) * 1099511628211ull;
+    }
+    return h ^ (uint64_t)(spec ? spec->n : 0) << 48;
+}
+
+static int pm_same_events(MPI_Comm comm, const struct pm_output *o)
+{
+    uint64_t h = pm_samples_fingerprint(o->sample, pm_events_fingerprint(o->set));
+    uint64_t mine[2] = {h, ~h}, low[2] = {0, 0};
     if (PMPI_Allreduce(mine, low, 2, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS)
         return 0;
     return low[0] == ~low[1];  /* min(h) == max(h) */
@@ -505,28 +530,60 @@ static int pm_write_rows(MPI_Comm comm, const char *tmp, const struct pm_output 
     return pm_all_ok(comm, rc == 0) ? 0 : -1;
 }
 
-/* Rank 0 adds the string tables and attributes serially. */
-static int pm_write_tables(const char *tmp, const struct pm_output *o, const struct pm_union *u,
-                           const struct pm_joblog *log)
+/* A sampled object as a union row: "build-id TAB path" (neither holds a tab
+ * that matters: a path with one only loses its tail in the table). */
+static char *pm_module_key(const struct pm_module_desc *m)
 {
+    char *key = NULL;
+    return asprintf(&key, "%s\t%s", m->build_id, m->path) < 0 ? NULL : key;
+}
+
+/* The union's rows as /samples/modules descriptions; the keys are cut in
+ * place at their tab. */
+static struct pm_module_desc *pm_module_descs(struct pm_union *mods)
+{
+    struct pm_module_desc *d = calloc((size_t)mods->n + 1, sizeof *d);
+    for (int32_t i = 0; d && i < mods->n; i++) {
+        char *tab = strchr(mods->name[i], '\t');
+        if (tab)
+            *tab = '\0';
+        d[i] = (struct pm_module_desc){mods->name[i], tab ? tab + 1 : ""};
+    }
+    return d;
+}
+
+/* The string tables and attributes of the job's file: regions, objects,
+ * messages (the union's module keys are cut up: call once, at the end). */
+static int pm_job_tables(hid_t file, const struct pm_output *o, struct pm_tables *t)
+{
+    struct pm_union *u = &t->regions;
     struct pm_region_desc *desc = calloc((size_t)u->n + 1, sizeof *desc);
+    struct pm_module_desc *mods = pm_module_descs(&t->modules);
     size_t nlines = 0;
-    char **lines = pm_joblog_lines(log, o->ranks, &nlines);
-    hid_t file = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+    char **lines = pm_joblog_lines(&t->log, o->ranks, &nlines);
     int rc = -1;
-    if (desc && lines && file >= 0) {
+    if (desc && mods && lines) {
         for (int32_t i = 0; i < u->n; i++)
             desc[i] = (struct pm_region_desc){u->name[i], u->parent[i], u->depth[i],
                                               u->kind[i]};
         struct pm_output job = *o;
         job.rank = -1;  /* the file holds every rank */
-        rc = pm_h5out_tables(file, &job, desc, u->n, (const char *const *)lines, nlines);
+        rc = pm_h5out_tables(file, &job, desc, u->n, (const char *const *)lines, nlines, mods,
+                             t->modules.n);
     }
-    if (file >= 0 && H5Fclose(file) < 0)
-        rc = -1;
     for (size_t i = 0; lines && i < nlines; i++)
         free(lines[i]);
-    free(lines), free(desc);
+    free(lines), free(desc), free(mods);
+    return rc;
+}
+
+/* Rank 0 adds the string tables and attributes serially. */
+static int pm_write_tables(const char *tmp, const struct pm_output *o, struct pm_tables *t)
+{
+    hid_t file = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+    int rc = file >= 0 ? pm_job_tables(file, o, t) : -1;
+    if (file >= 0 && H5Fclose(file) < 0)
+        rc = -1;
     return rc;
 }
 
@@ -534,15 +591,22 @@ static int pm_write_tables(const char *tmp, const struct pm_output *o, const str
 
 /* This rank's rows as a file in memory: /threads and the datasets of the
  * region, thread and rank groups, for its own threads, row 0 first. */
-static int pm_rows_image(const struct pm_output *o, int32_t *const *map, hsize_t regions,
+static int pm_rows_image(const struct pm_output *o, int32_t *const *map, const struct pm_slab *job,
                          void **image, size_t *len, char *err, size_t errlen)
 {
     hid_t file = pm_h5out_mem_create(err, errlen);
     if (file < 0)
         return -1;
-    struct pm_slab slab = {.thread_offset = 0, .thread_total = (hsize_t)o->nthreads,
-                           .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
-                           .regions = regions, .dxpl = H5P_DEFAULT};
+    /* Placed from row 0 here, numbered as in the job's file. */
+    struct pm_slab slab = *job;
+    pm_slab_local_sparse(&slab, job->samples);
+    slab.thread_offset = 0;
+    slab.thread_total = (hsize_t)o->nthreads;
+    slab.rank_offset = 0;
+    slab.rank_total = o->totals ? 1 : 0;
+    slab.dxpl = H5P_DEFAULT;
+    slab.thread_base = job->thread_base;
+    memcpy(slab.sparse_base, job->sparse_base, sizeof slab.sparse_base);
     if (pm_h5out_rows(file, o, map, &slab) != 0) {
         H5Fclose(file);
         snprintf(err, errlen, "HDF5 could not build this rank's rows (out of memory?)");
@@ -705,28 +769,20 @@ static int pm_merge_rowset(hid_t job, const hid_t *rows, int nranks, const char 
 }
 
 /* Rank 0: the job's file from the tables and every rank's rows file. */
-static int pm_job_image(const struct pm_output *o, const struct pm_union *u,
-                        const struct pm_joblog *log, void **images, const size_t *lens,
-                        int nranks, void **image, size_t *len, char *err, size_t errlen)
+static int pm_job_image(const struct pm_output *o, struct pm_tables *t, void **images,
+                        const size_t *lens, int nranks, void **image, size_t *len, char *err,
+                        size_t errlen)
 {
     hid_t job = pm_h5out_mem_create(err, errlen);
     hid_t *rows = calloc((size_t)nranks, sizeof *rows);
-    struct pm_region_desc *desc = calloc((size_t)u->n + 1, sizeof *desc);
-    size_t nlines = 0;
-    char **lines = pm_joblog_lines(log, o->ranks, &nlines);
     struct pm_rowsets sets = {0};
-    int rc = job >= 0 && rows && desc && lines ? 0 : -1;
+    int rc = job >= 0 && rows ? 0 : -1;
     for (int r = 0; r < nranks && rows; r++)
         rows[r] = -1;
     for (int r = 0; r < nranks && rc == 0; r++)
         rc = (rows[r] = pm_open_image(images[r], lens[r])) >= 0 ? 0 : -1;
     if (rc == 0) {
-        for (int32_t i = 0; i < u->n; i++)
-            desc[i] = (struct pm_region_desc){u->name[i], u->parent[i], u->depth[i],
-                                              u->kind[i]};
-        struct pm_output whole = *o;
-        whole.rank = -1;  /* the file holds every rank */
-        rc = pm_h5out_tables(job, &whole, desc, u->n, (const char *const *)lines, nlines);
+        rc = pm_job_tables(job, o, t);
         rc |= H5Ovisit2(rows[0], H5_INDEX_NAME, H5_ITER_INC, pm_rowsets_add, &sets,
                         H5O_INFO_BASIC) < 0 || sets.failed;
     }
@@ -742,9 +798,7 @@ static int pm_job_image(const struct pm_output *o, const struct pm_union *u,
         snprintf(err, errlen, "HDF5 could not build the job's file in memory (out of memory?)");
     }
     pm_rowsets_free(&sets);
-    for (size_t i = 0; lines && i < nlines; i++)
-        free(lines[i]);
-    free(lines), free(desc), free(rows);
+    free(rows);
     return rc;
 }
 
@@ -792,6 +846,36 @@ static int pm_gather_images(MPI_Comm comm, int rank, int size, void *mine, size_
     return rc;
 }
 
+/* This rank's sampled objects as the starting union, row k its object k. */
+static void pm_local_modules(const struct pm_sample_rows *r, struct pm_union *mods)
+{
+    for (int32_t k = 0; k < r->nmodules && !mods->failed; k++) {
+        char *key = pm_module_key(&r->modules[k]);
+        int32_t row = key ? pm_union_find(mods, -1, 0, 0, key, 1) : -1;
+        if (row < 0)
+            free(key);
+        if (row != k)
+            mods->failed = 1;  /* out of memory, or one object listed twice */
+    }
+}
+
+/* Point this rank's sample rows at the job's objects. */
+static int pm_remap_modules(struct pm_union *mods, struct pm_sample_rows *r)
+{
+    int32_t *to = malloc(((size_t)r->nmodules + 1) * sizeof *to);
+    int rc = to ? 0 : -1;
+    for (int32_t k = 0; k < r->nmodules && rc == 0; k++) {
+        char *key = pm_module_key(&r->modules[k]);
+        to[k] = key ? pm_union_find(mods, -1, 0, 0, key, 0) : -1;
+        free(key);
+        rc = to[k] < 0 ? -1 : 0;
+    }
+    if (rc == 0)
+        pm_sample_rows_remap(r, to);
+    free(to);
+    return rc;
+}
+
 /* This rank's regions and messages as the starting union. */
 static void pm_local_tables(const struct pm_merged *m, int rank, struct pm_union *u,
                             struct pm_joblog *log)
@@ -817,8 +901,9 @@ static void pm_local_tables(const struct pm_merged *m, int rank, struct pm_union
     }
 }
 
-/* Point every thread node at its column in the union. */
-static int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct pm_output *o)
+/* Point every thread node, and every sample row, at its column in the union. */
+static int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct pm_output *o,
+                    struct pm_sample_rows *samples)
 {
     int32_t *to_union = malloc(((size_t)m->n + 1) * sizeof *to_union);
     if (!to_union)
@@ -834,6 +919,9 @@ static int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct 
     for (int32_t t = 0; rc == 0 && t < o->nthreads; t++)
         for (int32_t n = 0; n < o->threads[t]->nnodes; n++)
             m->map[t][n] = to_union[m->map[t][n]];
+    for (size_t i = 0; rc == 0 && i < samples->nhits; i++)
+        if (samples->hits[i].region >= 0)
+            samples->hits[i].region = to_union[samples->hits[i].region];
     free(to_union);
     return rc;
 }
@@ -875,34 +963,60 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     struct pm_merged m;
-    struct pm_union u = {0};
-    struct pm_joblog log = {0};
+    struct pm_tables tables = {0};
+    struct pm_sample_rows samples = {0};
     void *mine = NULL, **images = NULL, *job = NULL;
     size_t mylen = 0, *lens = NULL, joblen = 0;
-    int ok = pm_merge(&m, o) == 0;
-    if (ok)
-        pm_local_tables(&m, rank, &u, &log);
-    u.failed |= !ok;  /* travels up the tree to rank 0 */
+    int ok = pm_merge(&m, o) == 0 && pm_sample_rows_build(o, m.map, &samples) == 0;
+    if (ok) {
+        pm_local_tables(&m, rank, &tables.regions, &tables.log);
+        pm_local_modules(&samples, &tables.modules);
+    }
+    tables.regions.failed |= !ok;  /* travels up the tree to rank 0 */
     int verdict = -1;
 
-    if (!pm_all_ok(comm, pm_same_events(comm, o->set))) {
-        snprintf(err, errlen, "the ranks measured different event sets (nodes of different "
-                 "kinds?): they cannot share one file");
+    if (!pm_all_ok(comm, pm_same_events(comm, o))) {
+        snprintf(err, errlen, "the ranks measured or sampled different event sets (nodes of "
+                 "different kinds?): they cannot share one file");
         goto out;
     }
-    int reduced = pm_tree_reduce(comm, rank, size, &u, &log);
+    int reduced = pm_tree_reduce(comm, rank, size, &tables);
     /* Every rank takes part in each collective below, whatever happened
      * locally, so that a failure on one rank cannot leave others waiting. */
-    int have_union = pm_bcast_union(comm, rank, &u, reduced == 0 && !u.failed) == 0;
-    int mapped = have_union && ok && pm_remap(&m, &u, o) == 0;
+    int have_union = pm_bcast_union(comm, rank, &tables,
+                                    reduced == 0 && !tables.regions.failed &&
+                                        !tables.modules.failed) == 0;
+    int mapped = have_union && ok && pm_remap(&m, &tables.regions, o, &samples) == 0 &&
+                 pm_remap_modules(&tables.modules, &samples) == 0;
     if (!pm_all_ok(comm, mapped)) {
         snprintf(err, errlen, "merging the region tables of all ranks failed (out of memory?)");
         goto out;
     }
 
+    /* Where this rank's rows go among all ranks': thread rows, its /rank
+     * row, its sample hits, chains and frames. */
+    enum { K_THREADS, K_TOTALS, K_SPARSE, K_N = K_SPARSE + PM_SPARSE_N };
+    long long counts[K_N] = {o->nthreads, o->totals ? 1 : 0, (long long)samples.nhits,
+                             (long long)samples.nchains, (long long)samples.nframes};
+    long long before[K_N] = {0}, total[K_N] = {0};
+    PMPI_Exscan(counts, before, K_N, MPI_LONG_LONG, MPI_SUM, comm);
+    PMPI_Allreduce(counts, total, K_N, MPI_LONG_LONG, MPI_SUM, comm);
+    if (rank == 0)
+        memset(before, 0, sizeof before);  /* Exscan leaves rank 0's result undefined */
+    struct pm_slab slab = {.thread_offset = (hsize_t)before[K_THREADS],
+                           .thread_total = (hsize_t)total[K_THREADS],
+                           .rank_offset = (hsize_t)before[K_TOTALS],
+                           .rank_total = (hsize_t)total[K_TOTALS],
+                           .regions = (hsize_t)tables.regions.n,
+                           .thread_base = (hsize_t)before[K_THREADS], .samples = &samples};
+    for (int k = 0; k < PM_SPARSE_N; k++) {
+        slab.sparse_offset[k] = slab.sparse_base[k] = (hsize_t)before[K_SPARSE + k];
+        slab.sparse_total[k] = (hsize_t)total[K_SPARSE + k];
+    }
+
     /* 2. this rank's rows, and how big the job's rows are in all */
     char why[256] = "";
-    int built = pm_rows_image(o, m.map, (hsize_t)u.n, &mine, &mylen, why, sizeof why) == 0;
+    int built = pm_rows_image(o, m.map, &slab, &mine, &mylen, why, sizeof why) == 0;
     uint64_t rows_bytes = built ? mylen : 0, all_bytes = 0;
     if (!pm_all_ok(comm, built) ||
         PMPI_Allreduce(&rows_bytes, &all_bytes, 1, MPI_UINT64_T, MPI_SUM,
@@ -923,7 +1037,7 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
             snprintf(err, errlen, "gathering the rows of the job file on rank 0 failed");
             goto out;
         }
-        int built_job = rank != 0 || pm_job_image(o, &u, &log, images, lens, size, &job,
+        int built_job = rank != 0 || pm_job_image(o, &tables, images, lens, size, &job,
                                                   &joblen, err, errlen) == 0;
         if (!pm_all_ok(comm, built_job)) {
             if (rank != 0)
@@ -941,14 +1055,6 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
         snprintf(err, errlen, "not enough free space for the job's file beside %s", want);
         goto out;
     }
-    long long counts[2] = {o->nthreads, o->totals ? 1 : 0}, before[2] = {0, 0}, total[2];
-    PMPI_Exscan(counts, before, 2, MPI_LONG_LONG, MPI_SUM, comm);
-    PMPI_Allreduce(counts, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
-    if (rank == 0)
-        before[0] = before[1] = 0;  /* Exscan leaves rank 0's result undefined */
-    struct pm_slab slab = {.thread_offset = (hsize_t)before[0], .thread_total = (hsize_t)total[0],
-                           .rank_offset = (hsize_t)before[1], .rank_total = (hsize_t)total[1],
-                           .regions = (hsize_t)u.n};
     /* Same temporary name everywhere: rank 0's pid. */
     long pid = (long)getpid();
     PMPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
@@ -962,7 +1068,7 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
             unlink(tmp);
         goto out;
     }
-    int tables_ok = rank == 0 ? pm_write_tables(tmp, o, &u, &log) == 0 : 1;
+    int tables_ok = rank == 0 ? pm_write_tables(tmp, o, &tables) == 0 : 1;
     PMPI_Bcast(&tables_ok, 1, MPI_INT, 0, comm);
     if (!tables_ok) {
         snprintf(err, errlen, "writing the tables of the job file %s failed", tmp);
@@ -975,8 +1081,10 @@ out:
     if (images)
         free(images[0]);  /* the one block every rank's rows were gathered into */
     free(images), free(lens), free(mine), free(job);
-    pm_union_free(&u);
-    pm_joblog_free(&log);
+    pm_union_free(&tables.regions);
+    pm_union_free(&tables.modules);
+    pm_joblog_free(&tables.log);
+    pm_sample_rows_free(&samples);
     pm_merge_free(&m, o->nthreads);
     PMPI_Comm_free(&comm);
     return verdict;

@@ -98,7 +98,7 @@ def doc_entries(text):
     for line in text.splitlines():
         if line.startswith("## "):
             header = None
-            m = re.search(r"`(/[a-z_]*)(/\*)?`", line)
+            m = re.search(r"`(/[a-z_]*(?:/[a-z_]+)*?)(/\*)?`", line)
             if line.startswith("## Root attributes"):
                 section = ("attr", "/")
                 out["/"] = {}
@@ -136,6 +136,8 @@ def doc_entries(text):
                 out["/region/flags@*"] = {"type": "uint32", "shape": None}
             elif section[0] == "attr" and col == "name":
                 out["/@" + n] = {"type": typ, "shape": None}
+            elif section[0] == "group" and col == "attribute":
+                out[section[1] + "@" + n] = {"type": typ, "shape": None}
             elif section[0] == "fields" and col == "field":
                 out[section[1] + "." + n] = {"type": typ, "shape": None}
             elif section[0] == "group" and col == "dataset":
@@ -227,6 +229,9 @@ def check_file(ck, schema, path, what):
         sizes["G"] = int(f.attrs["kernel_groups"])
         sizes["N"] = f["rank/counts"].shape[0]
         sizes["M"] = f["messages"].shape[0]
+        for d, ds in (("S", "events"), ("K", "modules"), ("H", "hits"), ("C", "chains"),
+                      ("F", "frames")):
+            sizes[d] = f["samples/" + ds].shape[0]
         ck.ok(int(f.attrs["schema_version"]) == schema["schema_version"] and
               int(f.attrs["schema_revision"]) == schema["revision"],
               "%s: schema %s revision %s" % (what, f.attrs["schema_version"],
@@ -256,8 +261,10 @@ def written_files(ck, build, tmp):
     perfmark = os.path.join(build, "bin", "perfmark")
     out = []
     one = os.path.join(tmp, "one.h5")
+    # sampling too, so that the /samples rows hold something
     p = run([perfmark, "run", "-e", "sw", "-o", one, "--",
-             os.path.join(build, "bin", "nested_regions")])
+             os.path.join(build, "bin", "nested_regions")],
+            env={"PERFMARK_SAMPLE": "cpu-clock@100us,page-faults@8"})
     if ck.ok(p.returncode == 0 and os.path.exists(one),
              "perfmark run nested_regions: %d %s" % (p.returncode, p.stderr[-500:])):
         out.append((one, "one-process file"))
@@ -276,7 +283,7 @@ def written_files(ck, build, tmp):
 
 # ---------------------------------------------------------------- 4. revisions
 
-SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2}
+SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2, "S": 1, "K": 1, "H": 2, "C": 1, "F": 2}
 NP_TYPE = {"int32": "<i4", "uint8": "u1", "uint32": "<u4", "int64": "<i8", "uint64": "<u8",
            "float64": "<f8"}
 VISITS = [[3, 1, 0], [5, 0, 2]]  # [T][R]: ground truth the report must total
@@ -324,7 +331,13 @@ def compound_rows(schema, path, fields):
                  "/events.group": 0, "/regions.parent": -1 if i == 0 else i - 1,
                  "/regions.depth": i, "/regions.name": "r%d" % i, "/regions.kind": "user",
                  "/regions.path": "/".join("r%d" % k for k in range(i + 1)),
-                 "/threads.rank": 0, "/threads.thread": i, "/threads.host": b"h"}.get(e["path"])
+                 "/threads.rank": 0, "/threads.thread": i, "/threads.host": b"h",
+                 "/samples/events.name": "cpu-clock", "/samples/events.unit": "ns",
+                 "/samples/events.period": 1000000, "/samples/hits.event": 0,
+                 "/samples/hits.module": 0, "/samples/hits.chain": 0,
+                 "/samples/hits.region": i % 3 - 1, "/samples/hits.thread": i % 2,
+                 "/samples/chains.first": 0, "/samples/chains.length": 2,
+                 "/samples/frames.module": 0}.get(e["path"])
             if v is None:
                 v = "" if e["type"] == "string" else (b"" if e["type"] == "string64" else 1)
             rows[i][name] = v
