@@ -83,7 +83,7 @@ static void pm_fmt_side(char *buf, size_t len, const struct pm_diff_metric *m,
              s->partial ? "*" : "");
 }
 
-static void pm_text_cell(FILE *out, const struct pm_diff_metric *m, const struct pm_diff_cell *c)
+static void pm_diff_text_cell(FILE *out, const struct pm_diff_metric *m, const struct pm_diff_cell *c)
 {
     char a[64], b[64], ch[64] = "-", rel[32] = "-";
     const char *beyond = c->beyond < 0 ? "-" : c->beyond ? "yes" : "no";
@@ -167,7 +167,7 @@ void pm_render_diff_text(FILE *out, const struct pm_diff *df)
         }
         for (size_t m = 0; m < df->nm; m++)
             if (pm_diff_shown(df, pr, m))
-                pm_text_cell(out, &df->m[m], &df->cells[p * df->nm + m]);
+                pm_diff_text_cell(out, &df->m[m], &df->cells[p * df->nm + m]);
     }
     for (size_t p = 0; p < df->npairs; p++) {
         const struct pm_diff_pair *pr = &df->pairs[p];

@@ -15,91 +15,6 @@
 #define PM_TEXT_WIDTH 100
 #define PM_TEXT_MESSAGES 20
 
-/* Characters a terminal must not receive from user data: C0/C1 controls,
- * DEL, line separators and bidirectional overrides. */
-static int pm_is_control(uint32_t cp)
-{
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
-           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-enum pm_align { PM_LEFT, PM_RIGHT, PM_LAST };
-
-static void pm_spaces(FILE *out, size_t n)
-{
-    while (n-- > 0)
-        putc(' ', out);
-}
-
-/* Columns of s[0..n) once cleaned: one per character (wide East Asian
- * characters are counted as one; good enough for names and units). */
-static size_t pm_text_cols(const char *s, size_t n)
-{
-    size_t i = 0, cols = 0;
-    uint32_t cp;
-
-    while (i < n) {
-        i += pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-        cols++;
-    }
-    return cols;
-}
-
-/* Write at most `cols` columns of s[0..n) with controls and bad bytes as '?'. */
-static void pm_text_put(FILE *out, const char *s, size_t n, size_t cols)
-{
-    size_t i = 0, c = 0;
-
-    while (i < n && c < cols) {
-        uint32_t cp;
-        size_t len = pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-
-        if (cp == PM_BAD || pm_is_control(cp))
-            putc('?', out);
-        else
-            fwrite(s + i, 1, len, out);
-        i += len;
-        c++;
-    }
-}
-
-/* The byte where the last `cols` columns of s[0..n) begin. */
-static size_t pm_text_tail(const char *s, size_t n, size_t cols)
-{
-    size_t total = pm_text_cols(s, n), i = 0, c = 0;
-    uint32_t cp;
-
-    while (i < n && c + cols < total) {
-        i += pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-        c++;
-    }
-    return i;
-}
-
-/* One table cell of exactly `width` columns (PM_LAST: no trailing padding).
- * Text too long keeps its start and its end with '…' between: a construct's
- * name ends in what tells two apart (file:line, the team size). */
-static void pm_text_field(FILE *out, const char *s, size_t width, enum pm_align align)
-{
-    size_t n = strlen(s), cols = pm_text_cols(s, n);
-
-    if (cols > width) {
-        size_t keep = width ? width - 1 : 0, tail = keep / 2, head = keep - tail;
-        size_t from = pm_text_tail(s, n, tail);
-
-        pm_text_put(out, s, n, head);
-        if (width)
-            fputs("\xE2\x80\xA6", out);
-        pm_text_put(out, s + from, n - from, tail);
-        return;
-    }
-    if (align == PM_RIGHT)
-        pm_spaces(out, width - cols);
-    pm_text_put(out, s, n, cols);
-    if (align == PM_LEFT)
-        pm_spaces(out, width - cols);
-}
-
 /* Bytes of the next line of at most `width` columns, broken at the last
  * space when there is one. */
 static size_t pm_wrap_len(const char *s, size_t n, size_t width)
@@ -133,7 +48,7 @@ static void pm_text_wrap(FILE *out, const char *s, size_t indent)
             shown--;
         if (!first)
             pm_spaces(out, indent);
-        pm_text_put(out, s, shown, width);
+        pm_term_put(out, s, shown, width);
         putc('\n', out);
         s += take;
         n -= take;
@@ -258,7 +173,7 @@ static void pm_flag_where(FILE *out, const struct pm_report *rep)
             snprintf(buf + used, sizeof buf - used, "; +%zu more",
                      rep->flags[k].cells - rep->nwhere[k]);
         fputs("  ", out);
-        pm_text_field(out, rep->flags[k].name, 16, PM_LEFT);
+        pm_text_cell(out, rep->flags[k].name, 16, PM_LEFT);
         putc(' ', out);
         pm_text_wrap(out, buf, 19);
     }
@@ -404,7 +319,7 @@ static void pm_text_widths(const struct pm_report *rep)
     for (size_t i = 0; i < rep->view.nrows; i++) {
         const struct pm_file_region *g = &rep->d->regions[rep->view.rows[i]];
         size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
-        size_t cols = g->name[0] ? pm_text_cols(g->name, strlen(g->name)) : 2;
+        size_t cols = g->name[0] ? pm_term_cols(g->name, strlen(g->name)) : 2;
 
         if (indent + cols > longest)
             longest = indent + cols;
@@ -420,7 +335,7 @@ static void pm_text_region_name(FILE *out, const struct pm_file_region *g)
     size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
 
     pm_spaces(out, indent);
-    pm_text_field(out, g->name[0] ? g->name : "\"\"", PM_NAME_W - indent, PM_LEFT);
+    pm_text_cell(out, g->name[0] ? g->name : "\"\"", PM_NAME_W - indent, PM_LEFT);
 }
 
 /* The region's flags as "NAME:n" (the CSV's list), THROTTLED with the
@@ -460,7 +375,7 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
     fprintf(out, "\nRegions: %zu, tree by path; %zu thread%s; wall time is inclusive\n", d->R,
             d->T, d->T == 1 ? "" : "s");
     pm_text_selection(out, rep);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %9s %11s %11s  flags (cells)\n", "visits", "wall total", "max/thread");
     if (d->R == 0)
         fputs("(no region was recorded)\n", out);
@@ -476,9 +391,9 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
         else
             snprintf(c, sizeof c, "-");
         fprintf(out, " %9s ", a);
-        pm_text_field(out, b, 11, PM_RIGHT);
+        pm_text_cell(out, b, 11, PM_RIGHT);
         putc(' ', out);
-        pm_text_field(out, c, 11, PM_RIGHT);
+        pm_text_cell(out, c, 11, PM_RIGHT);
         pm_text_flag_list(rep, s, flags, sizeof flags);
         if (flags[0]) {
             fputs("  ", out);
@@ -497,7 +412,7 @@ static void pm_text_region_name_w(FILE *out, const struct pm_file_region *g, siz
     if (indent > w / 2)
         indent = w / 2;
     pm_spaces(out, indent);
-    pm_text_field(out, g->name[0] ? g->name : "\"\"", w - indent, PM_LEFT);
+    pm_text_cell(out, g->name[0] ? g->name : "\"\"", w - indent, PM_LEFT);
 }
 
 static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
@@ -508,15 +423,15 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
     char buf[80];
 
     fputs("\nEvent ", out);
-    pm_text_field(out, d->events[e].name, 30, PM_LAST);
+    pm_text_cell(out, d->events[e].name, 30, PM_LAST);
     fputs(" (", out);
     /* the libpfm4 name tells apart events perfmark names alike */
     if (d->events[e].pfm_name[0] && strcmp(d->events[e].pfm_name, d->events[e].name) != 0) {
-        pm_text_field(out, d->events[e].pfm_name, 45, PM_LAST);
+        pm_text_cell(out, d->events[e].pfm_name, 45, PM_LAST);
         fputs(", ", out);
     }
     fprintf(out, "kernel group %d)\n", (int)d->events[e].group);
-    pm_text_field(out, "region", PM_EV_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_EV_NAME_W, PM_LEFT);
     for (int k = 0; k < 5; k++)
         fprintf(out, " %11s", head[k]);
     fprintf(out, " %6s %6s\n", "max/mn", "counted");
@@ -531,7 +446,7 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
         if (rep->reg[r].timer_only) { /* no counter was read: no count is the region's */
             for (int k = 0; k < 7; k++) {
                 putc(' ', out);
-                pm_text_field(out, k ? "\xE2\x80\x94" : "timer only", k < 5 ? 11 : 6, PM_RIGHT);
+                pm_text_cell(out, k ? "\xE2\x80\x94" : "timer only", k < 5 ? 11 : 6, PM_RIGHT);
             }
             putc('\n', out);
             continue;
@@ -541,14 +456,14 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
             if (has[k] && rep->reg[r].throttled) /* counts of the first visits only */
                 strcat(buf, "*");
             putc(' ', out);
-            pm_text_field(out, buf, 11, PM_RIGHT);
+            pm_text_cell(out, buf, 11, PM_RIGHT);
         }
         if (s->has_imbalance)
             snprintf(buf, sizeof buf, "%.*f", pm_unit_prec(s->imbalance), s->imbalance);
         else
             snprintf(buf, sizeof buf, "-");
         putc(' ', out);
-        pm_text_field(out, buf, 6, PM_RIGHT);
+        pm_text_cell(out, buf, 6, PM_RIGHT);
         pm_fmt_share(buf, sizeof buf, s);
         fprintf(out, " %6s\n", buf);
     }
@@ -574,7 +489,7 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
         return;
     fputs("\nTime per region: inclusive, exclusive (minus children), spread of inclusive over "
           "threads\n", out);
-    pm_text_field(out, "region", PM_EV_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_EV_NAME_W, PM_LEFT);
     fprintf(out, " %11s %11s %11s %11s %6s %11s %7s\n", "inclusive", "exclusive", "mean/thread",
             "sd/thread", "max/mn", "max at", "IPC");
     for (size_t i = 0; i < rep->view.nrows; i++) {
@@ -595,24 +510,24 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
         }
         for (int k = 0; k < 4; k++) {
             putc(' ', out);
-            pm_text_field(out, buf[k], 11, PM_RIGHT);
+            pm_text_cell(out, buf[k], 11, PM_RIGHT);
         }
         if (w->has_imbalance)
             snprintf(buf[4], sizeof buf[4], "%.*f", pm_unit_prec(w->imbalance), w->imbalance);
         else
             snprintf(buf[4], sizeof buf[4], "-");
         putc(' ', out);
-        pm_text_field(out, buf[4], 6, PM_RIGHT);
+        pm_text_cell(out, buf[4], 6, PM_RIGHT);
         pm_fmt_thread(buf[5], sizeof buf[5], d, w->n > 0, w->max_index);
         putc(' ', out);
-        pm_text_field(out, buf[5], 11, PM_RIGHT);
+        pm_text_cell(out, buf[5], 11, PM_RIGHT);
         if (s->has_ipc)
             snprintf(buf[0], sizeof buf[0], "%.2f%s%s", s->ipc, s->ipc_estimate ? "~" : "",
                      s->ipc_untrusted ? "!" : "");
         else
             snprintf(buf[0], sizeof buf[0], "-");
         putc(' ', out);
-        pm_text_field(out, buf[0], 7, PM_RIGHT);
+        pm_text_cell(out, buf[0], 7, PM_RIGHT);
         putc('\n', out);
     }
     if (rep->ev_instructions == SIZE_MAX || rep->ev_cycles == SIZE_MAX)
@@ -632,7 +547,7 @@ static void pm_text_own(FILE *out, const struct pm_report *rep)
     putc('\n', out);
     pm_text_wrap(out, "perfmark's reads per region: its own part in the region's numbers "
                       "(estimates; subtracted nowhere)", 0);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %9s %11s %7s %11s %7s\n", "reads in", "cpu est", "of cpu", "wall est",
             "of wall");
     for (size_t i = 0; i < rep->view.nrows; i++) {
@@ -650,7 +565,7 @@ static void pm_text_own(FILE *out, const struct pm_report *rep)
                    s->wall_total > 0 ? s->own_wall_ns / (double)s->wall_total : 0);
         for (int k = 0; k < 5; k++) {
             putc(' ', out);
-            pm_text_field(out, buf[k], k == 0 ? 9 : k % 2 ? 11 : 7, PM_RIGHT);
+            pm_text_cell(out, buf[k], k == 0 ? 9 : k % 2 ? 11 : 7, PM_RIGHT);
         }
         putc('\n', out);
         shown++;
@@ -675,7 +590,7 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
     if (!rep->has_omp_wait)
         return;
     fputs("\nOpenMP wait (omp barrier/taskwait/taskgroup below the region) / region time\n", out);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %11s %7s %7s %7s %7s %8s\n", "wait", "share", "min/rk", "mean/rk", "max/rk",
             "max@rank");
     for (size_t i = 0; i < rep->view.nrows; i++) {
@@ -688,7 +603,7 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
         pm_text_region_name(out, &d->regions[r]);
         pm_unit_time(buf, sizeof buf, (double)s->omp_wait_ns);
         putc(' ', out);
-        pm_text_field(out, buf, 11, PM_RIGHT);
+        pm_text_cell(out, buf, 11, PM_RIGHT);
         pm_fmt_pct(buf, sizeof buf, s->has_omp_wait_share, s->omp_wait_share);
         fprintf(out, " %7s", buf);
         if (x && x->nspread) {
@@ -720,7 +635,7 @@ static void pm_text_derived(FILE *out, const struct pm_report *rep)
         for (int k = 0; k < dg->nmetrics; k++)
             fprintf(out, "  %s = %s\n", dg->group->derived[k].name,
                     dg->group->derived[k].formula);
-        pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+        pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
         for (int k = 0; k < dg->nmetrics; k++)
             fprintf(out, " %20.20s", dg->group->derived[k].name);
         putc('\n', out);
@@ -763,16 +678,16 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
         snprintf(cpu, sizeof cpu, "%d\xE2\x86\x92%d", (int)th->cpu_first, (int)th->cpu_last);
         pm_unit_time(wall, sizeof wall, (double)tb->wall_ns[t - tb->t0]);
         fprintf(out, "%5d %6d %10" PRId64 "  ", (int)th->rank, (int)th->thread, th->tid);
-        pm_text_field(out, th->host, 16, PM_LEFT);
+        pm_text_cell(out, th->host, 16, PM_LEFT);
         putc(' ', out);
-        pm_text_field(out, cpu, 11, PM_RIGHT);
+        pm_text_cell(out, cpu, 11, PM_RIGHT);
         fprintf(out, " %6s %5d ", th->exited ? "yes" : "no", (int)th->open_at_end);
-        pm_text_field(out, wall, 11, PM_RIGHT);
+        pm_text_cell(out, wall, 11, PM_RIGHT);
         if (d->has_placement) {
             const char *b = th->binding ? th->binding : "";
             size_t n = strlen(b);
             fputs("  ", out);
-            pm_text_field(out, b, n < 14 ? (int)n : 14, PM_LEFT);
+            pm_text_cell(out, b, n < 14 ? (int)n : 14, PM_LEFT);
         }
         putc('\n', out);
     }
@@ -795,7 +710,7 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
         fprintf(out, "%5s %6s", "rank", "thread");
         for (size_t e = e0; e < e1; e++) {
             putc(' ', out);
-            pm_text_field(out, d->events[e].name, 13, PM_RIGHT);
+            pm_text_cell(out, d->events[e].name, 13, PM_RIGHT);
         }
         putc('\n', out);
         for (size_t t = 0; t < d->T; t++) {
@@ -812,7 +727,7 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
                 pm_fmt_value(buf, sizeof buf, s->has_total, s->total, s,
                              pm_event_is_time(&d->events[e]));
                 putc(' ', out);
-                pm_text_field(out, buf, 13, PM_RIGHT);
+                pm_text_cell(out, buf, 13, PM_RIGHT);
             }
             putc('\n', out);
         }
@@ -828,7 +743,7 @@ static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
     if (d->N > 1)
         fprintf(out, "rank row %zu (%zu thread%s of rank %zu)\n", n, rep->rank_threads[n],
                 rep->rank_threads[n] == 1 ? "" : "s", n);
-    pm_text_field(out, "event", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "event", PM_NAME_W, PM_LEFT);
     fprintf(out, " %13s %13s %13s\n", "process", "threads sum", "difference");
     for (size_t e = 0; e < d->E; e++) {
         const struct pm_rankstat *rs = &rep->rank[n * d->E + e];
@@ -846,13 +761,13 @@ static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
         } else {
             snprintf(diff, sizeof diff, "n/a");
         }
-        pm_text_field(out, d->events[e].name, PM_NAME_W, PM_LEFT);
+        pm_text_cell(out, d->events[e].name, PM_NAME_W, PM_LEFT);
         putc(' ', out);
-        pm_text_field(out, p, 13, PM_RIGHT);
+        pm_text_cell(out, p, 13, PM_RIGHT);
         putc(' ', out);
-        pm_text_field(out, s, 13, PM_RIGHT);
+        pm_text_cell(out, s, 13, PM_RIGHT);
         putc(' ', out);
-        pm_text_field(out, diff, 13, PM_RIGHT);
+        pm_text_cell(out, diff, 13, PM_RIGHT);
         putc('\n', out);
     }
 }
@@ -920,7 +835,7 @@ static void pm_text_spread(FILE *out, const struct pm_xstat *x, size_t width)
         else
             snprintf(buf, sizeof buf, "-");
         putc(' ', out);
-        pm_text_field(out, buf, width, PM_RIGHT);
+        pm_text_cell(out, buf, width, PM_RIGHT);
     }
     pm_fmt_ratio(buf, sizeof buf, x);
     fprintf(out, " %5s", buf);
@@ -938,20 +853,20 @@ static void pm_text_mpi_functions(FILE *out, const struct pm_report *rep)
              "called", n);
     putc('\n', out);
     pm_text_wrap(out, head, 0);
-    pm_text_field(out, "function", PM_FUNC_W, PM_LEFT);
+    pm_text_cell(out, "function", PM_FUNC_W, PM_LEFT);
     fprintf(out, " %7s %7s %7s %8s %8s %8s %8s %5s %8s\n", "calls", "bytes", "unknown", "time",
             "min", "mean", "max", "imbal", "max@rank");
     for (size_t f = 0; f < rep->nmpif; f++) {
         const struct pm_xregion *x = &rep->mpif[f];
 
-        pm_text_field(out, x->name[0] ? x->name : "\"\"", PM_FUNC_W, PM_LEFT);
+        pm_text_cell(out, x->name[0] ? x->name : "\"\"", PM_FUNC_W, PM_LEFT);
         pm_fmt_count(a, sizeof a, x->q[PM_Q_VISITS].total);
         pm_fmt_count(b, sizeof b, x->q[PM_Q_BYTES].total);
         pm_fmt_count(c, sizeof c, x->q[PM_Q_BYTES_UNKNOWN].total);
         fprintf(out, " %7s %7s %7s ", a, b, c);
         pm_fmt_time_m(a, sizeof a, x->q[PM_Q_WALL].has_total, x->q[PM_Q_WALL].total,
                       x->q[PM_Q_WALL].estimate, x->q[PM_Q_WALL].untrusted);
-        pm_text_field(out, a, 8, PM_RIGHT);
+        pm_text_cell(out, a, 8, PM_RIGHT);
         pm_text_spread(out, &x->q[PM_Q_WALL], 8);
     }
     fputs("unknown = calls whose byte count could not be determined; time = inclusive wall "
@@ -968,9 +883,9 @@ static void pm_text_share_line(FILE *out, const struct pm_mpishare *s)
     if (s->has_share && s->estimate)
         strcat(c, "~");
     fprintf(out, "%8d ", (int)s->rank);
-    pm_text_field(out, a, 11, PM_RIGHT);
+    pm_text_cell(out, a, 11, PM_RIGHT);
     putc(' ', out);
-    pm_text_field(out, b, 11, PM_RIGHT);
+    pm_text_cell(out, b, 11, PM_RIGHT);
     fprintf(out, " %7s\n", c);
 }
 
@@ -1043,7 +958,7 @@ static void pm_text_regions_ranks(FILE *out, const struct pm_report *rep)
              "summed over the rank's threads, min/mean/max over the ranks that entered", n);
     putc('\n', out);
     pm_text_wrap(out, head, 0);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %5s %9s %9s %9s %9s %5s %8s\n", "ranks", "visits", "min/rank", "mean/rank",
             "max/rank", "imbal", "max@rank");
     for (size_t i = 0; i < d->R; i++) {
@@ -1106,7 +1021,7 @@ static void pm_text_td_row(FILE *out, const struct pm_report *rep, const struct 
     if (g)
         pm_text_region_name(out, g);
     else
-        pm_text_field(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
+        pm_text_cell(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
     if (level1) { /* the slots as a count like the event tables', ~ included */
         if (s->used)
             pm_fmt_value(buf, sizeof buf, 1, (double)s->slots.slots,
@@ -1184,7 +1099,7 @@ static void pm_text_td_pcores(FILE *out, const struct pm_report *rep)
     char buf[32];
 
     fputs("\nTopDown on a hybrid CPU: counted only while a thread ran on a P-core\n", out);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %12s %14s\n", "P-core time", "other cores");
     for (size_t i = 0; i <= d->R; i++) {
         const struct pm_tdstat *s = i < d->R ? &rep->td.reg[rep->order[i]] : &rep->td.run;
@@ -1192,7 +1107,7 @@ static void pm_text_td_pcores(FILE *out, const struct pm_report *rep)
         if (i < d->R)
             pm_text_region_name(out, &d->regions[rep->order[i]]);
         else
-            pm_text_field(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
+            pm_text_cell(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
         if (s->has_pcore) {
             snprintf(buf, sizeof buf, "%.1f%%", 100.0 * s->pcore_share);
             fprintf(out, " %12s", buf);
@@ -1230,7 +1145,7 @@ static void pm_text_topdown(FILE *out, const struct pm_report *rep)
     }
     if (td->note[0])
         pm_text_wrap(out, td->note, 0);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %7s %8s %8s %8s %8s", "slots", "retiring", "bad spec", "frontend", "backend");
     if (pm_td_node_shown(td, PM_TD_N_SMT_CONTENTION))
         fprintf(out, " %8s", "smt");
@@ -1243,7 +1158,7 @@ static void pm_text_topdown(FILE *out, const struct pm_report *rep)
         for (int k = 0; k < 4; k++)
             fprintf(out, "%16s", l2_head[k]);
         putc('\n', out);
-        pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+        pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
         fprintf(out, " %7s %7s %7s %7s %7s %7s %7s %7s\n", "heavy", "light", "br-misp",
                 "clears", "fe-lat", "fe-bw", "memory", "core");
         pm_text_td_table(out, rep, 0);
@@ -1353,7 +1268,7 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
         if (rep->flags[i].cells == 0)
             continue;
         fputs("  ", out);
-        pm_text_field(out, rep->flags[i].name, 16, PM_LEFT);
+        pm_text_cell(out, rep->flags[i].name, 16, PM_LEFT);
         putc(' ', out);
         pm_text_wrap(out, pm_flag_meaning(&rep->flags[i]), 19);
     }
@@ -1402,7 +1317,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
     fprintf(out, "\n%s per %s and region (%s)\n", mname, by_rank ? "rank" : "thread",
             by_rank ? "a rank's value is the sum over its threads" : "one cell each");
     pm_text_selection(out, rep);
-    pm_text_field(out, "region", PM_NAME_W, PM_LEFT);
+    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %6s %6s %13s %7s\n", "rank", by_rank ? "" : "thread", "value", "share");
     /* the values come from the model's --by table (by_table.c) */
     for (size_t i = 0; i < v->nrows; i++) {
@@ -1428,7 +1343,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
             snprintf(buf + used, sizeof buf - used, "%s%s%s", m & PM_MARK_ESTIMATE ? "~" : "",
                      m & PM_MARK_UNTRUSTED ? "!" : "", m & PM_MARK_PARTIAL ? "*" : "");
             putc(' ', out);
-            pm_text_field(out, buf, 13, PM_RIGHT);
+            pm_text_cell(out, buf, 13, PM_RIGHT);
             pm_fmt_pct(buf, sizeof buf, total > 0, total > 0 ? x / total : 0);
             fprintf(out, " %7s\n", buf);
         }

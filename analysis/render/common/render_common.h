@@ -59,4 +59,15 @@ void pm_html_esc(FILE *out, const char *s, size_t maxchars, int empty_quoted);
  * at most `max` characters are shown (the rest as "...") (term_str.c). */
 void pm_text_name(FILE *out, const char *s, size_t max);
 
+/* Table cells on a terminal (term_str.c): n spaces; the columns of
+ * s[0..n) once cleaned; at most `cols` columns of it, controls as '?'; and
+ * one cell of exactly `width` columns (PM_LAST: no padding after), text
+ * too long cut in the middle with '…' (start and end kept: a name ends in
+ * what tells two apart). */
+enum pm_align { PM_LEFT, PM_RIGHT, PM_LAST };
+void pm_spaces(FILE *out, size_t n);
+size_t pm_term_cols(const char *s, size_t n);
+void pm_term_put(FILE *out, const char *s, size_t n, size_t cols);
+void pm_text_cell(FILE *out, const char *s, size_t width, enum pm_align align);
+
 #endif /* PM_RENDER_COMMON_H */
