@@ -313,6 +313,7 @@ static int pm_event_keys(struct pm_report *rep)
 void pm_report_free(struct pm_report *rep)
 {
     pm_report_derived_free(rep);
+    pm_profile_free(rep->profile);
     if (rep->evkey)
         for (size_t e = 0; e < rep->d->E; e++)
             free(rep->evkey[e]);

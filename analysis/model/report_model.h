@@ -14,6 +14,7 @@
 #include "model/report_measure.h"
 #include "model/report_omp.h"
 #include "model/report_ranks.h"
+#include "model/profile.h"
 #include "model/report_topdown.h"
 #include "pm_cpu_models.h"
 
@@ -180,6 +181,9 @@ struct pm_report {
     double cost_min, cost_max; /* read_cost_ns over the threads that have one */
     size_t ev_cpu_time;       /* the task-clock (else cpu-clock) row, SIZE_MAX */
     int time_est, time_na;    /* some region's time is an estimate / lacks cells */
+    /* the sampled profile (profile.h), made after the pass over the cells
+     * for files with samples (pm_profile_build); NULL otherwise */
+    struct pm_profile *profile;
     int measuring;            /* the file says which visits read counters (a throttle
                                  attribute or the /region or /thread data): formats add
                                  what they show of it; older files keep their layout */

@@ -33,7 +33,27 @@ enum {
      * pm_file.flag_timer_only and friends */
     PM_FILE_FLAG_TIMER_ONLY = 0x80, /* by design no counter reading (MPI polls) */
     PM_FILE_FLAG_THROTTLED = 0x100, /* no readings after throttled_from */
-    PM_FILE_FLAG_OVERHEAD = 0x200   /* perfmark's own reads > 10 % of the counts */
+    PM_FILE_FLAG_OVERHEAD = 0x200,  /* perfmark's own reads > 10 % of the counts */
+    PM_FILE_FLAG_SAMPLES_LOST = 0x400 /* samples lost or throttled (files with /samples) */
+};
+
+/* /samples/events (schema revision 7) */
+struct pm_file_sample_event {
+    char *name, *requested, *unit;
+    uint32_t type;
+    uint64_t config, period;
+};
+
+/* /samples/modules: an object samples fell in */
+struct pm_file_module {
+    char *build_id, *path;
+};
+
+/* /samples/hits: samples at one instruction of one (thread, region, event) */
+struct pm_file_hit {
+    int32_t thread, region, event, module;
+    uint64_t offset, count;
+    int64_t chain;
 };
 
 struct pm_file_event {
@@ -165,6 +185,16 @@ struct pm_file {
     struct pm_file_flagname *flagnames;
     size_t nflagnames;
 
+    /* sampling (revision 7; S = K = H = 0 in files without it) */
+    size_t S, K, H;
+    struct pm_file_sample_event *sample_events; /* [S] */
+    struct pm_file_module *sample_modules;      /* [K] */
+    char *sample_requested;                     /* /samples@requested, "" */
+    uint64_t *sample_lost, *sample_throttled;   /* [R*S] Σ over threads of the cells */
+    uint64_t *sample_root_lost, *sample_root_throttled; /* [S] Σ of /thread/samples_* */
+    struct pm_file_hit *sample_hits;            /* [H] after pm_file_load; NULL after
+                                                   pm_file_open (pm_file_hits) */
+
     /* added with issue 6 (streaming): thread rows per chunk of /region/counts
      * (0 when not chunked), and the open file of pm_file_open (NULL after
      * pm_file_load, whose cell arrays above are in memory instead) */
@@ -261,5 +291,12 @@ void pm_thread_rows_free(struct pm_thread_rows *b);
  * err (the rows then read as zeros and ""). */
 int pm_file_thread_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_thread_rows *b,
                         char *err, size_t errlen);
+
+/* Rows [h0, h0 + nh) of /samples/hits into `out` (room for nh): copied
+ * from memory after pm_file_load, read after pm_file_open (independent I/O
+ * under MPI-IO). Rows are as stored: the model checks their ranges.
+ * Returns 0, or -1 with a one-line message in err. */
+int pm_file_hits(const struct pm_file *d, size_t h0, size_t nh, struct pm_file_hit *out,
+                 char *err, size_t errlen);
 
 #endif /* PM_H5READ_H */

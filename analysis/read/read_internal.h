@@ -55,6 +55,21 @@ int pm_rd_check_shape(struct pm_rd *rd, const char *name, const char *shape, hid
 int pm_rd_read_dataset(struct pm_rd *rd, enum pm_schema_id id, hsize_t *dims, void **out);
 
 /* ---- read_table.c: /events, /regions, /threads, string arrays */
+/* A compound member the reader wants: its name, type and whether a file
+ * may lack it from the schema row, its place in the reader's struct. */
+struct pm_field {
+    enum pm_schema_id id;
+    size_t off;
+};
+#define PM_NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+/* A whole 1-D compound table into a new array (0 rows when the file lacks
+ * a DEFAULT table); strings our own (pm_rd_table_free). */
+int pm_rd_read_table_opt(struct pm_rd *rd, enum pm_schema_id id, const struct pm_field *f,
+                         size_t nf, size_t elsize, void **out, size_t *count);
+void pm_rd_table_free(void *tab, size_t n, const struct pm_field *f, size_t nf, size_t elsize);
+/* Rows [i0, i0 + cnt) of a compound table into `out` (no string fields). */
+int pm_rd_table_block(struct pm_rd *rd, enum pm_schema_id id, const struct pm_field *f,
+                      size_t nf, size_t elsize, size_t i0, size_t cnt, void *out);
 int pm_rd_load_tables(struct pm_rd *rd, struct pm_file *d, int stream);
 int pm_rd_thread_block(struct pm_rd *rd, struct pm_thread_rows *b, size_t t0, size_t nt);
 int pm_rd_read_strings(struct pm_rd *rd, enum pm_schema_id id, char ***out, size_t *count);
@@ -78,5 +93,9 @@ size_t pm_rd_chunk_rows(hid_t file);
 void pm_rd_close_stream(struct pm_file *d);
 /* Files since the throttle hold /region/reads, timer_visits, ... */
 int pm_rd_has_visit_data(struct pm_rd *rd);
+
+/* ---- read_samples.c: /samples and the sample cells */
+int pm_rd_load_samples(struct pm_rd *rd, struct pm_file *d, int stream);
+void pm_rd_free_samples(struct pm_file *d);
 
 #endif

@@ -19,13 +19,6 @@
 
 enum pm_ftype { PM_STR, PM_I32, PM_U32, PM_I64, PM_U64, PM_U8 };
 
-/* A compound member the reader wants: its name, type and whether a file
- * may lack it from the schema row, its place in the reader's struct. */
-struct pm_field {
-    enum pm_schema_id id;
-    size_t off;
-};
-
 static enum pm_ftype pm_field_type(const struct pm_field *f)
 {
     switch (pm_schema[f->id].type) {
@@ -79,8 +72,6 @@ static const struct pm_field pm_rd_thread_fields[] = {
     {PM_S_THREADS_NUMA_LAST, PM_TH(numa_last)},
     {PM_S_THREADS_BINDING, PM_TH(binding)},
 };
-
-#define PM_NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
 static hid_t pm_field_memtype(enum pm_ftype t, H5T_cset_t cset)
 {
@@ -363,6 +354,51 @@ static int pm_rd_read_table(struct pm_rd *rd, const char *name, const struct pm_
     *out = tab;
     *count = n;
     rc = 0;
+done:
+    free(raw);
+    pm_table_close(dset, ftype, space, mtype);
+    return rc;
+}
+
+int pm_rd_read_table_opt(struct pm_rd *rd, enum pm_schema_id id, const struct pm_field *f,
+                         size_t nf, size_t elsize, void **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    if (!pm_schema_needed(id) && !pm_rd_link_exists(rd, pm_schema_path(id)))
+        return 0;
+    return pm_rd_read_table(rd, pm_schema_path(id), f, nf, elsize, out, count);
+}
+
+void pm_rd_table_free(void *tab, size_t n, const struct pm_field *f, size_t nf, size_t elsize)
+{
+    pm_rd_free_table(tab, n, f, nf, elsize);
+}
+
+int pm_rd_table_block(struct pm_rd *rd, enum pm_schema_id id, const struct pm_field *f,
+                      size_t nf, size_t elsize, size_t i0, size_t cnt, void *out)
+{
+    const char *name = pm_schema_path(id);
+    hid_t dset, ftype, space, mtype;
+    size_t n = 0;
+    void *raw = NULL;
+    int rc = -1;
+
+    if (pm_table_open(rd, name, f, nf, elsize, &dset, &ftype, &space, &mtype, &n) < 0)
+        goto done;
+    if (i0 > n || cnt > n - i0) {
+        pm_rd_fail(rd, "%s has %zu rows, not %zu", name, n, i0 + cnt);
+        goto done;
+    }
+    if (!cnt) {
+        rc = 0;
+        goto done;
+    }
+    if (!(raw = calloc(cnt, elsize))) {
+        pm_rd_oom(rd);
+        goto done;
+    }
+    rc = pm_table_rows(rd, name, dset, ftype, space, mtype, f, nf, elsize, i0, cnt, raw, out);
 done:
     free(raw);
     pm_table_close(dset, ftype, space, mtype);

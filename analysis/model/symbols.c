@@ -1,0 +1,345 @@
+#define _GNU_SOURCE
+#include "model/symbols.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef PM_HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#endif
+
+#define PM_SYM_NOTES_MAX 64
+
+/* One object of the file. */
+struct pm_object {
+    const char *path, *build_id, *base;
+    int tried;          /* opened (or found missing) already */
+#ifdef PM_HAVE_LIBDW
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+#endif
+};
+
+struct pm_sym_slot {
+    int32_t module;
+    uint64_t offset;
+    struct pm_symbol sym;
+    int used;
+};
+
+struct pm_symbols {
+    struct pm_object *obj;
+    size_t n;
+    struct pm_sym_slot *slot;  /* cache: open addressing on (module, offset) */
+    size_t mask, used;
+    char **strings;            /* every string handed out, owned here */
+    size_t nstrings, capstrings;
+    char *notes[PM_SYM_NOTES_MAX];
+    size_t nnotes;
+};
+
+static const char *pm_keep(struct pm_symbols *s, const char *text)
+{
+    if (!text)
+        return NULL;
+    if (s->nstrings == s->capstrings) {
+        size_t cap = s->capstrings ? 2 * s->capstrings : 256;
+        char **grown = realloc(s->strings, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        s->strings = grown;
+        s->capstrings = cap;
+    }
+    char *copy = strdup(text);
+    if (copy)
+        s->strings[s->nstrings++] = copy;
+    return copy;
+}
+
+static void pm_note(struct pm_symbols *s, const char *fmt, const char *a, const char *b)
+{
+    if (s->nnotes == PM_SYM_NOTES_MAX)
+        return;
+    char *text = NULL;
+    if (asprintf(&text, fmt, a, b) >= 0)
+        s->notes[s->nnotes++] = text;
+}
+
+static const char *pm_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+struct pm_symbols *pm_symbols_new(const struct pm_file_module *modules, size_t n)
+{
+    struct pm_symbols *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->obj = calloc(n + 1, sizeof *s->obj);
+    s->mask = 1023;
+    s->slot = calloc(s->mask + 1, sizeof *s->slot);
+    if (!s->obj || !s->slot) {
+        pm_symbols_free(s);
+        return NULL;
+    }
+    s->n = n;
+    for (size_t i = 0; i < n; i++) {
+        s->obj[i].path = modules[i].path ? modules[i].path : "";
+        s->obj[i].build_id = modules[i].build_id ? modules[i].build_id : "";
+        s->obj[i].base = pm_basename(s->obj[i].path);
+    }
+    return s;
+}
+
+void pm_symbols_free(struct pm_symbols *s)
+{
+    if (!s)
+        return;
+#ifdef PM_HAVE_LIBDW
+    for (size_t i = 0; s->obj && i < s->n; i++)
+        if (s->obj[i].dwfl)
+            dwfl_end(s->obj[i].dwfl);
+#endif
+    for (size_t i = 0; i < s->nstrings; i++)
+        free(s->strings[i]);
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i]);
+    free(s->strings), free(s->obj), free(s->slot), free(s);
+}
+
+const char *const *pm_symbols_notes(const struct pm_symbols *s, size_t *n)
+{
+    *n = s->nnotes;
+    return (const char *const *)s->notes;
+}
+
+void pm_symbol_place(const struct pm_symbol *sym, uint64_t offset, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s+0x%llx", sym->object, (unsigned long long)offset);
+}
+
+#ifdef PM_HAVE_LIBDW
+
+int pm_symbols_available(void) { return 1; }
+
+/* The build-id of the ELF file at path as hex, "" if it has none; -1 when it
+ * cannot be read as ELF. */
+static int pm_file_build_id(const char *path, char *hex, size_t len)
+{
+    hex[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    int rc = -1;
+    if (elf && elf_kind(elf) == ELF_K_ELF) {
+        const void *id = NULL;
+        ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+        for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
+            snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+        rc = 0;
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return rc;
+}
+
+/* A file for the object: the recorded path if its build-id matches, else by
+ * build-id or base name under PERFMARK_SYMBOL_PATH and the system's debug
+ * directory. *differs is set when the recorded path holds another build. */
+static int pm_find_object(const struct pm_object *o, char *out, size_t len, int *differs)
+{
+    char hex[128];
+    *differs = 0;
+    if (pm_file_build_id(o->path, hex, sizeof hex) == 0) {
+        if (!o->build_id[0] || strcmp(hex, o->build_id) == 0) {
+            snprintf(out, len, "%s", o->path);
+            return 0;
+        }
+        *differs = 1;
+    }
+    if (!o->build_id[0] || strlen(o->build_id) < 3)
+        return -1;
+    const char *env = getenv("PERFMARK_SYMBOL_PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s%s/usr/lib/debug", env ? env : "", env && *env ? ":" : "");
+    char *save = NULL;
+    for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        const char *forms[] = {"%s/.build-id/%.2s/%s.debug", "%s/.build-id/%.2s/%s", "%s/%s%s"};
+        for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+            if (k == 2)
+                snprintf(out, len, "%s/%s", dir, o->base);
+            else
+                snprintf(out, len, forms[k], dir, o->build_id, o->build_id + 2);
+            if (pm_file_build_id(out, hex, sizeof hex) == 0 && strcmp(hex, o->build_id) == 0)
+                return 0;
+        }
+    }
+    return -1;
+}
+
+static char *pm_debuginfo_path;
+static const Dwfl_Callbacks pm_dwfl_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &pm_debuginfo_path,
+};
+
+static void pm_object_open(struct pm_symbols *s, struct pm_object *o)
+{
+    o->tried = 1;
+    if (o->path[0] == '[')
+        return;  /* [vdso]: no file */
+    char file[4096];
+    int differs = 0;
+    if (pm_find_object(o, file, sizeof file, &differs) != 0) {
+        pm_note(s, differs ? "%s: the file there now has another build-id than the one that ran "
+                             "(rebuilt since?), and no file with build-id %s was found: its "
+                             "samples are shown as object+offset"
+                           : "%s: not found (nor a file with its build-id %s): its samples are "
+                             "shown as object+offset",
+                o->path, o->build_id[0] ? o->build_id : "(none)");
+        return;
+    }
+    o->dwfl = dwfl_begin(&pm_dwfl_callbacks);
+    if (!o->dwfl)
+        return;
+    dwfl_report_begin(o->dwfl);
+    /* Placed at 0: addresses are the file's own (the recorded offsets). */
+    o->mod = dwfl_report_elf(o->dwfl, o->base, file, -1, 0, false);
+    dwfl_report_end(o->dwfl, NULL, NULL);
+    if (!o->mod) {
+        pm_note(s, "%s: cannot be read as ELF (%s): its samples are shown as object+offset", file,
+                dwfl_errmsg(-1));
+        dwfl_end(o->dwfl);
+        o->dwfl = NULL;
+    }
+}
+
+/* The name of a DIE, through its abstract origin for an inlined instance. */
+static const char *pm_die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die origin;
+    const char *name = dwarf_diename(die);
+    if (name)
+        return name;
+    if (dwarf_attr_integrate(die, DW_AT_abstract_origin, &attr) &&
+        dwarf_formref_die(&attr, &origin))
+        return dwarf_diename(&origin);
+    return NULL;
+}
+
+static void pm_lookup(struct pm_symbols *s, struct pm_object *o, uint64_t offset,
+                      struct pm_symbol *sym)
+{
+    GElf_Off off;
+    GElf_Sym esym;
+    const char *name = dwfl_module_addrinfo(o->mod, offset, &off, &esym, NULL, NULL, NULL);
+    sym->function = pm_keep(s, name);
+    Dwfl_Line *line = dwfl_module_getsrc(o->mod, offset);
+    if (line) {
+        int lineno = 0;
+        const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+        sym->file = pm_keep(s, file);
+        sym->line = lineno;
+    }
+    /* Inline scopes: the innermost inlined function names the code. */
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(o->mod, offset, &bias);
+    Dwarf_Die *scopes = NULL;
+    int n = cu ? dwarf_getscopes(cu, offset - bias, &scopes) : 0;
+    for (int i = 0; i < n; i++) {
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+            continue;
+        const char *inl = pm_die_name(&scopes[i]);
+        if (inl && (!name || strcmp(inl, name) != 0)) {
+            sym->inlined_in = sym->function;
+            sym->function = pm_keep(s, inl);
+        }
+        break;
+    }
+    free(scopes);
+}
+
+#else /* no elfutils: every instruction is object+offset */
+
+int pm_symbols_available(void) { return 0; }
+
+static void pm_object_open(struct pm_symbols *s, struct pm_object *o)
+{
+    o->tried = 1;
+    pm_note(s, "%s%s: this perfmark was built without elfutils (libdw-dev): samples are shown "
+            "as object+offset", o->path, "");
+}
+
+#endif
+
+static uint64_t pm_slot_hash(int32_t module, uint64_t offset)
+{
+    uint64_t x = offset * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)module << 40;
+    return x ^ x >> 29;
+}
+
+static int pm_cache_grow(struct pm_symbols *s)
+{
+    size_t size = (s->mask + 1) * 2;
+    struct pm_sym_slot *slot = calloc(size, sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i <= s->mask; i++) {
+        if (!s->slot[i].used)
+            continue;
+        size_t h = pm_slot_hash(s->slot[i].module, s->slot[i].offset) & (size - 1);
+        while (slot[h].used)
+            h = (h + 1) & (size - 1);
+        slot[h] = s->slot[i];
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->mask = size - 1;
+    return 0;
+}
+
+const struct pm_symbol *pm_symbolize(struct pm_symbols *s, int32_t module, uint64_t offset)
+{
+    static const struct pm_symbol none = {NULL, NULL, NULL, 0, "[unknown]"};
+    if ((s->used + 1) * 2 > s->mask + 1 && pm_cache_grow(s) != 0)
+        return &none;
+    size_t h = pm_slot_hash(module, offset) & s->mask;
+    for (; s->slot[h].used; h = (h + 1) & s->mask)
+        if (s->slot[h].module == module && s->slot[h].offset == offset)
+            return &s->slot[h].sym;
+    struct pm_sym_slot *slot = &s->slot[h];
+    *slot = (struct pm_sym_slot){.module = module, .offset = offset, .used = 1};
+    s->used++;
+    struct pm_symbol *sym = &slot->sym;
+    if (module < 0 || (size_t)module >= s->n) {
+        /* Upper half: the kernel (x86-64 and arm64 alike); all ones: the
+         * sites a thread had beyond PERFMARK_SAMPLE_MAX_SITES. */
+        sym->object = offset == UINT64_MAX      ? "[sites beyond the limit]"
+                      : offset >= (1ull << 63) ? "[kernel]"
+                                               : "[unknown]";
+        return sym;
+    }
+    struct pm_object *o = &s->obj[module];
+    sym->object = o->base;
+    if (!o->tried)
+        pm_object_open(s, o);
+#ifdef PM_HAVE_LIBDW
+    if (o->mod)
+        pm_lookup(s, o, offset, sym);
+#endif
+    return sym;
+}
