@@ -69,6 +69,14 @@ static const char pm_usage_run[] =
     "                       reads goes on with visits and time only, THROTTLED;\n"
     "                       MPI polls never read, TIMER_ONLY), warmup=N,k=K, or\n"
     "                       off (every visit read and timed) [PERFMARK_THROTTLE]\n"
+    "      --sample LIST    also sample: a comma list of EVENT@PERIOD, the period in\n"
+    "                       the event's unit (cpu-clock@1ms, page-faults@64,\n"
+    "                       cycles@2000003; time events take ns/us/ms/s, and\n"
+    "                       default to 1ms); samples are credited to the region\n"
+    "                       open at the time and to their function and source\n"
+    "                       line (named offline by perfmark report) [PERFMARK_SAMPLE]\n"
+    "      --sample-callchain  record the callers of each sample too\n"
+    "                       [PERFMARK_SAMPLE_CALLCHAIN]\n"
     "      --bind-cpu N     testing aid: count each thread only while it runs on\n"
     "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
     "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
@@ -123,6 +131,16 @@ static const char pm_usage_report[] =
     "visits before the throttle (*), and perfmark's own reads are estimated for\n"
     "the run (\"perfmark's reads\") and per region, beside the numbers, never\n"
     "subtracted.\n"
+    "\n"
+    "Files with samples (perfmark run --sample) add, per sampled event, the whole\n"
+    "run and each region (its own samples and those of the regions inside it):\n"
+    "samples, the estimated count (samples x period, marked ~, with its 95 %\n"
+    "error 2/sqrt(n)), lost and throttled samples (SAMPLES_LOST), and the top\n"
+    "functions and source lines with their share and spread across ranks\n"
+    "(JSON: key samples). Functions and lines are named from the objects the\n"
+    "samples fell in, found by path and build-id, else by build-id under\n"
+    "PERFMARK_SYMBOL_PATH and /usr/lib/debug; objects not found, or rebuilt\n"
+    "since the run, keep OBJECT+0xOFFSET.\n"
     "\n"
     "A file of several MPI ranks adds: each MPI function summed over its call\n"
     "paths (calls, bytes, time total and min/mean/max per rank, imbalance\n"
@@ -303,6 +321,10 @@ static int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_PIN", value, 1), i++;
         } else if (!strcmp(a, "--throttle") && value) {
             setenv("PERFMARK_THROTTLE", value, 1), i++;
+        } else if (!strcmp(a, "--sample") && value) {
+            setenv("PERFMARK_SAMPLE", value, 1), i++;
+        } else if (!strcmp(a, "--sample-callchain")) {
+            setenv("PERFMARK_SAMPLE_CALLCHAIN", "1", 1);
         } else if (!strcmp(a, "--bind-cpu") && value) {
             setenv("PERFMARK_BIND_CPU", value, 1), i++;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

@@ -203,6 +203,8 @@ static int pm_name_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t
         snprintf(label, sizeof label, "%s (inlined in %s)", s->function, s->inlined_in);
     else if (s->function)
         snprintf(label, sizeof label, "%s", s->function);
+    else if (h->module < 0)
+        snprintf(label, sizeof label, "%s", s->object);  /* the kernel: no names here */
     else
         pm_symbol_place(s, h->offset, label, sizeof label);
     /* A function is its name in its object (two objects may both have a

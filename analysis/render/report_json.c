@@ -3,6 +3,7 @@
  * tests/report/README.md; bump json_format when it changes).
  */
 #include "render/report_json.h"
+#include "render/profile_json.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -694,5 +695,6 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     pm_json_topdown(out, rep);
     pm_json_where(out, rep);
     pm_json_run_reads(out, rep);
+    pm_render_json_profile(out, rep);
     fputs("\n}\n", out);
 }

@@ -243,6 +243,11 @@ class File:
                  "E": len(self._h5[s["EVENTS"].path]), "G": int(self.attr("KERNEL_GROUPS")),
                  "N": len(self._h5[s["RANK_COUNTS"].path]) if self.has("RANK_COUNTS") else 0,
                  "M": len(self._h5[s["MESSAGES"].path]) if self.has("MESSAGES") else 0}
+            # the sampling's tables (revision 7); 0 rows in files without them
+            for dim, ident in (("S", "SAMPLES_EVENTS"), ("K", "SAMPLES_MODULES"),
+                               ("H", "SAMPLES_HITS"), ("C", "SAMPLES_CHAINS"),
+                               ("F", "SAMPLES_FRAMES")):
+                n[dim] = len(self._h5[s[ident].path]) if self.has(ident) else 0
         if n["G"] < 0:
             self.fail("%s is negative" % s["KERNEL_GROUPS"].path)
         return n

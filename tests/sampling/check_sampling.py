@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""Sampling against ground truth known by construction (tests/sampling/sample_spin.c).
+
+usage: check_sampling.py BUILD_DIR SOURCE_DIR CASE
+
+Every case runs sample_spin under `perfmark run --sample ...` with software
+events only (cpu-clock, page-faults), so it holds on Intel, AMD and Arm
+machines alike, with or without a PMU, and reads the result the way a user
+does: `perfmark report --format json` (functions, lines, shares, spread),
+and the file with h5py where the report does not go (call chains).
+Exit 0 pass, 1 fail, 77 skip (with the reason printed).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none"]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def run(args, env=None, expect=0, cwd=None):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_")}
+    full.update(env or {})
+    p = subprocess.run(args, env=full, cwd=cwd, capture_output=True, text=True,
+                       errors="replace", timeout=240)
+    if expect is not None and p.returncode != expect:
+        raise Failure("%s exited %d, want %d\nstdout: %s\nstderr: %s" % (
+            " ".join(args), p.returncode, expect, p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+class Env:
+    def __init__(self, build, src, tmp):
+        self.build, self.src, self.tmp = build, src, tmp
+        self.perfmark = os.path.join(build, "bin", "perfmark")
+        self.prog = os.path.join(build, "tests", "sample_spin")
+        self.source = os.path.join(src, "sample_spin.c")
+
+    def measure(self, sample, args, name="out.h5", prog=None, env=None, events="sw",
+                launcher=(), expect=0):
+        out = os.path.join(self.tmp, name)
+        cmd = [self.perfmark, "run", "-e", events, "-o", out]
+        if sample is not None:
+            cmd += ["--sample", sample]
+        cmd += ["--"] + list(launcher) + [prog or self.prog] + [str(a) for a in args]
+        p = run(cmd, env=env, expect=expect)
+        check(os.path.exists(out), "no file written: %s" % p.stderr[-2000:])
+        return out, p
+
+    def report(self, path, fmt="json"):
+        p = run([self.perfmark, "report", path, "--format", fmt])
+        return json.loads(p.stdout) if fmt == "json" else p.stdout
+
+
+def function_lines(source, name):
+    """The line range of a function's definition in sample_spin.c: from its
+    signature to its closing brace at column 0."""
+    lines = open(source, encoding="utf-8").read().split("\n")
+    start = next(i for i, l in enumerate(lines) if re.search(r"\b%s\(" % name, l) and
+                 "static" in l) + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("}")) + 1
+    return start, end
+
+
+def sampled(j, event):
+    return next(e for e in j["samples"]["events"] if e["name"] == event)
+
+
+def region(ev, path):
+    hit = [r for r in ev["regions"] if r["path"] == path]
+    check(hit, "no samples in region %s: %s" % (path, [r["path"] for r in ev["regions"]]))
+    return hit[0]
+
+
+def fn(cell, name):
+    """The samples of function `name` in a region's top list (0 if absent)."""
+    return sum(f["samples"] for f in cell["functions"] if f["function"] == name)
+
+
+def check_spin_cell(env, cell, what):
+    light, heavy = fn(cell, "spin_light"), fn(cell, "spin_heavy")
+    check(light > 50 and heavy > 150, "%s: too few samples: light %d heavy %d" % (what, light, heavy))
+    ratio = heavy / light
+    check(2.4 <= ratio <= 3.6, "%s: heavy/light = %d/%d = %.2f, want 3 ± 0.6" % (
+        what, heavy, light, ratio))
+    for name in ("spin_light", "spin_heavy"):
+        f = next(f for f in cell["functions"] if f["function"] == name)
+        check(f["object"] == os.path.basename(env_prog_name(env)) and f["named"],
+              "%s: %s in object %r" % (what, name, f["object"]))
+        lo, hi = function_lines(env.source, name)
+        lines = [l for l in cell["lines"] if l["function"] == name]
+        check(lines, "%s: no source line for %s" % (what, name))
+        for l in lines:
+            check(os.path.basename(l["file"] or "") == "sample_spin.c" and lo <= l["line"] <= hi,
+                  "%s: %s's samples at %s:%s, outside its lines %d-%d" % (
+                      what, name, l["file"], l["line"], lo, hi))
+    return light, heavy
+
+
+def env_prog_name(env):
+    return getattr(env, "current_prog", env.prog)
+
+
+# ------------------------------------------------------------------ cases
+
+def case_spin(env):
+    """cpu-clock@1ms: spin_heavy's samples are 3 x spin_light's, both in
+    region work, on the right source lines."""
+    out, _ = env.measure("cpu-clock@1ms", ["spin", 300])
+    j = env.report(out)
+    ev = sampled(j, "cpu-clock")
+    check(ev["period"] == 1000000 and ev["unit"] == "ns", "period %r unit %r" % (
+        ev["period"], ev["unit"]))
+    work = region(ev, "work")
+    light, heavy = check_spin_cell(env, work, "work")
+    check(work["self"] == work["samples"], "work has no region inside: self %d samples %d" % (
+        work["self"], work["samples"]))
+    # every sample is a region's or the root's: the run adds them up
+    run_cell = ev["run"]
+    check(run_cell["samples"] == work["samples"] + run_cell["self"],
+          "run %d != work %d + outside %d" % (run_cell["samples"], work["samples"],
+                                              run_cell["self"]))
+    # the estimate is samples x period, and it is about the CPU time spent
+    check(work["estimate"] == work["samples"] * 1000000, "estimate %r" % work["estimate"])
+    check(abs(work["estimate"] / 1e6 - 1200) < 1200 * 0.15,
+          "work estimated %.0f ms of CPU for 1200 ms spun" % (work["estimate"] / 1e6))
+    with h5py.File(out) as f:
+        check(int(f["region/samples"][()].sum()) == work["self"],
+              "file cells %d, report %d" % (int(f["region/samples"][()].sum()), work["self"]))
+    text = env.report(out, "text")
+    check("spin_heavy" in text and "~" in text and "Samples of cpu-clock" in text,
+          "text report lacks the profile:\n" + text[-3000:])
+    print("spin: light %d, heavy %d samples, ratio %.2f" % (light, heavy, heavy / light))
+
+
+def case_nested(env):
+    """A sample counts for its innermost region and every enclosing one."""
+    out, _ = env.measure("cpu-clock@1ms", ["nested", 200])
+    ev = sampled(env.report(out), "cpu-clock")
+    outer, inner = region(ev, "outer"), region(ev, "outer/inner")
+    check(outer["samples"] == outer["self"] + inner["samples"],
+          "outer %d != own %d + inner %d" % (outer["samples"], outer["self"], inner["samples"]))
+    check(fn(inner, "spin_light") == 0 and fn(inner, "spin_heavy") > 0,
+          "inner holds spin_light: %s" % inner["functions"])
+    check_spin_cell(env, outer, "outer")
+    light_own = fn(outer, "spin_light")
+    check(light_own <= outer["self"], "outer's own samples %d < its spin_light %d" % (
+        outer["self"], light_own))
+    print("nested: outer %d (own %d), inner %d" % (outer["samples"], outer["self"],
+                                                  inner["samples"]))
+
+
+def case_pages(env):
+    """page-faults@64: floor(N/64) (or one more: the count runs on from the
+    faults before the region) samples in touch_pages, region touch."""
+    n = 64 * 300 + 13
+    out, _ = env.measure("page-faults@64", ["pages", n])
+    ev = sampled(env.report(out), "page-faults")
+    touch = region(ev, "touch")
+    got = fn(touch, "touch_pages")
+    want = n // 64
+    check(want <= got <= want + 1, "touch_pages got %d samples, want %d or %d" % (
+        got, want, want + 1))
+    check(touch["samples"] == got, "region touch has %d samples, %d of them in touch_pages: %s"
+          % (touch["samples"], got, touch["functions"]))
+    print("pages: %d pages, %d samples in touch_pages (floor %d)" % (n, got, want))
+
+
+def case_mpi(env):
+    """Under mpirun -np 2, samples are per rank: both ranks spin, the
+    spread is even and each thread row has its own samples."""
+    if not shutil.which("mpirun"):
+        print("skip: no mpirun")
+        return 77
+    prog = os.path.join(env.build, "tests", "sample_spin_mpi")
+    env.current_prog = prog
+    out, _ = env.measure("cpu-clock@1ms", ["mpi", 150], launcher=MPIRUN + ["-np", "2"],
+                         env=MPI_ENV, prog=prog)
+    ev = sampled(env.report(out), "cpu-clock")
+    work = region(ev, "work")
+    check_spin_cell(env, work, "work over 2 ranks")
+    heavy = next(f for f in work["functions"] if f["function"] == "spin_heavy")
+    r = heavy["ranks"]
+    check(r is not None and r["min"] > 0.6 * r["max"],
+          "spin_heavy across ranks: %s (both ranks spin the same)" % r)
+    with h5py.File(out) as f:
+        ranks = f["threads"]["rank"][()]
+        per_row = f["region/samples"][()].sum(axis=(1, 2))
+        check(sorted(set(ranks.tolist())) == [0, 1], "ranks %s" % ranks)
+        for row, rank in enumerate(ranks):
+            check(per_row[row] > 100, "rank %d's thread row has %d samples" % (rank, per_row[row]))
+        hits = f["samples/hits"][()]
+        check(set(hits["thread"].tolist()) == set(range(len(ranks))),
+              "hits name threads %s" % sorted(set(hits["thread"].tolist())))
+    print("mpi: rows %s, spin_heavy per rank %s" % (per_row.tolist(), r))
+
+
+def case_omp(env):
+    """OpenMP threads (libgomp: picked up at their first marker) each sample
+    their own work region."""
+    prog = os.path.join(env.build, "tests", "sample_spin_omp")
+    if not os.path.exists(prog):
+        print("skip: no OpenMP compiler support")
+        return 77
+    env.current_prog = prog
+    out, _ = env.measure("cpu-clock@1ms", ["omp", 150], env={"OMP_NUM_THREADS": "2"},
+                         prog=prog)
+    with h5py.File(out) as f:
+        paths = [p.decode() for p in f["regions"]["path"][()]]
+        w = paths.index("work")
+        per_thread = f["region/samples"][()][:, w, 0]
+        check(len(per_thread) == 2 and all(x > 100 for x in per_thread),
+              "work's samples per thread: %s" % per_thread.tolist())
+    ev = sampled(env.report(out), "cpu-clock")
+    check_spin_cell(env, region(ev, "work"), "work over 2 threads")
+    print("omp: work's samples per thread %s" % per_thread.tolist())
+
+
+def case_stripped(env):
+    """A stripped binary: its instructions are object+offset, never a crash."""
+    strip = shutil.which("strip")
+    if not strip:
+        print("skip: no strip")
+        return 77
+    prog = os.path.join(env.tmp, "sample_spin_stripped")
+    shutil.copy(env.prog, prog)
+    run([strip, prog])
+    env.current_prog = prog
+    out, _ = env.measure("cpu-clock@1ms", ["spin", 100], prog=prog)
+    ev = sampled(env.report(out), "cpu-clock")
+    work = region(ev, "work")
+    mine = [f for f in work["functions"] if f["object"] == "sample_spin_stripped"]
+    check(mine and all(not f["named"] and re.fullmatch(r"sample_spin_stripped\+0x[0-9a-f]+",
+                                                        f["function"]) for f in mine),
+          "stripped functions: %s" % work["functions"])
+    check(sum(f["samples"] for f in mine) > 0.8 * work["samples"],
+          "most samples in the stripped object: %s" % work["functions"])
+    check(all(l["line"] is None for l in work["lines"] if l["function"] in
+              [f["function"] for f in mine]), "lines for a stripped object: %s" % work["lines"])
+    env.report(out, "text")
+    env.report(out, "html")
+    env.report(out, "csv")
+    print("stripped: %d functions as object+offset, e.g. %s" % (len(mine), mine[0]["function"]))
+
+
+def case_rebuilt(env):
+    """The binary changed after the run (another build-id at the path): its
+    samples keep object+offset and the report says why, instead of naming
+    them from the wrong file."""
+    prog = os.path.join(env.tmp, "sample_spin_copy")
+    shutil.copy(env.prog, prog)
+    env.current_prog = prog
+    out, _ = env.measure("cpu-clock@1ms", ["spin", 100], prog=prog)
+    with h5py.File(out) as f:
+        mods = f["samples/modules"][()]
+        ids = [m["build_id"].decode() for m in mods if m["path"].decode() == prog]
+    check(ids and len(ids[0]) >= 16, "no build-id recorded for %s: %s" % (prog, mods))
+    data = open(prog, "rb").read()
+    old = bytes.fromhex(ids[0])
+    check(data.count(old) == 1, "the build-id is not once in the file")
+    new = bytes((b ^ 0xff) for b in old)
+    with open(prog, "wb") as f:
+        f.write(data.replace(old, new))
+    j = env.report(out)
+    work = region(sampled(j, "cpu-clock"), "work")
+    check(fn(work, "spin_heavy") == 0 and
+          any(f["function"].startswith("sample_spin_copy+0x") for f in work["functions"]),
+          "named from a different build: %s" % work["functions"])
+    notes = j["samples"]["notes"]
+    check(any("another build-id" in n and prog in n for n in notes), "notes: %s" % notes)
+    print("rebuilt: %s" % notes[0][:120])
+
+
+def case_lost(env):
+    """A ring of one page and a sample per page fault: the kernel loses or
+    throttles samples, and the region says so (SAMPLES_LOST)."""
+    n = 200000
+    out, p = env.measure("page-faults@1", ["pages", n], env={"PERFMARK_SAMPLE_PAGES": "1"})
+    j = env.report(out)
+    touch = region(sampled(j, "page-faults"), "touch")
+    check(touch["lost"] + touch["throttled"] > 0, "nothing lost or throttled: %s" % {
+        k: touch[k] for k in ("samples", "lost", "throttled")})
+    check(touch["samples"] < n, "all %d samples kept in a one-page ring" % touch["samples"])
+    text = env.report(out, "text")
+    check("SAMPLES_LOST" in text, "no SAMPLES_LOST in the text report:\n" + text[:3000])
+    with h5py.File(out) as f:
+        bit = int(f["region/flags"].attrs["SAMPLES_LOST"])
+        paths = [x.decode() for x in f["regions"]["path"][()]]
+        check(int(f["region/flags"][()][0, paths.index("touch")]) & bit,
+              "touch is not flagged SAMPLES_LOST")
+    print("lost: %d kept, %d lost, throttled %d times" % (touch["samples"], touch["lost"],
+                                                        touch["throttled"]))
+
+
+def case_bad_input(env):
+    """Each bad request gets one message saying what perfmark did instead;
+    the program runs and the file is written."""
+    cases = [
+        ("no-such-event@10", "cannot sample 'no-such-event@10': unknown event"),
+        ("cpu-clock@0", "a period of 0 samples nothing"),
+        ("page-faults@1ms", "is a time, but this event counts"),
+        ("page-faults", "it needs a period"),
+        ("cpu-clock@1us", "faster than this kernel allows"),
+    ]
+    for spec, said in cases:
+        out, p = env.measure(spec, ["spin", 20], name="bad.h5")
+        msgs = [l for l in p.stderr.splitlines() if said in l]
+        check(len(msgs) == 1, "--sample %s: want one message with %r, stderr:\n%s" % (
+            spec, said, p.stderr))
+        with h5py.File(out) as f:
+            kept = [m.decode() for m in f["messages"][()]]
+            check(any(said in m for m in kept), "%s: the message is not in the file" % spec)
+            n = len(f["samples/events"])
+            if spec == "cpu-clock@1us":
+                period = int(f["samples/events"][()]["period"][0])
+                check(n == 1 and period >= 10000, "1us moved to %d ns" % period)
+            else:
+                check(n == 0, "%s: %d sampled events" % (spec, n))
+        os.unlink(out)
+    # one bad item does not take the good ones with it
+    out, p = env.measure("cpu-clock@1ms,bogus@3", ["spin", 50], name="mixed.h5")
+    ev = sampled(env.report(out), "cpu-clock")
+    check(region(ev, "work")["samples"] > 0, "the good event lost its samples")
+    print("bad input: %d cases, each one message; mixed request keeps the good event" %
+          len(cases))
+
+
+def case_callchain(env):
+    """--sample-callchain: the callers of spin_heavy's samples are recorded,
+    the first being spin_work (sample_spin is built with frame pointers)."""
+    out, _ = env.measure("cpu-clock@1ms", ["spin", 100],
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "1"})
+    nm = shutil.which("nm")
+    if not nm:
+        print("skip: no nm")
+        return 77
+    syms = {}
+    for line in run([nm, "-S", env.prog]).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            syms[parts[3]] = (int(parts[0], 16), int(parts[0], 16) + int(parts[1], 16))
+    with h5py.File(out) as f:
+        mods = [m["path"].decode() for m in f["samples/modules"][()]]
+        me = mods.index(os.path.realpath(env.prog))
+        hits = f["samples/hits"][()]
+        chains, frames = f["samples/chains"][()], f["samples/frames"][()]
+        heavy = syms["spin_heavy"]
+        in_heavy = [h for h in hits if h["module"] == me and heavy[0] <= h["offset"] < heavy[1]]
+        check(in_heavy, "no hits in spin_heavy")
+        callers = {}
+        for h in in_heavy:
+            check(h["chain"] >= 0, "a hit without a chain")
+            c = chains[h["chain"]]
+            check(c["length"] >= 1, "an empty chain")
+            fr = frames[c["first"]]
+            name = next((s for s, (lo, hi) in syms.items() if fr["module"] == me and
+                         lo <= fr["offset"] < hi), "?")
+            callers[name] = callers.get(name, 0) + int(h["count"])
+    top = max(callers, key=callers.get)
+    check(top == "spin_work", "spin_heavy's first caller: %s" % callers)
+    print("callchain: spin_heavy called from %s" % callers)
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.stderr.write(__doc__)
+        return 2
+    build, src, case = sys.argv[1:]
+    fn_ = globals().get("case_" + case)
+    if not fn_:
+        sys.stderr.write("unknown case %s\n" % case)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        env = Env(os.path.abspath(build), os.path.abspath(src), tmp)
+        try:
+            rc = fn_(env)
+        except Failure as e:
+            print("FAIL sampling_%s: %s" % (case, e))
+            return 1
+    if rc == 77:
+        return 77
+    print("PASS sampling_%s" % case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
