@@ -7,6 +7,7 @@
 #include "cli/diff.h"
 #include "cli/report.h"
 #include "model/diff_model.h"
+#include "model/diff_profile.h"
 #include "model/report_spool.h"
 #include "read_guard.h"
 #include "render/common/render_common.h"
@@ -289,6 +290,14 @@ int pm_diff_main(int argc, char **argv)
     }
     if (pm_diff_build(&df) < 0)
         goto oom;
+    {
+        char err[1024] = "";
+        df.prof = pm_diff_profiles(&df, err, sizeof err);
+        if (!df.prof && err[0]) {
+            fprintf(stderr, "perfmark diff: the sampled profiles: %s\n", err);
+            goto out;
+        }
+    }
     if (df.region && df.npairs == 0) {
         fputs("perfmark diff: no region named '", stderr);
         pm_text_name(stderr, df.region, 80);

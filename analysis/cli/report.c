@@ -79,7 +79,9 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
         rc = rc > 0 ? 0 : -1;
         if (rc < 0 && err && errlen > 0 && err[0] == '\0')
             pm_set_err(err, errlen, path, "out of memory");
-    } else if (d.S && !(rep.profile = pm_profile_build(&rep, msg, sizeof msg)) && msg[0]) {
+    } else if (d.S && !(rep.profile = pm_profile_build(&d, rep.thread_rank, rep.ranks,
+                                                       rep.nranks, msg, sizeof msg)) &&
+               msg[0]) {
         pm_set_err(err, errlen, path, msg);
         rc = -1;
     } else if (pm_opts && (sel = pm_report_select(&rep, pm_opts, msg, sizeof msg)) < 0) {

@@ -70,6 +70,8 @@ struct pm_diff_pair {
 
 /* The whole comparison. The command sets f[].path, region and the threshold;
  * the rest is the model's. */
+struct pm_diff_profile; /* diff_profile.h */
+
 struct pm_diff {
     struct pm_diff_file f[2];
     int by_rank;
@@ -85,6 +87,7 @@ struct pm_diff {
     int has_threshold;
     double threshold;
     size_t nregress;
+    struct pm_diff_profile *prof; /* the sampled profiles compared (pm_diff_profiles), or NULL */
 };
 
 /* Open file f->path (its cells stay in the file). Returns 0, or -1 with a

@@ -7,7 +7,6 @@
  * rank order; a file that is not gives up the spread, not the totals).
  */
 #include "model/profile.h"
-#include "model/report_model.h"
 #include "model/symbols.h"
 
 #include <math.h>
@@ -46,7 +45,8 @@ struct pm_names_map {
 };
 
 struct pm_builder {
-    const struct pm_report *rep;
+    const uint32_t *thread_rank;
+    const int32_t *ranks;
     const struct pm_file *d;
     struct pm_profile *p;
     struct pm_symbols *sym;
@@ -234,7 +234,7 @@ static int pm_take_hit(struct pm_builder *b, const struct pm_file_hit *h)
         p->bad_rows++;
         return 0;
     }
-    uint32_t rank = b->rep->thread_rank[h->thread];
+    uint32_t rank = b->thread_rank[h->thread];
     if (rank < b->last_rank)
         p->has_ranks = 0;  /* out of rank order: the spread cannot be folded */
     b->last_rank = rank;
@@ -269,7 +269,7 @@ static void pm_pacc_stats(const struct pm_builder *b, const struct pm_pacc *a, d
     *mean = a->sum / (double)nranks;
     *min = a->folded < nranks ? 0 : a->min;
     *max = a->max;
-    *max_at = b->rep->ranks ? b->rep->ranks[a->max_at] : (int32_t)a->max_at;
+    *max_at = b->ranks ? b->ranks[a->max_at] : (int32_t)a->max_at;
 }
 
 static int pm_item_cmp(const void *x, const void *y)
@@ -399,7 +399,7 @@ static int pm_profile_setup(struct pm_builder *b)
     struct pm_profile *p = b->p;
     p->S = d->S;
     p->R = d->R;
-    p->nranks = b->rep->nranks;
+
     p->has_ranks = 1;
     p->symbols = pm_symbols_available();
     p->ev = calloc(d->S + 1, sizeof *p->ev);
@@ -413,14 +413,17 @@ static int pm_profile_setup(struct pm_builder *b)
     return 0;
 }
 
-struct pm_profile *pm_profile_build(const struct pm_report *rep, char *err, size_t errlen)
+struct pm_profile *pm_profile_build(const struct pm_file *d, const uint32_t *thread_rank,
+                                    const int32_t *ranks, size_t nranks, char *err,
+                                    size_t errlen)
 {
-    const struct pm_file *d = rep->d;
     err[0] = '\0';
     if (!d->S)
         return NULL;
     struct pm_profile *p = calloc(1, sizeof *p);
-    struct pm_builder b = {.rep = rep, .d = d, .p = p};
+    struct pm_builder b = {.thread_rank = thread_rank, .ranks = ranks, .d = d, .p = p};
+    if (p)
+        p->nranks = nranks;
     struct pm_file_hit *hits = malloc(PM_HIT_BLOCK * sizeof *hits);
     int rc = p && hits ? pm_profile_setup(&b) : -1;
     for (size_t h0 = 0; rc == 0 && h0 < d->H; h0 += PM_HIT_BLOCK) {

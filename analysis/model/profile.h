@@ -78,11 +78,12 @@ struct pm_profile {
     int symbols;               /* this build names functions (elfutils) */
 };
 
-struct pm_report;
-
-/* The profile of rep's file, or NULL with *err set (out of memory, a read
- * that failed); NULL with err "" when the file has no samples. */
-struct pm_profile *pm_profile_build(const struct pm_report *rep, char *err, size_t errlen);
+/* The profile of file d, or NULL with *err set (out of memory, a read that
+ * failed); NULL with err "" when the file has no samples. thread_rank[t]:
+ * the index in ranks[nranks] (ascending) of thread row t's rank. */
+struct pm_profile *pm_profile_build(const struct pm_file *d, const uint32_t *thread_rank,
+                                    const int32_t *ranks, size_t nranks, char *err,
+                                    size_t errlen);
 void pm_profile_free(struct pm_profile *p);
 
 /* The cell of region row r (PM_PROF_RUN: the whole run) and event e. */

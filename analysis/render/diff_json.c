@@ -6,6 +6,7 @@
 #include "render/common/render_common.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 static void pm_json_num(FILE *out, int has, double v)
@@ -38,6 +39,55 @@ static void pm_json_file(FILE *out, const struct pm_diff_file *f)
     fputs("{\"file\": ", out);
     pm_json_str(out, f->path);
     fprintf(out, ", \"threads\": %zu, \"units\": %zu}", f->d.T, f->nunits);
+}
+
+/* The sampled profiles: per event both files sampled, per region found in
+ * both, every function of either top list with its share in A and B. */
+static void pm_diff_json_profiles(FILE *out, const struct pm_diff *df)
+{
+    const struct pm_diff_profile *dp = df->prof;
+    if (!dp)
+        return;
+    fputs(", \"samples\": [", out);
+    for (size_t e = 0; e < dp->nev; e++) {
+        const struct pm_dprof_event *ev = &dp->ev[e];
+        fputs(e ? ",\n  {\"event\": " : "\n  {\"event\": ", out);
+        pm_json_str(out, ev->name);
+        fputs(", \"regions\": [", out);
+        for (size_t i = 0; i < ev->nreg; i++) {
+            const struct pm_dprof_region *reg = &ev->reg[i];
+            const char *path = pm_diff_pair_path(df, &df->pairs[reg->pair]);
+            fputs(i ? ",\n    {\"path\": " : "\n    {\"path\": ", out);
+            if (path)
+                pm_json_str(out, path);
+            else
+                fputs("null", out);
+            fprintf(out, ", \"samples\": [%" PRIu64 ", %" PRIu64 "], \"estimate\": [",
+                    reg->samples[0], reg->samples[1]);
+            pm_json_num(out, 1, reg->estimate[0]);
+            fputs(", ", out);
+            pm_json_num(out, 1, reg->estimate[1]);
+            fputs("], \"functions\": [", out);
+            for (size_t k = 0; k < reg->nfn; k++) {
+                const struct pm_dprof_fn *f = &reg->fn[k];
+                fputs(k ? ", {\"function\": " : "{\"function\": ", out);
+                pm_json_str(out, f->label);
+                fputs(", \"object\": ", out);
+                pm_json_str(out, f->object);
+                fputs(", \"share\": [", out);
+                pm_json_num(out, f->listed[0], f->share[0]);
+                fputs(", ", out);
+                pm_json_num(out, f->listed[1], f->share[1]);
+                fprintf(out, "], \"samples\": [%" PRIu64 ", %" PRIu64 "], \"change\": ",
+                        f->samples[0], f->samples[1]);
+                pm_json_num(out, 1, f->change);
+                putc('}', out);
+            }
+            fputs("]}", out);
+        }
+        fputs("]}", out);
+    }
+    fputs("]", out);
 }
 
 void pm_render_diff_json(FILE *out, const struct pm_diff *df)
@@ -109,5 +159,6 @@ void pm_render_diff_json(FILE *out, const struct pm_diff *df)
         }
         fputs("]", out);
     }
+    pm_diff_json_profiles(out, df);
     fprintf(out, ", \"regressions\": %zu}\n", df->nregress);
 }

@@ -6,6 +6,7 @@
 #define PM_DIFF_RENDER_H
 
 #include "model/diff_model.h"
+#include "model/diff_profile.h"
 
 #include <stdio.h>
 

@@ -7,6 +7,7 @@
 #include "render/common/render_common.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,6 +130,60 @@ static void pm_text_file(FILE *out, const char *label, const struct pm_diff_file
     putc('\n', out);
 }
 
+/* The sampled profiles: per event, each region's functions whose share of
+ * its samples moved by at least PM_DIFF_SHARE_SHOWN (2 points), most first. */
+#define PM_DIFF_SHARE_SHOWN 0.02
+#define PM_DIFF_SHARE_ROWS 5
+
+static void pm_diff_text_profiles(FILE *out, const struct pm_diff *df)
+{
+    const struct pm_diff_profile *dp = df->prof;
+    if (!dp)
+        return;
+    for (size_t e = 0; e < dp->nev; e++) {
+        const struct pm_dprof_event *ev = &dp->ev[e];
+        int header = 0;
+        for (size_t i = 0; i < ev->nreg; i++) {
+            const struct pm_dprof_region *reg = &ev->reg[i];
+            const char *path = pm_diff_pair_path(df, &df->pairs[reg->pair]);
+            size_t shown = 0;
+            for (size_t k = 0; k < reg->nfn && shown < PM_DIFF_SHARE_ROWS; k++) {
+                const struct pm_dprof_fn *f = &reg->fn[k];
+                if (fabs(f->change) < PM_DIFF_SHARE_SHOWN)
+                    continue;
+                if (!header) {
+                    fprintf(out, "\nsampled %s: functions whose share of the region's samples "
+                            "moved by %.0f points or more (shares are estimates; '<' = below "
+                            "the file's top list)\n", ev->name, 100 * PM_DIFF_SHARE_SHOWN);
+                    fprintf(out, "  %-40s %8s %8s %9s\n", "function", "A", "B", "change");
+                    header = 1;
+                }
+                if (!shown) {
+                    if (path)
+                        pm_text_name(out, path, 80);
+                    else
+                        fputs("(whole run)", out);
+                    fprintf(out, "  (%" PRIu64 " → %" PRIu64 " samples)\n", reg->samples[0],
+                            reg->samples[1]);
+                }
+                shown++;
+                fputs("  ", out);
+                pm_text_cell(out, f->label, 40, PM_LEFT);
+                for (int s = 0; s < 2; s++) {
+                    if (f->listed[s])
+                        fprintf(out, " %7.1f%%", 100.0 * f->share[s]);
+                    else
+                        fprintf(out, " %8s", "<");
+                }
+                fprintf(out, " %+8.1f pts\n", 100.0 * f->change);
+            }
+        }
+        if (!header)
+            fprintf(out, "\nsampled %s: no function's share of a region moved by %.0f points or "
+                    "more\n", ev->name, 100 * PM_DIFF_SHARE_SHOWN);
+    }
+}
+
 void pm_render_diff_text(FILE *out, const struct pm_diff *df)
 {
     int only_hdr[2] = {0, 0};
@@ -183,6 +238,7 @@ void pm_render_diff_text(FILE *out, const struct pm_diff *df)
         pm_text_name(out, pm_diff_pair_path(df, pr), 90);
         putc('\n', out);
     }
+    pm_diff_text_profiles(out, df);
     if (df->has_threshold)
         fprintf(out, "\n%zu regression%s beyond %g%% in %s\n", df->nregress,
                 df->nregress == 1 ? "" : "s", df->threshold, df->m[df->mshow].name);

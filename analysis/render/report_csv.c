@@ -3,6 +3,7 @@
  * quoting, guarded against spreadsheet formula injection.
  */
 #include "render/report_csv.h"
+#include "render/profile_csv.h"
 #include "render/common/render_common.h"
 
 #include <ctype.h>
@@ -248,6 +249,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
     fputs(pm_csv_more_header, out);
     if (rep->measuring)
         fputs(pm_csv_measuring_header, out);
+    pm_csv_profile_header(out, rep);
     putc('\n', out);
     /* the regions --region/--top chose (all, in tree order, by default) */
     for (size_t k = 0; k < rep->view.nrows; k++) {
@@ -260,6 +262,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
             pm_csv_td_part(out, rep, r);
             pm_csv_more_part(out, rep, r, d->E);
             pm_csv_measuring_part(out, rep, r);
+            pm_csv_profile_part(out, rep, r);
             putc('\n', out);
         }
         for (size_t e = 0; e < d->E; e++) {
@@ -269,6 +272,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
             pm_csv_td_part(out, rep, r);
             pm_csv_more_part(out, rep, r, e);
             pm_csv_measuring_part(out, rep, r);
+            pm_csv_profile_part(out, rep, r);
             putc('\n', out);
         }
     }

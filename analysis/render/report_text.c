@@ -1199,6 +1199,11 @@ static const char *pm_flag_meaning(const struct pm_flagdef *f)
         return "unmatched begin/end, or closed by perfmark at exit (counted up to then)";
     case PM_FILE_FLAG_SHORT: return "too few slots (TopDown)";
     case PM_FILE_FLAG_PARTIAL: return "written by an emergency dump";
+    case PM_FILE_FLAG_SAMPLES_LOST:
+        if (strcmp(f->name, "SAMPLES_LOST") == 0)
+            return "the kernel lost or throttled samples while the region was innermost: its "
+                   "samples under-represent that time (see Samples)";
+        break;
     }
     return "unknown to this reader";
 }

@@ -377,6 +377,31 @@ def case_callchain(env):
     print("callchain: spin_heavy called from %s" % callers)
 
 
+def case_diff(env):
+    """perfmark diff of two profiles: spin_heavy's share of work falls from
+    3/4 to 1/2 when it spins as long as spin_light; the diff shows it in
+    every format, and a moved profile is no regression by itself."""
+    a, _ = env.measure("cpu-clock@1ms", ["spin", 200, 3], name="a.h5")
+    b, _ = env.measure("cpu-clock@1ms", ["spin", 200, 1], name="b.h5")
+    p = run([env.perfmark, "diff", a, b, "--format", "json"])
+    j = json.loads(p.stdout)
+    ev = next(e for e in j["samples"] if e["event"] == "cpu-clock")
+    work = next(r for r in ev["regions"] if r["path"] == "work")
+    heavy = next(f for f in work["functions"] if f["function"] == "spin_heavy")
+    check(0.65 <= heavy["share"][0] <= 0.85 and 0.40 <= heavy["share"][1] <= 0.60,
+          "spin_heavy's share %s, want ~0.75 then ~0.5" % heavy["share"])
+    check(abs(heavy["change"] - (heavy["share"][1] - heavy["share"][0])) < 1e-12,
+          "change %r" % heavy["change"])
+    text = run([env.perfmark, "diff", a, b]).stdout
+    check(re.search(r"spin_heavy\s+7\d\.\d%\s+[45]\d\.\d%\s+-\d+\.\d pts", text),
+          "the text diff lacks spin_heavy's move:\n" + text[-2000:])
+    csv = run([env.perfmark, "diff", a, b, "--format", "csv"]).stdout
+    check("share:cpu-clock:spin_heavy [sample_spin]" in csv, "csv lacks the share rows")
+    p = run([env.perfmark, "diff", a, b, "--metric", "page-faults", "--threshold", "1000"])
+    check(p.returncode == 0, "a moved profile made diff fail: %d" % p.returncode)
+    print("diff: spin_heavy %.1f%% -> %.1f%%" % (100 * heavy["share"][0], 100 * heavy["share"][1]))
+
+
 def main():
     if len(sys.argv) != 4:
         sys.stderr.write(__doc__)

@@ -9,7 +9,8 @@
  *         spin_heavy(): outer holds all samples, only the light ones its own.
  *   omp: like spin on every OpenMP thread, inside "work" on each.
  *   mpi (mpi builds only): like spin on every rank.
- * usage: sample_spin spin|nested|omp|mpi UNIT_MS | pages N */
+ * usage: sample_spin spin|nested|omp|mpi UNIT_MS [HEAVY_FACTOR] | pages N
+ * (HEAVY_FACTOR: spin_heavy's units, 3 by default). */
 #include "../fresh_pages.h"
 
 #include <perfmark.h>
@@ -26,6 +27,7 @@
 #endif
 
 static volatile uint64_t sink;
+static double heavy_factor = 3; /* spin_heavy's units per spin_light's (diff case: 1) */
 
 static double cpu_ms(void)
 {
@@ -47,7 +49,7 @@ __attribute__((noinline)) static void spin_light(double ms)
 
 __attribute__((noinline)) static void spin_heavy(double ms)
 {
-    double end = cpu_ms() + 3 * ms;
+    double end = cpu_ms() + heavy_factor * ms;
     uint64_t x = sink;
     while (cpu_ms() < end)
         for (int i = 0; i < 20000; i++)
@@ -75,6 +77,8 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "spin";
     double unit = argc > 2 ? atof(argv[2]) : 300;
+    if (argc > 3)
+        heavy_factor = atof(argv[3]);
     if (strcmp(mode, "spin") == 0) {
         spin_work(unit);
     } else if (strcmp(mode, "nested") == 0) {

@@ -12,6 +12,7 @@
  */
 #include "render/html/report_html.h"
 #include "render/html/report_svg.h"
+#include "render/html/profile_svg.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -187,6 +188,11 @@ static const char *pm_html_flag_meaning(const struct pm_flagdef *f)
     case PM_FILE_FLAG_SHORT:
         return "too few TopDown slots per read window: left out of the TopDown ratios";
     case PM_FILE_FLAG_PARTIAL: return "written by an emergency dump: data up to that moment";
+    case PM_FILE_FLAG_SAMPLES_LOST:
+        if (strcmp(f->name, "SAMPLES_LOST") == 0)
+            return "the kernel lost or throttled samples while the region was innermost: its "
+                   "sampled shares and estimates are low there";
+        break;
     }
     return "a flag this reader does not know";
 }
@@ -530,6 +536,8 @@ static void pm_html_nav(FILE *out, const struct pm_report *rep)
         fputs("<a href=\"#mpi\">MPI</a>", out);
     if (rep->d->R > 0)
         fputs("<a href=\"#thread-bars\">threads per region</a>", out);
+    if (rep->profile)
+        fputs("<a href=\"#samples\">samples</a>", out);
     fputs("<a href=\"#threads\">threads</a>", out);
     if (rep->d->M > 0)
         fputs("<a href=\"#messages\">messages</a>", out);
@@ -546,6 +554,7 @@ void pm_render_html(FILE *out, const struct pm_report *rep)
     pm_svg_heatmap(out, rep);
     pm_svg_mpi(out, rep);
     pm_svg_thread_bars(out, rep);
+    pm_svg_profile(out, rep);
     pm_html_threads(out, rep);
     pm_html_messages(out, rep->d);
     fputs("</body>\n</html>\n", out);
