@@ -140,6 +140,14 @@ void pm_config_read(struct pm_config *cfg)
         pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "
                "(N, K ≥ 1); using warmup=%d,k=%d", throttle, PM_THROTTLE_WARMUP, PM_THROTTLE_K);
     pm_env_string("PERFMARK_SAMPLE", cfg->sample, sizeof cfg->sample, "");
+    const char *count = getenv("PERFMARK_COUNT");
+    if (count && *count) {
+        if (strcasecmp(count, "sampled") == 0)
+            cfg->count_sampled = 1;
+        else if (strcasecmp(count, "exact") != 0)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_COUNT='%.64s' is not exact or sampled; counting "
+                   "exactly", count);
+    }
     long pages = pm_env_long("PERFMARK_SAMPLE_PAGES", 1L << 16);
     if (pages == 0 || (pages > 0 && (pages & (pages - 1)))) {
         pm_msg(PM_MSG_ONCE, "PERFMARK_SAMPLE_PAGES=%ld is not a power of two ≥ 1; using the "

@@ -22,6 +22,7 @@ struct pm_config {
     long long job_gather_max; /* PERFMARK_JOB_GATHER_MAX: larger job files are written
                                  collectively (pm_writer.h), -1 if unset */
     char sample[1024];        /* PERFMARK_SAMPLE: "EVENT@PERIOD,...", "" for none */
+    int count_sampled;        /* PERFMARK_COUNT=sampled: the events are sampled, not read */
     unsigned sample_pages;    /* PERFMARK_SAMPLE_PAGES: ring data pages per thread, 0 default */
     int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: record user call chains */
     long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */

@@ -295,6 +295,16 @@ int pm_h5out_sample_tables(hid_t file, const struct pm_output *o,
     if (grp < 0)
         return -1;
     int rc = pm_attr_string(grp, PM_S_SAMPLES_REQUESTED, spec ? spec->requested : "");
+    uint8_t counting = (uint8_t)(spec && spec->counting);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(grp, pm_schema_name(PM_S_SAMPLES_COUNTING),
+                            pm_schema_native(pm_schema[PM_S_SAMPLES_COUNTING].type), space,
+                            H5P_DEFAULT, H5P_DEFAULT);
+    rc |= attr < 0 || H5Awrite(attr, pm_schema_native(pm_schema[PM_S_SAMPLES_COUNTING].type),
+                               &counting) < 0;
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
     hid_t et = pm_compound(event_fields, PM_NFIELDS(event_fields), sizeof *rows);
     hid_t mt = pm_compound(module_fields, PM_NFIELDS(module_fields), sizeof(struct pm_h5_module));
     hsize_t de[1] = {(hsize_t)n}, dm[1] = {(hsize_t)nmodules};

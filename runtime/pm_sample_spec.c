@@ -86,6 +86,15 @@ uint64_t pm_sample_allowed_period(uint64_t period_ns, uint64_t max_rate)
     return period_ns < floor ? floor : period_ns;
 }
 
+uint64_t pm_sample_default_period(const struct perf_event_attr *attr)
+{
+    if (pm_sample_is_time_event(attr))
+        return PM_SAMPLE_TIME_DEFAULT_NS;
+    if (attr->type == PERF_TYPE_SOFTWARE)
+        return 100;
+    return 1000003;
+}
+
 void pm_sample_attr(struct perf_event_attr *attr, uint64_t period, int callchain,
                     unsigned ring_bytes)
 {

@@ -36,6 +36,8 @@ struct pm_sample_spec {
     struct pm_sample_event ev[PM_MAX_SAMPLE_EVENTS];
     unsigned pages;                     /* data pages per thread ring, a power of two */
     int callchain;                      /* PERFMARK_SAMPLE_CALLCHAIN */
+    int counting;                       /* sampled counting: these samples are the counts
+                                           (PERFMARK_COUNT=sampled; markers read nothing) */
     char requested[1024];               /* PERFMARK_SAMPLE as given */
     int nnotes;
     char notes[PM_SAMPLE_MAX_NOTES][PM_NOTE_LEN];
@@ -64,6 +66,12 @@ uint64_t pm_sample_allowed_period(uint64_t period_ns, uint64_t max_rate);
  * disabled until the ring is mapped, the ring's wake-up mark. */
 void pm_sample_attr(struct perf_event_attr *attr, uint64_t period, int callchain,
                     unsigned ring_bytes);
+
+/* The period of an event sampled for counting (PERFMARK_COUNT=sampled)
+ * when the request gives none: 1 ms of CPU for time events, 1000003 for
+ * hardware events (about a millisecond of cycles or instructions at 1 GHz),
+ * 100 for other software events (page-faults, context-switches). */
+uint64_t pm_sample_default_period(const struct perf_event_attr *attr);
 
 /* Parse and check the request; events this machine cannot sample are dropped
  * with a note. `request` "" or "none" samples nothing. `pages` and

@@ -128,12 +128,92 @@ static void pm_report_events(void)
         pm_msg(kind, "%s", pm_sample.notes[i]);
 }
 
+/* PERFMARK_COUNT=sampled: the events of PERFMARK_EVENTS are sampled
+ * instead of read, each at the period written after it (EVENT@PERIOD, or
+ * GROUP@PERIOD for all of a group's) or its kind's default; markers then
+ * read no counters, only the clock. Returns the sampling request (those
+ * events, then PERFMARK_SAMPLE's own). */
+static void pm_counting_by_samples(char *request, size_t len)
+{
+    char plain[sizeof pm_cfg.events] = "", buf[sizeof pm_cfg.events];
+    struct {
+        char name[PM_EVENT_NAME_LEN], period[40];
+    } given[PM_MAX_EVENTS];
+    int ngiven = 0;
+    char group_period[40] = "";
+    snprintf(buf, sizeof buf, "%s", pm_cfg.events);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *at = strchr(item, '@');
+        if (at)
+            *at++ = '\0';
+        size_t used = strlen(plain);
+        snprintf(plain + used, sizeof plain - used, "%s%s", used ? "," : "", item);
+        if (!at)
+            continue;
+        if (pm_event_group_find(item))
+            snprintf(group_period, sizeof group_period, "%s", at);
+        else if (ngiven < PM_MAX_EVENTS) {
+            snprintf(given[ngiven].name, sizeof given[ngiven].name, "%s", item);
+            snprintf(given[ngiven].period, sizeof given[ngiven].period, "%s", at);
+            ngiven++;
+        }
+    }
+    pm_eventset_build(plain, &pm_set);  /* what can be had here, with its fallbacks */
+    snprintf(pm_set.requested, sizeof pm_set.requested, "%s", pm_cfg.events);
+    request[0] = '\0';
+    for (int i = 0; i < pm_set.n; i++) {
+        const struct pm_event *ev = &pm_set.ev[i];
+        char period[40];
+        snprintf(period, sizeof period, "%s", group_period);
+        for (int k = 0; k < ngiven; k++)
+            if (strcmp(given[k].name, ev->name) == 0)
+                snprintf(period, sizeof period, "%s", given[k].period);
+        if (!period[0] && pm_sample_is_time_event(&ev->attr))
+            snprintf(period, sizeof period, "%llums",
+                     (unsigned long long)(pm_sample_default_period(&ev->attr) / 1000000));
+        else if (!period[0])
+            snprintf(period, sizeof period, "%llu",
+                     (unsigned long long)pm_sample_default_period(&ev->attr));
+        size_t used = strlen(request);
+        snprintf(request + used, len - used, "%s%s@%s", used ? "," : "", ev->name, period);
+    }
+    if (pm_cfg.sample[0]) {
+        size_t used = strlen(request);
+        snprintf(request + used, len - used, "%s%s", used ? "," : "", pm_cfg.sample);
+    }
+    /* nothing is read: visits and time only */
+    pm_set.n = 0;
+    pm_set.ngroups = 0;
+    pm_set.td_method = 0;
+    snprintf(pm_set.group_name, sizeof pm_set.group_name, "none");
+}
+
 /* PERFMARK_SAMPLE: each thread opens its sampler when it is first seen;
  * the drainer empties rings that fill inside long regions. */
 static void pm_sampling_start(void)
 {
-    pm_sample_spec_build(pm_cfg.sample, pm_cfg.sample_pages, pm_cfg.sample_callchain,
-                         &pm_sample);
+    char request[2048];
+    if (pm_cfg.count_sampled)
+        pm_counting_by_samples(request, sizeof request);
+    else
+        snprintf(request, sizeof request, "%s", pm_cfg.sample);
+    pm_sample_spec_build(request, pm_cfg.sample_pages, pm_cfg.sample_callchain, &pm_sample);
+    pm_sample.counting = pm_cfg.count_sampled;
+    if (pm_cfg.count_sampled) {
+        char list[1024] = "";
+        for (int i = 0; i < pm_sample.n; i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                     pm_sample.ev[i].requested);
+        }
+        if (pm_sample.nnotes < PM_SAMPLE_MAX_NOTES)
+            snprintf(pm_sample.notes[pm_sample.nnotes++], PM_NOTE_LEN,
+                     "counting by sampling (PERFMARK_COUNT=sampled): markers read no counters "
+                     "(visits and time exact); %s %s sampled, and every count is an estimate "
+                     "from the samples", pm_sample.n ? list : "nothing",
+                     pm_sample.n == 1 ? "is" : "are");
+    }
     if (!pm_sample.n)
         return;
     if (pm_cfg.sample_max_sites > 0)
@@ -234,7 +314,8 @@ static void pm_session_start(void)
     pm_check_output();
     pm_names_set_limit(pm_cfg.max_regions);
     pm_name_overflow();  /* interned now: it must never be refused */
-    pm_eventset_build(pm_cfg.events, &pm_set);
+    if (!pm_cfg.count_sampled)
+        pm_eventset_build(pm_cfg.events, &pm_set);
     pm_sampling_start();
     pm_report_events();
     pm_shim_check(pm_rank.rank <= 0);

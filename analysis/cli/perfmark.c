@@ -77,6 +77,12 @@ static const char pm_usage_run[] =
     "                       line (named offline by perfmark report) [PERFMARK_SAMPLE]\n"
     "      --sample-callchain  record the callers of each sample too\n"
     "                       [PERFMARK_SAMPLE_CALLCHAIN]\n"
+    "      --count MODE     exact (default): markers read the -e events; sampled:\n"
+    "                       the -e events are sampled instead (EVENT@PERIOD in -e,\n"
+    "                       else 1ms for time events, 1000003 for hardware\n"
+    "                       events, 100 for others), markers read no counters,\n"
+    "                       and every count is an estimate from samples, with\n"
+    "                       its error: for regions too short to read [PERFMARK_COUNT]\n"
     "      --bind-cpu N     testing aid: count each thread only while it runs on\n"
     "                       CPU N, producing real MULTIPLEXED / NOT_COUNTED\n"
     "                       readings without a PMU [PERFMARK_BIND_CPU]\n"
@@ -323,6 +329,8 @@ static int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_THROTTLE", value, 1), i++;
         } else if (!strcmp(a, "--sample") && value) {
             setenv("PERFMARK_SAMPLE", value, 1), i++;
+        } else if (!strcmp(a, "--count") && value) {
+            setenv("PERFMARK_COUNT", value, 1), i++;
         } else if (!strcmp(a, "--sample-callchain")) {
             setenv("PERFMARK_SAMPLE_CALLCHAIN", "1", 1);
         } else if (!strcmp(a, "--bind-cpu") && value) {

@@ -190,6 +190,7 @@ struct pm_file {
     struct pm_file_sample_event *sample_events; /* [S] */
     struct pm_file_module *sample_modules;      /* [K] */
     char *sample_requested;                     /* /samples@requested, "" */
+    int sample_counting;                        /* /samples@counting: counts by sampling */
     uint64_t *sample_lost, *sample_throttled;   /* [R*S] Σ over threads of the cells */
     uint64_t *sample_root_lost, *sample_root_throttled; /* [S] Σ of /thread/samples_* */
     struct pm_file_hit *sample_hits;            /* [H] after pm_file_load; NULL after

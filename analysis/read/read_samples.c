@@ -99,7 +99,12 @@ int pm_rd_load_samples(struct pm_rd *rd, struct pm_file *d, int stream)
     struct pm_rd on_group = *rd;
     on_group.root = grp;
     char *requested = NULL;
+    uint8_t counting = 0;
     int rc = pm_rd_attr_str(&on_group, pm_schema_name(PM_S_SAMPLES_REQUESTED), &requested);
+    if (rc == 0 && H5Aexists(grp, pm_schema_name(PM_S_SAMPLES_COUNTING)) > 0)
+        rc = pm_rd_attr_int(&on_group, pm_schema_name(PM_S_SAMPLES_COUNTING), H5T_NATIVE_UINT8,
+                            &counting);
+    d->sample_counting = counting != 0;
     H5Gclose(grp);
     if (rc < 0) {
         rd->failed = on_group.failed;

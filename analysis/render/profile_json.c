@@ -101,8 +101,10 @@ void pm_render_json_profile(FILE *out, const struct pm_report *rep)
     const struct pm_file *d = rep->d;
     fputs(",\n  \"samples\":{\"requested\":", out);
     pm_json_str(out, d->sample_requested);
-    fprintf(out, ",\"symbols\":%s,\"ranks_known\":%s,\"bad_rows\":%" PRIu64 ",\"notes\":[",
-            p->symbols ? "true" : "false", p->has_ranks ? "true" : "false", p->bad_rows);
+    fprintf(out, ",\"counting\":%s,\"symbols\":%s,\"ranks_known\":%s,\"bad_rows\":%" PRIu64
+                 ",\"notes\":[",
+            d->sample_counting ? "true" : "false", p->symbols ? "true" : "false",
+            p->has_ranks ? "true" : "false", p->bad_rows);
     for (size_t i = 0; i < p->nnotes; i++) {
         if (i)
             putc(',', out);

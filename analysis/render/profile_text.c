@@ -110,12 +110,44 @@ static void pm_pt_cell(FILE *out, const struct pm_report *rep, const struct pm_p
     (void)rep;
 }
 
+/* Counting by sampling: each region's counts are the estimates of its
+ * samples, one table per event, before the functions. */
+static void pm_pt_counts(FILE *out, const struct pm_report *rep, const struct pm_profile *p)
+{
+    const struct pm_file *d = rep->d;
+    fputs("\nCounts by sampling (perfmark run --count sampled): markers read no counters; a "
+          "region's count is its\nsamples (its own and those of the regions inside it) x the "
+          "period: an estimate (~), ± its 95 % error 2/√n\n", out);
+    for (size_t e = 0; e < p->S; e++) {
+        const struct pm_prof_event *ev = &p->ev[e];
+        char head[160], est[48];
+        snprintf(head, sizeof head, "%s (%s)", ev->name, ev->requested);
+        fputc('\n', out);
+        pm_text_cell(out, head, PM_PT_NAME + 8, PM_LEFT);
+        fprintf(out, " %9s %12s %7s\n", "samples", "estimate", "±");
+        for (size_t i = 0; i <= rep->view.nrows; i++) {
+            size_t r = i < rep->view.nrows ? rep->view.rows[i] : PM_PROF_RUN;
+            const struct pm_prof_cell *c = pm_prof_cell(p, r, e);
+            const char *name = r == PM_PROF_RUN ? "(whole run)" : d->regions[r].path;
+            pm_text_cell(out, name[0] ? name : "\"\"", PM_PT_NAME + 8, PM_LEFT);
+            pm_pt_estimate(est, sizeof est, ev, c->estimate);
+            char err[16] = "-";
+            if (c->samples)
+                snprintf(err, sizeof err, "%.0f%%", 100.0 * pm_prof_rel_error(c->samples));
+            fprintf(out, " %9" PRIu64 " %12s %7s%s\n", c->samples, c->samples ? est : "-", err,
+                    c->lost || c->throttled ? "  SAMPLES_LOST" : "");
+        }
+    }
+}
+
 void pm_render_text_profile(FILE *out, const struct pm_report *rep)
 {
     const struct pm_profile *p = rep->profile;
     if (!p)
         return;
     const struct pm_file *d = rep->d;
+    if (d->sample_counting)
+        pm_pt_counts(out, rep, p);
     for (size_t e = 0; e < p->S; e++) {
         const struct pm_prof_event *ev = &p->ev[e];
         char per[48];

@@ -265,10 +265,19 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
     for (size_t e = 0; e < d->E && used < sizeof buf; e++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", e ? ", " : "",
                                  d->events[e].name);
-    if (used < sizeof buf)
+    if (used < sizeof buf && d->sample_counting) {
+        /* counting by sampling: the events are the sampled ones */
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "nothing read; sampled");
+        for (size_t e = 0; e < d->S && used < sizeof buf; e++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s %s", e ? "," : "",
+                                     d->sample_events[e].requested);
+        if (used < sizeof buf)
+            snprintf(buf + used, sizeof buf - used, " (--count sampled: counts are estimates)");
+    } else if (used < sizeof buf) {
         snprintf(buf + used, sizeof buf - used, "%s (group %s, %zu kernel group%s)",
                  d->E ? "" : "nothing", d->event_group[0] ? d->event_group : "?", d->G,
                  d->G == 1 ? "" : "s");
+    }
     pm_text_label(out, "events", buf);
     if (d->fallback[0])
         pm_text_label(out, "fallback", d->fallback);

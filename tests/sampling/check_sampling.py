@@ -402,6 +402,37 @@ def case_diff(env):
     print("diff: spin_heavy %.1f%% -> %.1f%%" % (100 * heavy["share"][0], 100 * heavy["share"][1]))
 
 
+def case_counting(env):
+    """--count sampled: markers read no counters; each region's counts are
+    estimates from samples: page-faults@64 over N pages estimates N within
+    one period, task-clock estimates the CPU spun; visits stay exact."""
+    n = 64 * 400
+    out, p = env.measure(None, ["pages", n], events="task-clock,page-faults@64",
+                         env={"PERFMARK_COUNT": "sampled"})
+    check("counting by sampling" in p.stderr, "no word of the mode: %s" % p.stderr)
+    with h5py.File(out) as f:
+        check(len(f["events"]) == 0, "%d events counted" % len(f["events"]))
+        check(int(f["thread/reads"][()].sum()) == 0, "markers read counters")
+        check(int(f["samples"].attrs["counting"]) == 1, "the file does not say counting")
+        check(int(f["region/visits"][()].sum()) == 1, "visits %s" % f["region/visits"][()])
+    j = env.report(out)
+    check(j["samples"]["counting"] is True, "JSON counting %r" % j["samples"]["counting"])
+    touch = region(sampled(j, "page-faults"), "touch")
+    check(abs(touch["estimate"] - n) <= 64, "page-faults estimated %d for %d pages" % (
+        touch["estimate"], n))
+    check(abs(touch["estimate_rel_error"] - 2 / touch["samples"] ** 0.5) < 1e-12,
+          "rel error %r" % touch["estimate_rel_error"])
+    text = env.report(out, "text")
+    check("Counts by sampling" in text and "~" in text, "text lacks the counts:\n" + text[:3000])
+    out2, _ = env.measure(None, ["spin", 200], events="task-clock", name="spin.h5",
+                          env={"PERFMARK_COUNT": "sampled"})
+    work = region(sampled(env.report(out2), "task-clock"), "work")
+    check(abs(work["estimate"] / 1e6 - 800) < 800 * 0.15,
+          "task-clock estimated %.0f ms for 800 ms spun" % (work["estimate"] / 1e6))
+    print("counting: page-faults ~%d for %d pages (%d samples), task-clock ~%.0f ms of 800" % (
+        touch["estimate"], n, touch["samples"], work["estimate"] / 1e6))
+
+
 def main():
     if len(sys.argv) != 4:
         sys.stderr.write(__doc__)

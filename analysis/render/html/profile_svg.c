@@ -119,6 +119,10 @@ void pm_svg_profile(FILE *out, const struct pm_report *rep)
           "region holds its own samples and those of the regions inside it. Every count here "
           "is an estimate (~): samples × the sampling period, with its 95% error "
           "±2/√n.</p>\n", out);
+    if (d->sample_counting)
+        fputs("<p class=\"note\">Counting by sampling (<code>perfmark run --count sampled</code>): "
+              "the markers read no counters; every count of this run is an estimate from these "
+              "samples.</p>\n", out);
     uint64_t (*order)[2] = malloc((p->R + 1) * sizeof *order);
     size_t chart = 0;
     for (size_t e = 0; order && e < p->S; e++) {
