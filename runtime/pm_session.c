@@ -189,6 +189,40 @@ static void pm_counting_by_samples(char *request, size_t len)
     snprintf(pm_set.group_name, sizeof pm_set.group_name, "none");
 }
 
+/* Samples the kernel lost or throttled during the run, per event, said
+ * once at the end (each region's share is in the file: SAMPLES_LOST). */
+static void pm_sampling_losses(void)
+{
+    for (int e = 0; e < pm_sample.n; e++) {
+        uint64_t lost = 0, throttled = 0, taken = 0;
+        for (int32_t i = 0; i < pm_nthreads; i++) {
+            const struct pm_sampler *s = &pm_threads[i]->smp;
+            for (int32_t n = -1; n < pm_threads[i]->nnodes; n++) {
+                lost += pm_sampler_nodestat(s, n, e, PM_SN_LOST);
+                throttled += pm_sampler_nodestat(s, n, e, PM_SN_THROTTLED);
+                taken += pm_sampler_nodestat(s, n, e, PM_SN_SAMPLES);
+            }
+        }
+        if (!lost && !throttled)
+            continue;
+        char what[200] = "";
+        if (lost)
+            snprintf(what, sizeof what, "%llu samples were lost (a thread's buffer was full; "
+                     "PERFMARK_SAMPLE_PAGES gives more room)", (unsigned long long)lost);
+        if (throttled) {
+            size_t used = strlen(what);
+            snprintf(what + used, sizeof what - used, "%sthe kernel throttled it %llu time(s) "
+                     "(above perf_event_max_sample_rate=%llu per second)", lost ? "; " : "",
+                     (unsigned long long)throttled,
+                     (unsigned long long)pm_sample_max_rate());
+        }
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+               "sampling %s: %llu samples kept, but %s: the regions concerned are flagged "
+               "SAMPLES_LOST; a larger period samples evenly", pm_sample.ev[e].requested,
+               (unsigned long long)taken, what);
+    }
+}
+
 /* PERFMARK_SAMPLE: each thread opens its sampler when it is first seen;
  * the drainer empties rings that fill inside long regions. */
 static void pm_sampling_start(void)
@@ -739,6 +773,7 @@ static void pm_write_outputs(int collective)
 
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
+    pm_sampling_losses();
     char openmp[256], pinning[256];
     pm_describe_openmp(openmp, sizeof openmp);
     pm_pin_describe(pinning, sizeof pinning);

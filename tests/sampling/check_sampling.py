@@ -297,6 +297,9 @@ def case_lost(env):
     check(touch["lost"] + touch["throttled"] > 0, "nothing lost or throttled: %s" % {
         k: touch[k] for k in ("samples", "lost", "throttled")})
     check(touch["samples"] < n, "all %d samples kept in a one-page ring" % touch["samples"])
+    said = [l for l in p.stderr.splitlines() if "sampling page-faults@1:" in l]
+    check(len(said) == 1 and "SAMPLES_LOST" in said[0], "the run did not say it once: %s" %
+          p.stderr)
     text = env.report(out, "text")
     check("SAMPLES_LOST" in text, "no SAMPLES_LOST in the text report:\n" + text[:3000])
     with h5py.File(out) as f:
