@@ -46,24 +46,6 @@ struct pm_symbols {
     size_t nnotes;
 };
 
-static const char *pm_keep(struct pm_symbols *s, const char *text)
-{
-    if (!text)
-        return NULL;
-    if (s->nstrings == s->capstrings) {
-        size_t cap = s->capstrings ? 2 * s->capstrings : 256;
-        char **grown = realloc(s->strings, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        s->strings = grown;
-        s->capstrings = cap;
-    }
-    char *copy = strdup(text);
-    if (copy)
-        s->strings[s->nstrings++] = copy;
-    return copy;
-}
-
 static void pm_note(struct pm_symbols *s, const char *fmt, const char *a, const char *b)
 {
     if (s->nnotes == PM_SYM_NOTES_MAX)
@@ -130,6 +112,26 @@ void pm_symbol_place(const struct pm_symbol *sym, uint64_t offset, char *buf, si
 #ifdef PM_HAVE_LIBDW
 
 int pm_symbols_available(void) { return 1; }
+
+/* A copy of a name libdw gave, owned by s. */
+static const char *pm_keep(struct pm_symbols *s, const char *text)
+{
+    if (!text)
+        return NULL;
+    if (s->nstrings == s->capstrings) {
+        size_t cap = s->capstrings ? 2 * s->capstrings : 256;
+        char **grown = realloc(s->strings, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        s->strings = grown;
+        s->capstrings = cap;
+    }
+    char *copy = strdup(text);
+    if (copy)
+        s->strings[s->nstrings++] = copy;
+    return copy;
+}
+
 
 /* The build-id of the ELF file at path as hex, "" if it has none; -1 when it
  * cannot be read as ELF. */
