@@ -2,6 +2,7 @@
 #include "pm_log.h"
 #include "pm_names.h"
 #include "pm_pin.h"
+#include "pm_series.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -140,6 +141,16 @@ void pm_config_read(struct pm_config *cfg)
         pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "
                "(N, K ≥ 1); using warmup=%d,k=%d", throttle, PM_THROTTLE_WARMUP, PM_THROTTLE_K);
     pm_env_string("PERFMARK_SAMPLE", cfg->sample, sizeof cfg->sample, "");
+    const char *interval = getenv("PERFMARK_INTERVAL");
+    if (interval && *interval && strcmp(interval, "0") != 0) {
+        char why[160];
+        uint64_t ns = 0;
+        if (pm_series_parse_interval(interval, &ns, why, sizeof why) == 0)
+            cfg->interval_ns = ns;
+        else
+            pm_msg(PM_MSG_ONCE, "PERFMARK_INTERVAL: %s; no counts over time are kept", why);
+    }
+    cfg->series_memory_mb = pm_env_long("PERFMARK_SERIES_MEMORY", 1L << 20);
     const char *count = getenv("PERFMARK_COUNT");
     if (count && *count) {
         if (strcasecmp(count, "sampled") == 0)

@@ -23,6 +23,8 @@ struct pm_config {
                                  collectively (pm_writer.h), -1 if unset */
     char sample[1024];        /* PERFMARK_SAMPLE: "EVENT@PERIOD,...", "" for none */
     int count_sampled;        /* PERFMARK_COUNT=sampled: the events are sampled, not read */
+    unsigned long long interval_ns; /* PERFMARK_INTERVAL: counts over time, 0 = off */
+    long series_memory_mb;    /* PERFMARK_SERIES_MEMORY (MiB), -1 = default */
     unsigned sample_pages;    /* PERFMARK_SAMPLE_PAGES: ring data pages per thread, 0 default */
     int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: record user call chains */
     long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */

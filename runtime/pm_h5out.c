@@ -1,6 +1,7 @@
 #include "pm_h5out.h"
 #include "pm_h5out_internal.h"
 #include "pm_h5out_samples.h"
+#include "pm_h5out_series.h"
 #include "pm_flags.h"
 #include "pm_log.h"
 #include "pm_names.h"
@@ -432,6 +433,7 @@ int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_regio
     rc |= pm_write_regions(file, regions, nregions);
     rc |= pm_write_messages(file, messages, nmessages);
     rc |= pm_h5out_sample_tables(file, o, modules, nmodules);
+    rc |= pm_h5out_series_tables(file, o);
     return rc ? -1 : 0;
 }
 
@@ -766,14 +768,19 @@ int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
     rc |= pm_write_cells(file, o, map, slab);
     rc |= pm_write_totals(file, o, slab);
     rc |= pm_h5out_sample_rows(file, o, map, slab);
+    rc |= pm_h5out_series_rows(file, o, map, slab);
     return rc ? -1 : 0;
 }
 
 /* ---- one process, one file --------------------------------------------------------- */
 
-void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_sample_rows *r)
+void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_output *o,
+                          const struct pm_sample_rows *r)
 {
-    const size_t n[PM_SPARSE_N] = {r ? r->nhits : 0, r ? r->nchains : 0, r ? r->nframes : 0};
+    size_t rows = 0, process_rows = 0;
+    pm_series_counts(o, &rows, &process_rows);
+    const size_t n[PM_SPARSE_N] = {r ? r->nhits : 0, r ? r->nchains : 0, r ? r->nframes : 0,
+                                   rows, process_rows};
     for (int k = 0; k < PM_SPARSE_N; k++) {
         slab->sparse_offset[k] = slab->sparse_base[k] = 0;
         slab->sparse_total[k] = (hsize_t)n[k];
@@ -858,7 +865,7 @@ int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *e
                                .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
                                .regions = (hsize_t)m.n, .dxpl = H5P_DEFAULT,
                                .samples = &samples};
-        pm_slab_local_sparse(&slab, &samples);
+        pm_slab_local_sparse(&slab, o, &samples);
         rc = pm_h5out_tables(file, o, regions, m.n, messages, pm_msg_count(), samples.modules,
                              samples.nmodules);
         rc |= pm_h5out_rows(file, o, m.map, &slab);

@@ -44,8 +44,10 @@ struct pm_module_desc {
     const char *build_id, *path;
 };
 
-/* Sparse row datasets (pm_h5out_samples.h): hits, chains, frames. */
-enum { PM_SPARSE_HITS, PM_SPARSE_CHAINS, PM_SPARSE_FRAMES, PM_SPARSE_N };
+/* Sparse row datasets: sample hits, chains, frames (pm_h5out_samples.h);
+ * interval rows of threads and of processes (pm_h5out_series.h). */
+enum { PM_SPARSE_HITS, PM_SPARSE_CHAINS, PM_SPARSE_FRAMES, PM_SPARSE_SERIES,
+       PM_SPARSE_PSERIES, PM_SPARSE_N };
 
 struct pm_sample_rows;
 
@@ -65,7 +67,8 @@ struct pm_slab {
 
 /* A slab whose sparse rows are all this process's, numbered from 0 (one
  * process's file, or a rank's own rows file). */
-void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_sample_rows *r);
+void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_output *o,
+                          const struct pm_sample_rows *r);
 
 int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
                   const struct pm_slab *slab);

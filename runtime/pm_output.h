@@ -6,6 +6,7 @@
 
 #include "pm_modules.h"
 #include "pm_sample_spec.h"
+#include "pm_series.h"
 #include "pm_thread.h"
 
 #include <stdint.h>
@@ -31,6 +32,7 @@ struct pm_output {
     uint64_t job_gather_max;     /* job files up to this size are built on rank 0 (pm_writer.h) */
     const struct pm_sample_spec *sample;  /* what each thread sampled (n = 0: nothing) */
     const struct pm_modules *modules;     /* the loaded objects, for sampled IPs (or NULL) */
+    const struct pm_series *series;       /* counts over time (PERFMARK_INTERVAL), or NULL */
 };
 
 /* A cell is OVERHEAD when perfmark's own reads are more than this share of

@@ -12,6 +12,7 @@
 #include "pm_rank.h"
 #include "pm_sample_drainer.h"
 #include "pm_sample_spec.h"
+#include "pm_series.h"
 #include "pm_shim_check.h"
 #include "pm_store.h"
 #include "pm_summary.h"
@@ -361,6 +362,12 @@ static void pm_session_start(void)
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
+    if (pm_cfg.interval_ns &&
+        pm_series_start(pm_cfg.interval_ns, pm_stride(&pm_set), &pm_process_set,
+                        pm_cfg.series_memory_mb > 0 ? (size_t)pm_cfg.series_memory_mb << 20 : 0) != 0)
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+               "cannot start the thread that reads the counts every interval (%s): no counts "
+               "over time are kept", strerror(errno));
     pm_state = PM_ON;
 }
 
@@ -472,6 +479,7 @@ static struct pm_thread *pm_session_pickup(void)
     pm_self = t;
     if (t->smp.page)
         pm_sample_drainer_add(&t->smp);
+    pm_series_add(t);
     if (t->index == 0 && !pm_fork_child)
         pm_calibrate_reads(t);
     if (pm_pin_thread(t->tid, t->index) >= 0)
@@ -517,6 +525,7 @@ static void pm_thread_gone(void *arg)
     pthread_mutex_lock(&t->settle_lock);
     if (pm_state == PM_ON) {
         pm_thread_finish(t, "exited");
+        pm_series_end_thread(t);
         pm_counterset_close(&t->cs);
         pm_sample_drainer_remove(&t->smp);
         pm_sampler_close(&t->smp);
@@ -559,6 +568,7 @@ static void pm_atfork_child(void)
      * samples nothing (docs/guide.md, "Sampling"). */
     pm_sample_drainer_after_fork();
     pm_sampling = NULL;
+    pm_series_after_fork();
     pm_nthreads = 0;
     if (pm_self) {
         pm_thread_after_fork(pm_self);
@@ -742,6 +752,7 @@ void pm_session_finalize(int collective)
     __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pm_start_lock);
     pm_sample_drainer_stop();  /* the last drains are the threads' own, below */
+    pm_series_stop();          /* the last rows come from the settled totals, below */
 
     for (int32_t i = 0; i < pm_nthreads; i++) {
         struct pm_thread *t = pm_threads[i];
@@ -750,6 +761,8 @@ void pm_session_finalize(int collective)
             pm_thread_finish(t, "reached process exit");
         else if (!t->exited)
             pm_thread_finish_remote(t);
+        if (!t->exited)
+            pm_series_end_thread(t);
         pthread_mutex_unlock(&t->settle_lock);
     }
     pm_written_file[0] = '\0';
@@ -773,6 +786,7 @@ static void pm_write_outputs(int collective)
 
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
+    pm_series_end_process(have_rank ? rank : NULL);
     pm_sampling_losses();
     char openmp[256], pinning[256];
     pm_describe_openmp(openmp, sizeof openmp);
@@ -794,6 +808,7 @@ static void pm_write_outputs(int collective)
         .job_gather_max = pm_cfg.job_gather_max >= 0 ? (uint64_t)pm_cfg.job_gather_max
                                                      : PM_JOB_GATHER_MAX,
         .sample = &pm_sample,
+        .series = pm_series_get(),
     };
     /* Sampled IPs are kept as (object, offset): the objects as loaded now. */
     struct pm_modules modules = {0};
@@ -863,6 +878,7 @@ static void pm_session_emergency(int sig)
     pthread_mutex_unlock(&pm_start_lock);
     pm_partial = 1;
     pm_sample_drainer_stop_async();
+    pm_series_stop_async();
     pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
            "signal %d (%s) stopped the program: writing the data collected so far, every "
            "cell flagged PARTIAL", sig, strsignal(sig));
@@ -870,8 +886,10 @@ static void pm_session_emergency(int sig)
         struct pm_thread *t = pm_threads[i];
         if (pthread_mutex_trylock(&t->settle_lock) != 0)
             continue;
-        if (!t->exited)
+        if (!t->exited) {
             pm_thread_finish_remote(t);
+            pm_series_end_thread(t);
+        }
         pthread_mutex_unlock(&t->settle_lock);
     }
     pm_write_outputs(0);

@@ -42,7 +42,8 @@ int main(int argc, char **argv)
     fprintf(f, "  \"dims\": {\"T\": \"thread rows\", \"R\": \"regions\", \"E\": \"events\", "
                "\"G\": \"kernel counter groups\", \"N\": \"rank rows\", \"M\": \"messages\", "
                "\"S\": \"sampled events\", \"K\": \"sampled objects\", \"H\": \"sample sites\", "
-               "\"C\": \"call chains\", \"F\": \"call-chain frames\"},\n");
+               "\"C\": \"call chains\", \"F\": \"call-chain frames\", "
+               "\"I\": \"interval rows of threads\", \"J\": \"interval rows of processes\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

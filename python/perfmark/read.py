@@ -246,7 +246,8 @@ class File:
             # the sampling's tables (revision 7); 0 rows in files without them
             for dim, ident in (("S", "SAMPLES_EVENTS"), ("K", "SAMPLES_MODULES"),
                                ("H", "SAMPLES_HITS"), ("C", "SAMPLES_CHAINS"),
-                               ("F", "SAMPLES_FRAMES")):
+                               ("F", "SAMPLES_FRAMES"), ("I", "SERIES_TIME_NS"),
+                               ("J", "SERIES_PROCESS_TIME_NS")):
                 n[dim] = len(self._h5[s[ident].path]) if self.has(ident) else 0
         if n["G"] < 0:
             self.fail("%s is negative" % s["KERNEL_GROUPS"].path)

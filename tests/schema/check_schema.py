@@ -229,9 +229,10 @@ def check_file(ck, schema, path, what):
         sizes["G"] = int(f.attrs["kernel_groups"])
         sizes["N"] = f["rank/counts"].shape[0]
         sizes["M"] = f["messages"].shape[0]
-        for d, ds in (("S", "events"), ("K", "modules"), ("H", "hits"), ("C", "chains"),
-                      ("F", "frames")):
-            sizes[d] = f["samples/" + ds].shape[0]
+        for d, ds in (("S", "samples/events"), ("K", "samples/modules"), ("H", "samples/hits"),
+                      ("C", "samples/chains"), ("F", "samples/frames"), ("I", "series/time_ns"),
+                      ("J", "series/process_time_ns")):
+            sizes[d] = f[ds].shape[0]
         ck.ok(int(f.attrs["schema_version"]) == schema["schema_version"] and
               int(f.attrs["schema_revision"]) == schema["revision"],
               "%s: schema %s revision %s" % (what, f.attrs["schema_version"],
@@ -264,7 +265,7 @@ def written_files(ck, build, tmp):
     # sampling too, so that the /samples rows hold something
     p = run([perfmark, "run", "-e", "sw", "-o", one, "--",
              os.path.join(build, "bin", "nested_regions")],
-            env={"PERFMARK_SAMPLE": "cpu-clock@100us,page-faults@8"})
+            env={"PERFMARK_SAMPLE": "cpu-clock@100us,page-faults@8", "PERFMARK_INTERVAL": "1ms"})
     if ck.ok(p.returncode == 0 and os.path.exists(one),
              "perfmark run nested_regions: %d %s" % (p.returncode, p.stderr[-500:])):
         out.append((one, "one-process file"))
@@ -283,7 +284,8 @@ def written_files(ck, build, tmp):
 
 # ---------------------------------------------------------------- 4. revisions
 
-SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2, "S": 1, "K": 1, "H": 2, "C": 1, "F": 2}
+SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2, "S": 1, "K": 1, "H": 2, "C": 1, "F": 2,
+         "I": 4, "J": 2}
 NP_TYPE = {"int32": "<i4", "uint8": "u1", "uint32": "<u4", "int64": "<i8", "uint64": "<u8",
            "float64": "<f8"}
 VISITS = [[3, 1, 0], [5, 0, 2]]  # [T][R]: ground truth the report must total
@@ -307,6 +309,9 @@ def value_of(e):
     if e["path"] in ("/region/enabled_ns", "/region/running_ns", "/thread/enabled_ns",
                      "/thread/running_ns", "/rank/enabled_ns", "/rank/running_ns"):
         return np.full(shape, 1000, dtype="<u8")
+    if e["path"] in ("/series/thread", "/series/process_rank", "/series/region",
+                     "/series/flags"):
+        return np.zeros(shape, dtype=NP_TYPE[typ])
     if e["path"] in ("/region/flags", "/thread/flags", "/region/throttled_from",
                      "/region/timer_visits", "/region/reads", "/thread/reads"):
         return np.zeros(shape, dtype=NP_TYPE[typ])
