@@ -77,6 +77,9 @@ static const char pm_usage_run[] =
     "                       line (named offline by perfmark report) [PERFMARK_SAMPLE]\n"
     "      --sample-callchain  record the callers of each sample too\n"
     "                       [PERFMARK_SAMPLE_CALLCHAIN]\n"
+    "      --interval T     also read every thread's counters every T (100ms, 1s;\n"
+    "                       at least 1ms) from a thread of perfmark's: counts over\n"
+    "                       time, with the region each thread was in [PERFMARK_INTERVAL]\n"
     "      --count MODE     exact (default): markers read the -e events; sampled:\n"
     "                       the -e events are sampled instead (EVENT@PERIOD in -e,\n"
     "                       else 1ms for time events, 1000003 for hardware\n"
@@ -329,6 +332,8 @@ static int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_THROTTLE", value, 1), i++;
         } else if (!strcmp(a, "--sample") && value) {
             setenv("PERFMARK_SAMPLE", value, 1), i++;
+        } else if (!strcmp(a, "--interval") && value) {
+            setenv("PERFMARK_INTERVAL", value, 1), i++;
         } else if (!strcmp(a, "--count") && value) {
             setenv("PERFMARK_COUNT", value, 1), i++;
         } else if (!strcmp(a, "--sample-callchain")) {

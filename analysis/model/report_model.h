@@ -15,6 +15,7 @@
 #include "model/report_omp.h"
 #include "model/report_ranks.h"
 #include "model/profile.h"
+#include "model/series.h"
 #include "model/report_topdown.h"
 #include "pm_cpu_models.h"
 
@@ -184,6 +185,9 @@ struct pm_report {
     /* the sampled profile (profile.h), made after the pass over the cells
      * for files with samples (pm_profile_build); NULL otherwise */
     struct pm_profile *profile;
+    /* counts over time (series.h), made after the pass for files with a
+     * series (pm_series_build); NULL otherwise */
+    struct pm_series_view *series;
     int measuring;            /* the file says which visits read counters (a throttle
                                  attribute or the /region or /thread data): formats add
                                  what they show of it; older files keep their layout */

@@ -196,6 +196,11 @@ struct pm_file {
     struct pm_file_hit *sample_hits;            /* [H] after pm_file_load; NULL after
                                                    pm_file_open (pm_file_hits) */
 
+    /* counts over time (revision 7; I = J = 0 without them) */
+    size_t I, J;
+    uint64_t series_asked_ns;   /* /series@asked_ns */
+    uint64_t *series_interval;  /* [T] /series/thread_interval_ns (zeros without) */
+
     /* added with issue 6 (streaming): thread rows per chunk of /region/counts
      * (0 when not chunked), and the open file of pm_file_open (NULL after
      * pm_file_load, whose cell arrays above are in memory instead) */
@@ -225,6 +230,13 @@ struct pm_totals {
     const double *read_cost_ns;
     void *buf[7]; /* owned buffers of a streamed file (NULL in memory) */
 };
+
+/* Software clock events (task-clock, cpu-clock) count nanoseconds. */
+static inline int pm_file_event_is_time(const struct pm_file_event *ev)
+{
+    return ev->type == 1 /* PERF_TYPE_SOFTWARE */ &&
+           (ev->config == 0 /* CPU_CLOCK */ || ev->config == 1 /* TASK_CLOCK */);
+}
 
 /* Row-major indices into the [T,R], [T,R,E] and [T,R,G] arrays. */
 static inline size_t pm_tr(const struct pm_file *d, size_t t, size_t r)
@@ -292,6 +304,22 @@ void pm_thread_rows_free(struct pm_thread_rows *b);
  * err (the rows then read as zeros and ""). */
 int pm_file_thread_rows(const struct pm_file *d, size_t t0, size_t nt, struct pm_thread_rows *b,
                         char *err, size_t errlen);
+
+/* A block of /series rows: rows [i0, i0 + n), each array indexed i - i0:
+ * time_ns, thread, region, flags [n], counts [n,E], enabled_ns and
+ * running_ns [n,G]. process = 1: the process rows (/series/process_*:
+ * thread holds the rank, region -1, flags 0). */
+struct pm_series_block {
+    size_t i0, n, cap;
+    uint64_t *time_ns, *counts, *enabled_ns, *running_ns;
+    int32_t *thread, *region;
+    uint32_t *flags;
+};
+int pm_series_block_alloc(const struct pm_file *d, size_t cap, struct pm_series_block *b);
+void pm_series_block_free(struct pm_series_block *b);
+/* Returns 0, or -1 with a one-line message in err. */
+int pm_file_series(const struct pm_file *d, int process, size_t i0, size_t n,
+                   struct pm_series_block *b, char *err, size_t errlen);
 
 /* Rows [h0, h0 + nh) of /samples/hits into `out` (room for nh): copied
  * from memory after pm_file_load, read after pm_file_open (independent I/O

@@ -98,4 +98,7 @@ int pm_rd_has_visit_data(struct pm_rd *rd);
 int pm_rd_load_samples(struct pm_rd *rd, struct pm_file *d, int stream);
 void pm_rd_free_samples(struct pm_file *d);
 
+/* ---- read_series.c: /series */
+int pm_rd_load_series(struct pm_rd *rd, struct pm_file *d);
+
 #endif

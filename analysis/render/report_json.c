@@ -4,6 +4,7 @@
  */
 #include "render/report_json.h"
 #include "render/profile_json.h"
+#include "render/series_json.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -696,5 +697,6 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     pm_json_where(out, rep);
     pm_json_run_reads(out, rep);
     pm_render_json_profile(out, rep);
+    pm_render_json_series(out, rep);
     fputs("\n}\n", out);
 }

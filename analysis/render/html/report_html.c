@@ -13,6 +13,7 @@
 #include "render/html/report_html.h"
 #include "render/html/report_svg.h"
 #include "render/html/profile_svg.h"
+#include "render/html/series_svg.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -538,6 +539,8 @@ static void pm_html_nav(FILE *out, const struct pm_report *rep)
         fputs("<a href=\"#thread-bars\">threads per region</a>", out);
     if (rep->profile)
         fputs("<a href=\"#samples\">samples</a>", out);
+    if (rep->series)
+        fputs("<a href=\"#series\">over time</a>", out);
     fputs("<a href=\"#threads\">threads</a>", out);
     if (rep->d->M > 0)
         fputs("<a href=\"#messages\">messages</a>", out);
@@ -555,6 +558,7 @@ void pm_render_html(FILE *out, const struct pm_report *rep)
     pm_svg_mpi(out, rep);
     pm_svg_thread_bars(out, rep);
     pm_svg_profile(out, rep);
+    pm_svg_series(out, rep);
     pm_html_threads(out, rep);
     pm_html_messages(out, rep->d);
     fputs("</body>\n</html>\n", out);
