@@ -4,8 +4,9 @@
 #   - every fixture of tests/report/make_fixture.py, good and bad, and a few
 #     randomly damaged copies, through tests/report/check_report.py (which
 #     also checks every number of the output against h5py);
-#   - real files written by `perfmark run`: a single process with threads
-#     and, when mpirun is there, a 2-rank MPI job file;
+#   - real files written by `perfmark run`: a single process with threads,
+#     the same sampled and with counts over time (also as HTML and through
+#     perfmark diff), and, when mpirun is there, a 2-rank MPI job file;
 # in every format (text, json, csv), to stdout and with -o.
 #
 #   valgrind_report.sh SOURCE_DIR BUILD_DIR C_COMPILER
@@ -64,7 +65,11 @@ echo "   $((t1 - t0)) s"
 echo "== real files from perfmark run"
 env -u LD_PRELOAD "$perfmark" run -e sw -o "$work/threads.h5" -- "$build/bin/nested_regions" \
   >"$work/run.log" 2>&1 || { cat "$work/run.log"; echo "valgrind_report: the run failed"; exit 1; }
-files=("$work/threads.h5")
+# sampling (names read with libdw) and counts over time: their readers too
+env -u LD_PRELOAD "$perfmark" run -e sw --sample cpu-clock@1ms,page-faults@16 --interval 5ms \
+  -o "$work/sampled.h5" -- "$build/bin/nested_regions" >>"$work/run.log" 2>&1 ||
+  { cat "$work/run.log"; echo "valgrind_report: the sampled run failed"; exit 1; }
+files=("$work/threads.h5" "$work/sampled.h5")
 if command -v mpirun >/dev/null && [ -x "$build/bin/mpi_omp_demo" ]; then
   if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2 \
        "$perfmark" run -e sw -o "$work/job.h5" -- mpirun -np 2 --oversubscribe --bind-to none \
@@ -96,6 +101,22 @@ for f in "${files[@]}"; do
     fi
   done
 done
+# the HTML page and perfmark diff of a sampled file (the profile's and the
+# series' renderers, the diff of profiles)
+out=$work/sampled
+"${vg[@]}" --log-file="$out.html.vg" "$perfmark" report "$work/sampled.h5" --format html \
+  -o "$out.html" >/dev/null 2>"$out.html.err"
+rc=$?
+"${vg[@]}" --log-file="$out.diff.vg" "$perfmark" diff "$work/sampled.h5" "$work/sampled.h5" \
+  --format json >"$out.diff" 2>"$out.diff.err"
+rc2=$?
+if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ] || [ -s "$out.html.vg" ] || [ -s "$out.diff.vg" ]; then
+  echo "FAIL sampled.h5 html / diff: exit $rc / $rc2"
+  cat "$out.html.vg" "$out.diff.vg" "$out.html.err" "$out.diff.err" | head -60
+  fail=1
+else
+  echo "   ok: sampled.h5 --format html, diff (no valgrind errors)"
+fi
 echo "   $(( $(date +%s) - t1 )) s"
 if [ "$fail" -ne 0 ]; then
   echo "valgrind_report: FAILED (logs in $work)"
