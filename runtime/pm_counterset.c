@@ -223,7 +223,7 @@ static int pm_open_groups(struct pm_counterset *cs)
             pm_leader_attr(&attr, cs->pinned);
         }
         attr.inherit = cs->inherit ? 1 : 0;
-        cs->leader[g] = pm_perf_open(&attr, cs->cpu, -1);
+        cs->leader[g] = pm_perf_open_task(&attr, cs->task, cs->cpu, -1);
         if (cs->leader[g] < 0)
             return -1;
     }
@@ -233,7 +233,7 @@ static int pm_open_groups(struct pm_counterset *cs)
             continue;  /* it is the leader, or the group is left out */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
-        cs->fd[i] = pm_perf_open(&attr, cs->cpu, cs->leader[g]);
+        cs->fd[i] = pm_perf_open_task(&attr, cs->task, cs->cpu, cs->leader[g]);
         if (cs->fd[i] < 0)
             return -1;
     }
@@ -247,6 +247,12 @@ static int pm_open_groups(struct pm_counterset *cs)
 
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
                        int inherit, int pinned)
+{
+    return pm_counterset_open_task(cs, set, 0, cpu, inherit, pinned);
+}
+
+int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *set, int task,
+                            int cpu, int inherit, int pinned)
 {
     /* Kept across reopening: generations must differ, and the window
      * accounting of regions open across it must stay consistent. */
@@ -267,6 +273,7 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
     cs->td_group = -1;
     cs->set = set;
     cs->cpu = cpu;
+    cs->task = task;
     cs->inherit = inherit;
     cs->pinned = pinned;
     cs->generation = generation + 1;
@@ -511,7 +518,7 @@ static __attribute__((noinline)) uint64_t pm_counterset_read_slow(struct pm_coun
 {
     int saved = errno;
     const struct pm_eventset *set = cs->set;
-    if (cs->state == PM_CS_REOPEN && pm_counterset_open(cs, set, cs->cpu, cs->inherit,
+    if (cs->state == PM_CS_REOPEN && pm_counterset_open_task(cs, set, cs->task, cs->cpu, cs->inherit,
                                                         cs->pinned) != 0)
         pm_msg(PM_MSG_COUNTERS, "reopening counters failed (%s); this thread's counts stay 0",
                strerror(errno));

@@ -70,6 +70,7 @@ struct pm_counterset {
     /* cold: open, close, reopen */
     const struct pm_eventset *set;
     int cpu;            /* -1: follow the thread; else bound to this CPU */
+    int task;           /* the thread counted: 0 the calling one (perfmark attach: another) */
     int inherit;        /* process-wide set: counts threads created later */
     int pinned;
     int fd[PM_MAX_EVENTS];
@@ -100,6 +101,9 @@ static inline unsigned pm_stride(const struct pm_eventset *set)
 /* Open and enable. 0, or -1 with errno (state BROKEN: readings are zeros). */
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
                        int inherit, int pinned);
+/* The same for another thread, `task` (perfmark attach). */
+int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *set, int task,
+                            int cpu, int inherit, int pinned);
 /* Fill `out[stride]`; returns the generation the values belong to. Never
  * fails: a set that cannot be read yields zeros and a new generation. */
 uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out);

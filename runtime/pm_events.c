@@ -65,7 +65,12 @@ int pm_user_only(void) { return geteuid() != 0 && pm_paranoid_level() >= 2; }
 
 int pm_perf_open(struct perf_event_attr *attr, int cpu, int group_fd)
 {
-    return (int)syscall(SYS_perf_event_open, attr, 0, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+    return pm_perf_open_task(attr, 0, cpu, group_fd);
+}
+
+int pm_perf_open_task(struct perf_event_attr *attr, int task, int cpu, int group_fd)
+{
+    return (int)syscall(SYS_perf_event_open, attr, task, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 void pm_leader_attr(struct perf_event_attr *attr, int pinned)

@@ -115,5 +115,7 @@ void pm_leader_attr(struct perf_event_attr *attr, int pinned);
 
 /* Open one event on the calling thread (cpu -1 or a CPU, leader fd or -1). */
 int pm_perf_open(struct perf_event_attr *attr, int cpu, int group_fd);
+/* The same on thread `task` (0: the calling thread; perfmark attach). */
+int pm_perf_open_task(struct perf_event_attr *attr, int task, int cpu, int group_fd);
 
 #endif

@@ -34,6 +34,7 @@ static const char pm_usage[] =
     "\n"
     "commands:\n"
     "  run [options] -- CMD [ARGS...]   run CMD with perfmark preloaded\n"
+    "  attach PID [options]             count a running process from outside\n"
     "  report FILE.h5... [options]      aggregate measurement files\n"
     "  diff A.h5 B.h5 [options]         the change from run A to run B per region;\n"
     "                                   exit 1 on a regression beyond --threshold\n"
@@ -100,6 +101,28 @@ static const char pm_usage_run[] =
     "are started some other way measure nothing. Sets\n"
     "OMPI_MCA_odls_base_sigkill_timeout=3 unless set: the grace between Open\n"
     "MPI's SIGTERM and SIGKILL in which killed ranks save their data.\n";
+
+static const char pm_usage_attach[] =
+    "usage: perfmark attach PID [--duration S] [-e LIST] [-o FILE] [--interval T] [-q]\n"
+    "\n"
+    "Counts process PID, already running, from outside: every thread it has and\n"
+    "each new one as it appears (/proc/PID/task, looked at every 50 ms), until\n"
+    "the duration ends, SIGINT or SIGTERM, or the process exits; then writes a\n"
+    "normal perfmark file (a row per thread with its totals; counts over time\n"
+    "with --interval) for perfmark report and diff. Nothing is loaded into the\n"
+    "process and it is left running unharmed; it needs no markers (and regions\n"
+    "it marks are not seen: run it under perfmark run for those).\n"
+    "\n"
+    "  --duration S   stop after S seconds (default: when it exits, or on SIGINT)\n"
+    "  -e LIST        events, as for perfmark run (default: default)\n"
+    "  -o FILE        the file (default perfmark-attach-PID-<local time>.h5)\n"
+    "  --interval T   counts over time every T (100ms, 1s), as perfmark run's\n"
+    "  -q             no messages on stderr (they are in the file)\n"
+    "\n"
+    "Needs the process's user (or root, or CAP_PERFMON), kernel.perf_event_paranoid\n"
+    "<= 2 and kernel.yama.ptrace_scope <= 1; where refused, one message names the\n"
+    "setting. Exit status: 0 written, 1 not written, 2 nothing counted (no such\n"
+    "process, or refused).\n";
 
 static const char pm_usage_report[] =
     "usage: perfmark report FILE.h5... [--format text|csv|json|html] [-o OUT]\n"
@@ -408,6 +431,33 @@ static int pm_report_write(const char *file, const char *format, const struct pm
 
 static int pm_report_write_many(const char *const *files, int n, const char *format,
                                 const struct pm_report_opts *opts, const char *out_path);
+/* perfmark attach: perfmark-attach (runtime/pm_attach.c) beside this
+ * program, or in ../libexec/perfmark, with the same arguments. */
+static int pm_cmd_attach(int argc, char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "perfmark attach: cannot find this program's directory\n");
+        return 2;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    const char *rel[] = {"perfmark-attach", "../libexec/perfmark/perfmark-attach"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(path, sizeof path, "%s/%s", self, rel[i]);
+        if (access(path, X_OK) == 0) {
+            argv[0] = path;
+            execv(path, argv);
+        }
+    }
+    (void)argc;
+    fprintf(stderr, "perfmark attach: cannot find perfmark-attach next to this program\n");
+    return 2;
+}
+
 static int pm_cmd_report(int argc, char **argv)
 {
     const char *file = NULL, *format = "text", *out_path = NULL;
@@ -747,7 +797,7 @@ int main(int argc, char **argv)
         return 0;
     }
     struct { const char *name, *usage; } usages[] = {
-        {"run", pm_usage_run}, {"report", pm_usage_report},
+        {"run", pm_usage_run}, {"report", pm_usage_report}, {"attach", pm_usage_attach},
         {"list", pm_usage_list}, {"check", pm_usage_check}, {"diff", pm_diff_usage},
         {"selftest", pm_usage_selftest},
     };
@@ -767,6 +817,8 @@ int main(int argc, char **argv)
         }
     if (!strcmp(cmd, "run"))
         return pm_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "attach"))
+        return pm_cmd_attach(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return pm_cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "diff"))
