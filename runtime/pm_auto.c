@@ -50,6 +50,13 @@ void pm_auto_mpi_local(int local_rank, int local_size)
     pm_session_set_local(local_rank, local_size);
 }
 
+int pm_auto_wants_node(void) { return pm_session_wants_node(); }
+
+void pm_auto_mpi_node(int local_rank, const int *pids, int n)
+{
+    pm_session_set_node(local_rank, pids, n);
+}
+
 void pm_auto_mpi_finalize(void) { pm_session_finalize(1); }
 
 void pm_auto_mpi_abort(void) { pm_session_finalize_partial(); }

@@ -75,6 +75,11 @@ void pm_auto_mpi_init(int rank, int size);
  * (MPI_COMM_TYPE_SHARED) and hand it over. */
 int pm_auto_wants_local_rank(void);
 void pm_auto_mpi_local(int local_rank, int local_size);
+/* Node mode (PERFMARK_NODE) wants the pids of the node's ranks: the
+ * MPI_Init wrapper gathers them on MPI_COMM_TYPE_SHARED and passes them
+ * with this rank's place among them (local rank 0 watches the node). */
+int pm_auto_wants_node(void);
+void pm_auto_mpi_node(int local_rank, const int *pids, int n);
 /* MPI_Finalize was called: write everything now, while MPI still works. */
 void pm_auto_mpi_finalize(void);
 /* MPI_Abort was called: the job is being torn down; save this rank's data

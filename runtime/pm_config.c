@@ -151,6 +151,7 @@ void pm_config_read(struct pm_config *cfg)
             pm_msg(PM_MSG_ONCE, "PERFMARK_INTERVAL: %s; no counts over time are kept", why);
     }
     cfg->series_memory_mb = pm_env_long("PERFMARK_SERIES_MEMORY", 1L << 20);
+    cfg->node = pm_env_bool("PERFMARK_NODE", 0);
     const char *count = getenv("PERFMARK_COUNT");
     if (count && *count) {
         if (strcasecmp(count, "sampled") == 0)

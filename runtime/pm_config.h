@@ -25,6 +25,7 @@ struct pm_config {
     int count_sampled;        /* PERFMARK_COUNT=sampled: the events are sampled, not read */
     unsigned long long interval_ns; /* PERFMARK_INTERVAL: counts over time, 0 = off */
     long series_memory_mb;    /* PERFMARK_SERIES_MEMORY (MiB), -1 = default */
+    int node;                 /* PERFMARK_NODE: watch every CPU of the job's cpuset */
     unsigned sample_pages;    /* PERFMARK_SAMPLE_PAGES: ring data pages per thread, 0 default */
     int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: record user call chains */
     long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */

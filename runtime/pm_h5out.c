@@ -1,6 +1,7 @@
 #include "pm_h5out.h"
 #include "pm_h5out_internal.h"
 #include "pm_h5out_samples.h"
+#include "pm_h5out_node.h"
 #include "pm_h5out_series.h"
 #include "pm_flags.h"
 #include "pm_log.h"
@@ -115,7 +116,7 @@ hid_t pm_string_type(void)
     return t;
 }
 
-static hid_t pm_fixed_string_type(size_t size)
+hid_t pm_fixed_string_type(size_t size)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, size);
@@ -769,6 +770,7 @@ int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
     rc |= pm_write_totals(file, o, slab);
     rc |= pm_h5out_sample_rows(file, o, map, slab);
     rc |= pm_h5out_series_rows(file, o, map, slab);
+    rc |= pm_h5out_node_rows(file, o, slab);
     return rc ? -1 : 0;
 }
 
@@ -777,10 +779,11 @@ int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
 void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_output *o,
                           const struct pm_sample_rows *r)
 {
-    size_t rows = 0, process_rows = 0;
+    size_t rows = 0, process_rows = 0, cpus = 0, procs = 0, cpu_rows = 0;
     pm_series_counts(o, &rows, &process_rows);
+    pm_node_counts(o, &cpus, &procs, &cpu_rows);
     const size_t n[PM_SPARSE_N] = {r ? r->nhits : 0, r ? r->nchains : 0, r ? r->nframes : 0,
-                                   rows, process_rows};
+                                   rows, process_rows, cpus, procs, cpu_rows};
     for (int k = 0; k < PM_SPARSE_N; k++) {
         slab->sparse_offset[k] = slab->sparse_base[k] = 0;
         slab->sparse_total[k] = (hsize_t)n[k];

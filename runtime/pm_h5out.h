@@ -45,9 +45,11 @@ struct pm_module_desc {
 };
 
 /* Sparse row datasets: sample hits, chains, frames (pm_h5out_samples.h);
- * interval rows of threads and of processes (pm_h5out_series.h). */
+ * interval rows of threads and of processes (pm_h5out_series.h); watched
+ * CPUs, other processes and CPU interval rows (pm_h5out_node.h). */
 enum { PM_SPARSE_HITS, PM_SPARSE_CHAINS, PM_SPARSE_FRAMES, PM_SPARSE_SERIES,
-       PM_SPARSE_PSERIES, PM_SPARSE_N };
+       PM_SPARSE_PSERIES, PM_SPARSE_NODE_CPUS, PM_SPARSE_NODE_PROCS, PM_SPARSE_NODE_ROWS,
+       PM_SPARSE_N };
 
 struct pm_sample_rows;
 

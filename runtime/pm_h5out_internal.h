@@ -22,6 +22,8 @@ struct pm_field {
 /* The row type, or -1 when a field's size disagrees with its schema row. */
 hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size);
 hid_t pm_string_type(void);
+/* A fixed-size NUL-terminated UTF-8 string (STR64 rows). */
+hid_t pm_fixed_string_type(size_t size);
 int pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value);
 /* Dataset `id` of global shape `dims`: rows [row0, row0 + nrows) from data
  * (collectively in a parallel file, also with nrows = 0). */

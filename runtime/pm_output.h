@@ -6,6 +6,7 @@
 
 #include "pm_modules.h"
 #include "pm_sample_spec.h"
+#include "pm_node.h"
 #include "pm_series.h"
 #include "pm_thread.h"
 
@@ -33,6 +34,7 @@ struct pm_output {
     const struct pm_sample_spec *sample;  /* what each thread sampled (n = 0: nothing) */
     const struct pm_modules *modules;     /* the loaded objects, for sampled IPs (or NULL) */
     const struct pm_series *series;       /* counts over time (PERFMARK_INTERVAL), or NULL */
+    const struct pm_node_data *node;      /* the node's CPUs (PERFMARK_NODE), or NULL */
 };
 
 /* A cell is OVERHEAD when perfmark's own reads are more than this share of

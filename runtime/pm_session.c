@@ -6,6 +6,7 @@
 #include "pm_output.h"
 #include "pm_log.h"
 #include "pm_modules.h"
+#include "pm_node.h"
 #include "pm_names.h"
 #include "pm_on_written.h"
 #include "pm_pin.h"
@@ -190,6 +191,40 @@ static void pm_counting_by_samples(char *request, size_t len)
     snprintf(pm_set.group_name, sizeof pm_set.group_name, "none");
 }
 
+/* Node mode (docs/design.md, "Node mode"): started by the node's first
+ * local rank, or by this process where there is no launcher. */
+static int pm_node_started;
+
+static void pm_node_begin(void)
+{
+    if (pm_node_started)
+        return;
+    pm_node_started = 1;
+    int cpus[PM_NODE_MAX_CPUS];
+    int n = pm_node_cpuset(cpus, PM_NODE_MAX_CPUS);
+    char why[256];
+    if (n <= 0)
+        snprintf(why, sizeof why, "no CPU of the job's cpuset could be read");
+    if (n <= 0 || pm_node_start(cpus, n, pm_cfg.interval_ns, why, sizeof why) != 0)
+        pm_msg(PM_MSG_ONCE, "node mode: %s; the rest of the measurement goes on without it",
+               why);
+}
+
+int pm_session_wants_node(void) { return pm_cfg.node && pm_state == PM_ON; }
+
+void pm_session_set_node(int local_rank, const int *pids, int n)
+{
+    if (!pm_cfg.node || pm_state != PM_ON)
+        return;
+    pid_t own[1024];
+    int k = 0;
+    for (int i = 0; i < n && k < 1024; i++)
+        own[k++] = (pid_t)pids[i];
+    if (local_rank == 0)
+        pm_node_begin();
+    pm_node_set_own(own, k);
+}
+
 /* Samples the kernel lost or throttled during the run, per event, said
  * once at the end (each region's share is in the file: SAMPLES_LOST). */
 static void pm_sampling_losses(void)
@@ -362,6 +397,10 @@ static void pm_session_start(void)
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
+    /* Node mode: the node's first local rank watches it; a process with no
+     * launcher is its own node's; otherwise MPI_Init says (pm_session_set_node). */
+    if (pm_cfg.node && (pm_rank.local_rank == 0 || (!pm_rank.source[0] && pm_rank.local_rank < 0)))
+        pm_node_begin();
     if (pm_cfg.interval_ns &&
         pm_series_start(pm_cfg.interval_ns, pm_stride(&pm_set), &pm_process_set,
                         pm_cfg.series_memory_mb > 0 ? (size_t)pm_cfg.series_memory_mb << 20 : 0) != 0)
@@ -569,6 +608,7 @@ static void pm_atfork_child(void)
     pm_sample_drainer_after_fork();
     pm_sampling = NULL;
     pm_series_after_fork();
+    pm_node_after_fork();
     pm_nthreads = 0;
     if (pm_self) {
         pm_thread_after_fork(pm_self);
@@ -784,6 +824,7 @@ static void pm_write_outputs(int collective)
      * below walks the loaded objects (pm_describe_openmp). */
     pm_writer_wait();
 
+    pm_node_stop();
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
     pm_series_end_process(have_rank ? rank : NULL);
@@ -809,6 +850,7 @@ static void pm_write_outputs(int collective)
                                                      : PM_JOB_GATHER_MAX,
         .sample = &pm_sample,
         .series = pm_series_get(),
+        .node = pm_node_get(),
     };
     /* Sampled IPs are kept as (object, offset): the objects as loaded now. */
     struct pm_modules modules = {0};
@@ -879,6 +921,7 @@ static void pm_session_emergency(int sig)
     pm_partial = 1;
     pm_sample_drainer_stop_async();
     pm_series_stop_async();
+    pm_node_stop_async();
     pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
            "signal %d (%s) stopped the program: writing the data collected so far, every "
            "cell flagged PARTIAL", sig, strsignal(sig));

@@ -41,6 +41,10 @@ void pm_session_set_rank(int rank, int size);
  * not say): MPI_Init finds it with MPI_COMM_TYPE_SHARED and hands it over. */
 int pm_session_wants_local_rank(void);
 void pm_session_set_local(int local_rank, int local_size);
+/* Node mode: whether the pids of the node's ranks are wanted, and them
+ * (local rank 0 then watches the node's CPUs). */
+int pm_session_wants_node(void);
+void pm_session_set_node(int local_rank, const int *pids, int n);
 
 /* The OpenMP runtime started the OMPT tool (its version string). */
 void pm_session_set_openmp(const char *runtime_version);

@@ -43,7 +43,9 @@ int main(int argc, char **argv)
                "\"G\": \"kernel counter groups\", \"N\": \"rank rows\", \"M\": \"messages\", "
                "\"S\": \"sampled events\", \"K\": \"sampled objects\", \"H\": \"sample sites\", "
                "\"C\": \"call chains\", \"F\": \"call-chain frames\", "
-               "\"I\": \"interval rows of threads\", \"J\": \"interval rows of processes\"},\n");
+               "\"I\": \"interval rows of threads\", \"J\": \"interval rows of processes\", "
+               "\"P\": \"watched CPUs\", \"Q\": \"other processes\", "
+               "\"V\": \"interval rows of CPUs\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

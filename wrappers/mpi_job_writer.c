@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include "pm_h5out.h"
 #include "pm_h5out_samples.h"
+#include "pm_h5out_node.h"
 #include "pm_h5out_series.h"
 #include "pm_log.h"
 #include "pm_names.h"
@@ -997,11 +998,13 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     /* Where this rank's rows go among all ranks': thread rows, its /rank
      * row, its sample hits, chains and frames, its interval rows. */
     enum { K_THREADS, K_TOTALS, K_SPARSE, K_N = K_SPARSE + PM_SPARSE_N };
-    size_t series_rows = 0, process_rows = 0;
+    size_t series_rows = 0, process_rows = 0, node_cpus = 0, node_procs = 0, node_rows = 0;
     pm_series_counts(o, &series_rows, &process_rows);
+    pm_node_counts(o, &node_cpus, &node_procs, &node_rows);
     long long counts[K_N] = {o->nthreads, o->totals ? 1 : 0, (long long)samples.nhits,
                              (long long)samples.nchains, (long long)samples.nframes,
-                             (long long)series_rows, (long long)process_rows};
+                             (long long)series_rows, (long long)process_rows,
+                             (long long)node_cpus, (long long)node_procs, (long long)node_rows};
     long long before[K_N] = {0}, total[K_N] = {0};
     PMPI_Exscan(counts, before, K_N, MPI_LONG_LONG, MPI_SUM, comm);
     PMPI_Allreduce(counts, total, K_N, MPI_LONG_LONG, MPI_SUM, comm);

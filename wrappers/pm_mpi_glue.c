@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 __thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));
 
@@ -21,13 +22,22 @@ void pm_mpi_initialized(void)
         PMPI_Comm_size(MPI_COMM_WORLD, &size) == MPI_SUCCESS)
         pm_auto_mpi_init(rank, size);
     MPI_Comm node;
-    int local, nlocal;
-    if (init && !fin && pm_auto_wants_local_rank() &&
+    int local, nlocal, want_local = pm_auto_wants_local_rank(), want_node = pm_auto_wants_node();
+    /* Collective: every rank of the job decides the same (the same
+     * environment), or none splits. */
+    if (init && !fin && (want_local || want_node) &&
         PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
             MPI_SUCCESS) {
         if (PMPI_Comm_rank(node, &local) == MPI_SUCCESS &&
-            PMPI_Comm_size(node, &nlocal) == MPI_SUCCESS)
-            pm_auto_mpi_local(local, nlocal);
+            PMPI_Comm_size(node, &nlocal) == MPI_SUCCESS) {
+            if (want_local)
+                pm_auto_mpi_local(local, nlocal);
+            int me = (int)getpid(), *pids = want_node ? calloc((size_t)nlocal, sizeof *pids) : NULL;
+            if (want_node && pids &&
+                PMPI_Allgather(&me, 1, MPI_INT, pids, 1, MPI_INT, node) == MPI_SUCCESS)
+                pm_auto_mpi_node(local, pids, nlocal);
+            free(pids);
+        }
         PMPI_Comm_free(&node);
     }
     errno = err;

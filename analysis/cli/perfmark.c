@@ -81,6 +81,11 @@ static const char pm_usage_run[] =
     "      --interval T     also read every thread's counters every T (100ms, 1s;\n"
     "                       at least 1ms) from a thread of perfmark's: counts over\n"
     "                       time, with the region each thread was in [PERFMARK_INTERVAL]\n"
+    "      --node           also watch every CPU of the job's cpuset on each node\n"
+    "                       (one process per node): the time in the job's own\n"
+    "                       processes against everything else (OS noise, other\n"
+    "                       processes) and idle; needs root, CAP_PERFMON or\n"
+    "                       perf_event_paranoid <= 0 [PERFMARK_NODE]\n"
     "      --count MODE     exact (default): markers read the -e events; sampled:\n"
     "                       the -e events are sampled instead (EVENT@PERIOD in -e,\n"
     "                       else 1ms for time events, 1000003 for hardware\n"
@@ -357,6 +362,8 @@ static int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_SAMPLE", value, 1), i++;
         } else if (!strcmp(a, "--interval") && value) {
             setenv("PERFMARK_INTERVAL", value, 1), i++;
+        } else if (!strcmp(a, "--node")) {
+            setenv("PERFMARK_NODE", "1", 1);
         } else if (!strcmp(a, "--count") && value) {
             setenv("PERFMARK_COUNT", value, 1), i++;
         } else if (!strcmp(a, "--sample-callchain")) {

@@ -89,6 +89,9 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
                msg[0]) {
         pm_set_err(err, errlen, path, msg);
         rc = -1;
+    } else if (d.NP && !(rep.node = pm_node_build(&d, msg, sizeof msg)) && msg[0]) {
+        pm_set_err(err, errlen, path, msg);
+        rc = -1;
     } else if (pm_opts && (sel = pm_report_select(&rep, pm_opts, msg, sizeof msg)) < 0) {
         pm_set_err(err, errlen, path, sel == -2 ? msg : "out of memory");
         rc = -1;

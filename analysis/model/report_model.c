@@ -315,6 +315,7 @@ void pm_report_free(struct pm_report *rep)
     pm_report_derived_free(rep);
     pm_profile_free(rep->profile);
     pm_series_free(rep->series);
+    pm_node_free(rep->node);
     if (rep->evkey)
         for (size_t e = 0; e < rep->d->E; e++)
             free(rep->evkey[e]);

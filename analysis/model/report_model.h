@@ -15,6 +15,7 @@
 #include "model/report_omp.h"
 #include "model/report_ranks.h"
 #include "model/profile.h"
+#include "model/node.h"
 #include "model/series.h"
 #include "model/report_topdown.h"
 #include "pm_cpu_models.h"
@@ -188,6 +189,8 @@ struct pm_report {
     /* counts over time (series.h), made after the pass for files with a
      * series (pm_series_build); NULL otherwise */
     struct pm_series_view *series;
+    /* node mode (node.h), for files with watched CPUs; NULL otherwise */
+    struct pm_node_view *node;
     int measuring;            /* the file says which visits read counters (a throttle
                                  attribute or the /region or /thread data): formats add
                                  what they show of it; older files keep their layout */

@@ -49,6 +49,19 @@ struct pm_file_module {
     char *build_id, *path;
 };
 
+/* /node (node mode): one watched CPU, one other process */
+struct pm_file_node_cpu {
+    int32_t rank, cpu;
+    uint64_t span_ns, own_ns, foreign_ns, idle_ns, lost;
+    uint64_t mpi_span_ns, mpi_own_ns, mpi_foreign_ns, mpi_idle_ns; /* MPI_Init to Finalize */
+};
+struct pm_file_node_proc {
+    int32_t rank, cpu;
+    int64_t pid;
+    char *comm;
+    uint64_t ns;
+};
+
 /* /samples/hits: samples at one instruction of one (thread, region, event) */
 struct pm_file_hit {
     int32_t thread, region, event, module;
@@ -200,6 +213,11 @@ struct pm_file {
     size_t I, J;
     uint64_t series_asked_ns;   /* /series@asked_ns */
     uint64_t *series_interval;  /* [T] /series/thread_interval_ns (zeros without) */
+
+    /* node mode (revision 7; NP = NQ = 0 without it) */
+    size_t NP, NQ, NV;
+    struct pm_file_node_cpu *node_cpus;   /* [NP] */
+    struct pm_file_node_proc *node_procs; /* [NQ] */
 
     /* added with issue 6 (streaming): thread rows per chunk of /region/counts
      * (0 when not chunked), and the open file of pm_file_open (NULL after

@@ -101,4 +101,8 @@ void pm_rd_free_samples(struct pm_file *d);
 /* ---- read_series.c: /series */
 int pm_rd_load_series(struct pm_rd *rd, struct pm_file *d);
 
+/* ---- read_node.c: /node */
+int pm_rd_load_node(struct pm_rd *rd, struct pm_file *d);
+void pm_rd_free_node(struct pm_file *d);
+
 #endif

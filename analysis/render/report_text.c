@@ -5,6 +5,7 @@
 #include "render/report_text.h"
 #include "render/profile_text.h"
 #include "render/series_text.h"
+#include "render/node_text.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -1304,6 +1305,7 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
     pm_text_derived(out, rep);
     pm_render_text_profile(out, rep);
     pm_render_text_series(out, rep);
+    pm_render_text_node(out, rep);
     pm_text_ranks(out, rep);
     pm_text_threads(out, rep);
     if (rep->d->E)

@@ -247,7 +247,8 @@ class File:
             for dim, ident in (("S", "SAMPLES_EVENTS"), ("K", "SAMPLES_MODULES"),
                                ("H", "SAMPLES_HITS"), ("C", "SAMPLES_CHAINS"),
                                ("F", "SAMPLES_FRAMES"), ("I", "SERIES_TIME_NS"),
-                               ("J", "SERIES_PROCESS_TIME_NS")):
+                               ("J", "SERIES_PROCESS_TIME_NS"), ("P", "NODE_CPU"),
+                               ("Q", "NODE_PROCESS_PID"), ("V", "NODE_SERIES_TIME_NS")):
                 n[dim] = len(self._h5[s[ident].path]) if self.has(ident) else 0
         if n["G"] < 0:
             self.fail("%s is negative" % s["KERNEL_GROUPS"].path)

@@ -231,7 +231,8 @@ def check_file(ck, schema, path, what):
         sizes["M"] = f["messages"].shape[0]
         for d, ds in (("S", "samples/events"), ("K", "samples/modules"), ("H", "samples/hits"),
                       ("C", "samples/chains"), ("F", "samples/frames"), ("I", "series/time_ns"),
-                      ("J", "series/process_time_ns")):
+                      ("J", "series/process_time_ns"), ("P", "node/cpu"),
+                      ("Q", "node/process_pid"), ("V", "node/series_time_ns")):
             sizes[d] = f[ds].shape[0]
         ck.ok(int(f.attrs["schema_version"]) == schema["schema_version"] and
               int(f.attrs["schema_revision"]) == schema["revision"],
@@ -265,7 +266,8 @@ def written_files(ck, build, tmp):
     # sampling too, so that the /samples rows hold something
     p = run([perfmark, "run", "-e", "sw", "-o", one, "--",
              os.path.join(build, "bin", "nested_regions")],
-            env={"PERFMARK_SAMPLE": "cpu-clock@100us,page-faults@8", "PERFMARK_INTERVAL": "1ms"})
+            env={"PERFMARK_SAMPLE": "cpu-clock@100us,page-faults@8", "PERFMARK_INTERVAL": "1ms",
+                 "PERFMARK_NODE": "1"})
     if ck.ok(p.returncode == 0 and os.path.exists(one),
              "perfmark run nested_regions: %d %s" % (p.returncode, p.stderr[-500:])):
         out.append((one, "one-process file"))
@@ -285,7 +287,7 @@ def written_files(ck, build, tmp):
 # ---------------------------------------------------------------- 4. revisions
 
 SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2, "S": 1, "K": 1, "H": 2, "C": 1, "F": 2,
-         "I": 4, "J": 2}
+         "I": 4, "J": 2, "P": 2, "Q": 1, "V": 4}
 NP_TYPE = {"int32": "<i4", "uint8": "u1", "uint32": "<u4", "int64": "<i8", "uint64": "<u8",
            "float64": "<f8"}
 VISITS = [[3, 1, 0], [5, 0, 2]]  # [T][R]: ground truth the report must total
@@ -310,7 +312,8 @@ def value_of(e):
                      "/thread/running_ns", "/rank/enabled_ns", "/rank/running_ns"):
         return np.full(shape, 1000, dtype="<u8")
     if e["path"] in ("/series/thread", "/series/process_rank", "/series/region",
-                     "/series/flags"):
+                     "/series/flags", "/node/cpu_rank", "/node/process_rank",
+                     "/node/series_rank"):
         return np.zeros(shape, dtype=NP_TYPE[typ])
     if e["path"] in ("/region/flags", "/thread/flags", "/region/throttled_from",
                      "/region/timer_visits", "/region/reads", "/thread/reads"):
@@ -318,6 +321,8 @@ def value_of(e):
     if typ == "string":
         return np.array(["message %d" % i for i in range(shape[0])],
                         dtype=h5py.string_dtype("utf-8"))
+    if typ == "string64":
+        return np.array([b"name%d" % i for i in range(shape[0])], dtype="S64")
     return np.full(shape, 11, dtype=NP_TYPE[typ])
 
 

@@ -14,6 +14,7 @@
 #include "render/html/report_svg.h"
 #include "render/html/profile_svg.h"
 #include "render/html/series_svg.h"
+#include "render/html/node_svg.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -541,6 +542,8 @@ static void pm_html_nav(FILE *out, const struct pm_report *rep)
         fputs("<a href=\"#samples\">samples</a>", out);
     if (rep->series)
         fputs("<a href=\"#series\">over time</a>", out);
+    if (rep->node)
+        fputs("<a href=\"#node\">node CPUs</a>", out);
     fputs("<a href=\"#threads\">threads</a>", out);
     if (rep->d->M > 0)
         fputs("<a href=\"#messages\">messages</a>", out);
@@ -559,6 +562,7 @@ void pm_render_html(FILE *out, const struct pm_report *rep)
     pm_svg_thread_bars(out, rep);
     pm_svg_profile(out, rep);
     pm_svg_series(out, rep);
+    pm_svg_node(out, rep);
     pm_html_threads(out, rep);
     pm_html_messages(out, rep->d);
     fputs("</body>\n</html>\n", out);

@@ -1,0 +1,175 @@
+/*
+ * node.c — the node view (node.h): the file's watched CPUs grouped by the
+ * rank that watched them (one per node), shares of the time watched, the
+ * node's sums, its other processes most time first; each node's host from
+ * the watching rank's first /threads row. The file keeps the top other
+ * processes per CPU; the node's list sums a process over its CPUs.
+ */
+#include "model/node.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void pm_share(struct pm_node_share *s)
+{
+    double span = (double)s->span_ns;
+    s->own = span > 0 ? (double)s->own_ns / span : 0;
+    s->foreign = span > 0 ? (double)s->foreign_ns / span : 0;
+    s->idle = span > 0 ? (double)s->idle_ns / span : 0;
+}
+
+static void pm_add_share(struct pm_node_share *sum, const struct pm_node_share *x)
+{
+    sum->span_ns += x->span_ns, sum->own_ns += x->own_ns, sum->foreign_ns += x->foreign_ns;
+    sum->idle_ns += x->idle_ns, sum->lost += x->lost;
+}
+
+static int pm_cpu_cmp(const void *a, const void *b)
+{
+    const struct pm_file_node_cpu *x = *(const struct pm_file_node_cpu *const *)a,
+                                  *y = *(const struct pm_file_node_cpu *const *)b;
+    return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static int pm_row_cmp(const void *a, const void *b)
+{
+    const struct pm_file_node_proc *x = *(const struct pm_file_node_proc *const *)a,
+                                   *y = *(const struct pm_file_node_proc *const *)b;
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int pm_proc_cmp(const void *a, const void *b)
+{
+    const struct pm_node_proc *x = a, *y = b;
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The node's other processes: each pid summed over the CPUs it ran on. */
+static void pm_sum_procs(const struct pm_file *d, struct pm_node_one *n)
+{
+    for (size_t i = 0; i < d->NQ; i++) {
+        const struct pm_file_node_proc *r = &d->node_procs[i];
+        if (r->rank != n->rank)
+            continue;
+        size_t k = 0;
+        while (k < n->nprocs && n->proc[k].pid != r->pid)
+            k++;
+        if (k == n->nprocs)
+            n->proc[n->nprocs++] = (struct pm_node_proc){r->pid, r->comm, 0};
+        n->proc[k].ns += r->ns;
+    }
+    qsort(n->proc, n->nprocs, sizeof *n->proc, pm_proc_cmp);
+}
+
+/* CPU i's other processes, most time first. */
+static int pm_cpu_procs(const struct pm_file *d, struct pm_node_one *n, size_t i)
+{
+    size_t m = 0;
+    for (size_t q = 0; q < d->NQ; q++)
+        m += d->node_procs[q].rank == n->rank && d->node_procs[q].cpu == n->cpu[i]->cpu;
+    if (!(n->cpu_proc[i] = calloc(m + 1, sizeof *n->cpu_proc[i])))
+        return -1;
+    for (size_t q = 0; q < d->NQ; q++)
+        if (d->node_procs[q].rank == n->rank && d->node_procs[q].cpu == n->cpu[i]->cpu)
+            n->cpu_proc[i][n->ncpu_procs[i]++] = &d->node_procs[q];
+    qsort(n->cpu_proc[i], n->ncpu_procs[i], sizeof *n->cpu_proc[i], pm_row_cmp);
+    return 0;
+}
+
+/* The host of the rank's first thread row ("?" when the rank has none). */
+static char *pm_host_of(const struct pm_file *d, int32_t rank)
+{
+    size_t t = 0;
+    while (t < d->T && d->tids[t].rank != rank)
+        t++;
+    if (t == d->T)
+        return strdup("?");
+    if (d->threads)
+        return strdup(d->threads[t].host);
+    struct pm_thread_rows b = {0};
+    char err[256];
+    char *host = NULL;
+    if (pm_thread_rows_alloc(d, 1, &b) == 0 && pm_file_thread_rows(d, t, 1, &b, err, sizeof err) == 0)
+        host = strdup(b.rows[0].host);
+    pm_thread_rows_free(&b);
+    return host ? host : strdup("?");
+}
+
+struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (!d->NP)
+        return NULL;
+    struct pm_node_view *v = calloc(1, sizeof *v);
+    if (!v || !(v->node = calloc(d->NP, sizeof *v->node))) {
+        free(v);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < d->NP; i++) {  /* the nodes, by the rank that watched */
+        int32_t rank = d->node_cpus[i].rank;
+        size_t k = 0;
+        while (k < v->n && v->node[k].rank != rank)
+            k++;
+        if (k == v->n)
+            v->node[v->n++].rank = rank;
+        v->node[k].ncpus++;
+    }
+    int failed = 0;
+    for (size_t k = 0; k < v->n && !failed; k++) {
+        struct pm_node_one *n = &v->node[k];
+        n->host = pm_host_of(d, n->rank);
+        n->cpu = calloc(n->ncpus, sizeof *n->cpu);
+        n->share = calloc(n->ncpus, sizeof *n->share);
+        n->mpi = calloc(n->ncpus, sizeof *n->mpi);
+        n->proc = calloc(d->NQ + 1, sizeof *n->proc);
+        n->cpu_proc = calloc(n->ncpus, sizeof *n->cpu_proc);
+        n->ncpu_procs = calloc(n->ncpus, sizeof *n->ncpu_procs);
+        if (!n->host || !n->cpu || !n->share || !n->mpi || !n->proc || !n->cpu_proc || !n->ncpu_procs) {
+            failed = 1;
+            break;
+        }
+        size_t c = 0;
+        for (size_t i = 0; i < d->NP; i++)
+            if (d->node_cpus[i].rank == n->rank)
+                n->cpu[c++] = &d->node_cpus[i];
+        qsort(n->cpu, n->ncpus, sizeof *n->cpu, pm_cpu_cmp);
+        for (size_t i = 0; i < n->ncpus; i++) {
+            const struct pm_file_node_cpu *x = n->cpu[i];
+            n->share[i] = (struct pm_node_share){x->span_ns, x->own_ns, x->foreign_ns,
+                                                 x->idle_ns, x->lost, 0, 0, 0};
+            n->mpi[i] = (struct pm_node_share){x->mpi_span_ns, x->mpi_own_ns, x->mpi_foreign_ns,
+                                               x->mpi_idle_ns, 0, 0, 0, 0};
+            pm_share(&n->share[i]);
+            pm_share(&n->mpi[i]);
+            pm_add_share(&n->all, &n->share[i]);
+            pm_add_share(&n->mpi_all, &n->mpi[i]);
+            if (pm_cpu_procs(d, n, i) < 0)
+                failed = 1;
+        }
+        pm_share(&n->all);
+        pm_share(&n->mpi_all);
+        pm_sum_procs(d, n);
+    }
+    if (failed) {
+        pm_node_free(v);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    return v;
+}
+
+void pm_node_free(struct pm_node_view *v)
+{
+    if (!v)
+        return;
+    for (size_t k = 0; k < v->n; k++) {
+        struct pm_node_one *n = &v->node[k];
+        for (size_t i = 0; n->cpu_proc && i < n->ncpus; i++)
+            free(n->cpu_proc[i]);
+        free(n->host), free(n->cpu), free(n->share), free(n->mpi), free(n->proc), free(n->cpu_proc);
+        free(n->ncpu_procs);
+    }
+    free(v->node), free(v);
+}

@@ -1,0 +1,51 @@
+/*
+ * node.h — node mode (/node, docs/hdf5-schema.md) as the report shows it:
+ * per node (the rank that watched it, and its host), each watched CPU's
+ * time in the job's processes, in everything else (OS noise, daemons,
+ * other jobs) and idle, with shares of the time watched, the node's sums,
+ * and the other processes that took the most time there.
+ */
+#ifndef PM_NODE_MODEL_H
+#define PM_NODE_MODEL_H
+
+#include "h5read.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pm_node_share {
+    uint64_t span_ns, own_ns, foreign_ns, idle_ns, lost;
+    double own, foreign, idle;  /* of span_ns (0 when nothing was watched) */
+};
+
+/* One other process on the node: its time over all watched CPUs. */
+struct pm_node_proc {
+    int64_t pid;
+    const char *comm;  /* into the file's rows */
+    uint64_t ns;
+};
+
+struct pm_node_one {
+    int32_t rank;
+    char *host;
+    size_t ncpus;
+    const struct pm_file_node_cpu **cpu;  /* into the file's table, by CPU */
+    struct pm_node_share *share;          /* [ncpus] */
+    struct pm_node_share *mpi;            /* [ncpus]: MPI_Init to Finalize (span 0: no MPI) */
+    const struct pm_file_node_proc ***cpu_proc; /* [ncpus]: that CPU's others, most first */
+    size_t *ncpu_procs;                         /* [ncpus] */
+    struct pm_node_share all, mpi_all;          /* the node's CPUs together */
+    size_t nprocs;
+    struct pm_node_proc *proc;  /* summed over the CPUs, most time first */
+};
+
+struct pm_node_view {
+    size_t n;
+    struct pm_node_one *node;  /* by rank */
+};
+
+/* The node view of d, NULL without node mode (err "") or on failure (err). */
+struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t errlen);
+void pm_node_free(struct pm_node_view *v);
+
+#endif
