@@ -2,10 +2,12 @@
  * series_json.c — counts over time in the JSON report: the bins' width and
  * start, per event the job's total per bin with its min and max over the
  * ranks (and their ranks), and for each of the first ranks its values and
- * its first thread's region per bin (tests/report/README.md, "series").
+ * its first thread's region per bin, and TopDown per bin where it was
+ * measured (tests/report/README.md, "series").
  */
 #include "render/series_json.h"
 #include "render/common/render_common.h"
+#include "model/series_topdown.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -46,6 +48,46 @@ static void pm_sj_events(FILE *out, const struct pm_report *rep, const double *v
         pm_sj_nums(out, v + e, s->nbins, s->E);
     }
     putc('}', out);
+}
+
+/* {"NODE": [ratio per bin, null without slots], ...} of one row of values */
+static void pm_sj_topdown_nodes(FILE *out, const struct pm_report *rep, const double *values)
+{
+    const struct pm_series_view *s = rep->series;
+    putc('{', out);
+    for (int n = 0, k = 0; n < PM_TD_NNODES; n++) {
+        if (!pm_td_node_shown(&rep->td, (enum pm_td_node)n))
+            continue;
+        fprintf(out, "%s\"%s\":[", k++ ? "," : "", pm_td_node_name((enum pm_td_node)n));
+        for (size_t b = 0; b < s->nbins; b++) {
+            struct pm_td_breakdown br;
+            fputs(b ? "," : "", out);
+            if (pm_series_td_at(&rep->td, s, values, b, b + 1, &br))
+                fprintf(out, "%.17g", br.ratio[n]);
+            else
+                fputs("null", out);
+        }
+        putc(']', out);
+    }
+    putc('}', out);
+}
+
+/* TopDown per bin, for the job and each rank shown; only where TopDown
+ * was measured (other files keep their layout). */
+static void pm_sj_topdown(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_series_view *s = rep->series;
+    if (!pm_series_td_on(&rep->td, s))
+        return;
+    fputs(",\n    \"topdown\":{\"total\":", out);
+    pm_sj_topdown_nodes(out, rep, s->total);
+    fputs(",\"ranks\":[", out);
+    for (size_t k = 0; k < s->nshown; k++) {
+        fprintf(out, "%s{\"rank\":%d,\"ratios\":", k ? "," : "", (int)s->shown_rank[k]);
+        pm_sj_topdown_nodes(out, rep, s->rank_value + k * s->nbins * s->E);
+        putc('}', out);
+    }
+    fputs("]}", out);
 }
 
 void pm_render_json_series(FILE *out, const struct pm_report *rep)
@@ -95,5 +137,7 @@ void pm_render_json_series(FILE *out, const struct pm_report *rep)
         }
         fputs("]}", out);
     }
-    fputs("]}", out);
+    putc(']', out);
+    pm_sj_topdown(out, rep);
+    putc('}', out);
 }

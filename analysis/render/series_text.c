@@ -4,10 +4,12 @@
  * (scaled where multiplexed: ~), for the job (the sum over ranks, with the
  * max/mean over ranks of the first event when there are several) and for
  * each of the first PM_ST_RANKS ranks, with the region its first thread was
- * in. At most PM_ST_ROWS lines per table: longer runs show merged intervals.
+ * in, and where TopDown was measured its level-1 breakdown per line. At most
+ * PM_ST_ROWS lines per table: longer runs show merged intervals.
  */
 #include "render/series_text.h"
 #include "render/common/render_common.h"
+#include "model/series_topdown.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,6 +46,10 @@ static void pm_st_table(FILE *out, const struct pm_report *rep, const struct pm_
     }
     if (job && rep->nranks > 1 && s->E)
         fprintf(out, " %8s", "max/mean");
+    int td = pm_series_td_on(&rep->td, s);
+    for (int n = 0; td && n <= PM_TD_N_SMT_CONTENTION; n++)
+        if (pm_td_node_shown(&rep->td, (enum pm_td_node)n))
+            fprintf(out, " %9.9s", pm_td_node_name((enum pm_td_node)n));
     if (region)
         fputs("  region", out);
     putc('\n', out);
@@ -74,6 +80,15 @@ static void pm_st_table(FILE *out, const struct pm_report *rep, const struct pm_
             else
                 fprintf(out, " %8s", "-");
         }
+        struct pm_td_breakdown br;
+        int has = td && pm_series_td_at(&rep->td, s, values, b0, b1, &br);
+        for (int n = 0; td && n <= PM_TD_N_SMT_CONTENTION; n++)
+            if (pm_td_node_shown(&rep->td, (enum pm_td_node)n)) {
+                if (has)
+                    fprintf(out, " %8.1f%%", 100 * br.ratio[n]);
+                else
+                    fprintf(out, " %9s", "-");
+            }
         if (region) {
             int32_t r = region[b1 - 1];
             fputs("  ", out);
@@ -102,6 +117,9 @@ void pm_render_text_series(FILE *out, const struct pm_report *rep)
     fputs("\n", out);
     if (s->E > PM_ST_EVENTS)
         fprintf(out, "(the first %d events; all in the JSON report)\n", PM_ST_EVENTS);
+    if (pm_series_td_on(&rep->td, s))
+        fputs("TopDown level 1 of each line's interval: the share of its slots (level 2 in the "
+              "JSON report)\n", out);
     if (rep->nranks > 1) {
         fputs("\nthe job\n", out);
         pm_st_table(out, rep, s, s->total, s->nshown ? s->rank_region : NULL, 1);

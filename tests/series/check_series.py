@@ -188,6 +188,104 @@ def case_bad_input(build, tmp):
     print("bad input: each one message, no series")
 
 
+def td_series_file(path, variant):
+    """A TopDown file of tests/report/make_fixture.py (no PMU here: the
+    counts are made up as the runtime writes them) with /series rows added:
+    10 intervals of 100 ms per thread, the first 5 in the shares of SHARES[0],
+    the 6th with nothing run, the last 4 in SHARES[1] (thread 2 multiplexed
+    there: its TopDown group ran half the time, its counts halved)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+    import make_fixture as mf
+    mf.write_topdown(path, variant)
+    with h5py.File(path, "a") as f:
+        ev = f["events"][()]
+        E, G, T = len(ev), int(f.attrs["kernel_groups"]), len(f["threads"])
+        method = f.attrs["topdown_method"]
+        method = method.decode() if isinstance(method, bytes) else method
+        levels = int(f.attrs["topdown_levels"])
+        if method == "perf_metrics":
+            def tdc(slots, shares):
+                return mf.perf_metrics_counts(slots, shares, levels, False)
+        else:
+            def tdc(slots, shares):
+                return mf.zen4_counts(slots, shares, False)
+        nrows = 10 * T
+        time_ns = np.zeros(nrows, "<u8")
+        thread = np.zeros(nrows, "<i4")
+        region = np.zeros(nrows, "<i4")
+        counts = np.zeros((nrows, E), "<u8")
+        en = np.zeros((nrows, G), "<u8")
+        run_ = np.zeros((nrows, G), "<u8")
+        t0 = 1_700_000_000_000_000_000
+        for t in range(T):
+            for i in range(10):
+                k = t * 10 + i
+                time_ns[k], thread[k] = t0 + (i + 1) * 100_000_000, t
+                region[k] = 1 if i < 5 else 4
+                en[k, :] = run_[k, :] = 100_000_000
+                if i == 5:
+                    continue
+                c = tdc(6_000_000 * (t + 1), mf.SHARES[0 if i < 5 else 1])
+                if t == 2 and i > 5:
+                    c = [x // 2 for x in c]
+                    run_[k, int(ev[0]["group"])] = 50_000_000
+                counts[k, :len(c)] = c
+        g = f.create_group("series")
+        g.attrs.create("asked_ns", 100_000_000, dtype="<u8")
+        g["thread_interval_ns"] = np.full(T, 100_000_000, "<u8")
+        for name, a in (("time_ns", time_ns), ("thread", thread), ("region", region),
+                        ("flags", np.zeros(nrows, "<u4")), ("counts", counts),
+                        ("enabled_ns", en), ("running_ns", run_),
+                        ("process_time_ns", np.zeros(0, "<u8")),
+                        ("process_rank", np.zeros(0, "<i4")),
+                        ("process_counts", np.zeros((0, E), "<u8")),
+                        ("process_enabled_ns", np.zeros((0, G), "<u8")),
+                        ("process_running_ns", np.zeros((0, G), "<u8"))):
+            g[name] = a
+    return mf.SHARES
+
+
+def case_topdown(build, tmp):
+    """TopDown per interval (perf stat -I --topdown): the level-1 shares of
+    each interval are those the counts were made from, for Intel's
+    PERF_METRICS (level 1 and 2) and AMD's pipeline utilization."""
+    names = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
+    for variant in ("topdown_icl", "topdown_spr", "topdown_zen4"):
+        path = os.path.join(tmp, variant + ".h5")
+        shares = td_series_file(path, variant)
+        j = report(build, path)
+        td = j["series"].get("topdown")
+        check(td is not None, "%s: no series.topdown in %s" % (variant, sorted(j["series"])))
+        for who, ratios in [("the job", td["total"])] + [
+                ("rank %d" % r["rank"], r["ratios"]) for r in td["ranks"]]:
+            got_names = [n for n in names if n in ratios]
+            check(got_names == names, "%s %s: nodes %s" % (variant, who, sorted(ratios)))
+            for b in range(10):
+                if b == 5:
+                    check(all(ratios[n][b] is None for n in names),
+                          "%s %s: the idle interval %d has ratios" % (variant, who, b))
+                    continue
+                want = shares[0 if b < 5 else 1]
+                for n, w in zip(names, want):
+                    got = ratios[n][b]
+                    check(got is not None and abs(got - w) < 0.006,
+                          "%s %s interval %d: %s %r, made from %.3f" % (variant, who, b, n,
+                                                                       got, w))
+            if variant == "topdown_spr":
+                check("memory_bound" in ratios, "%s: no level 2 (%s)" % (variant, sorted(ratios)))
+        text = report(build, path, "text")
+        lines = [l for l in text.splitlines() if l.strip().startswith("0.100 ") or
+                 l.strip().startswith("0.600 ")]
+        pcts = [float(x[:-1]) / 100 for x in lines[0].split() if x.endswith("%")] if lines else []
+        check(len(lines) >= 2 and len(pcts) >= 4 and
+              all(abs(g - w) < 0.006 for g, w in zip(pcts, shares[0])) and
+              lines[1].split()[-5:-1] == ["-"] * 4,
+              "%s text (want %s, then the idle interval's -): %s" % (variant, shares[0], lines))
+        html = report(build, path, "html")
+        check('id="series-topdown"' in html, "%s: no TopDown timeline in the HTML" % variant)
+    print("topdown: level-1 shares per interval as made, for perf_metrics (1, 2) and zen4")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write(__doc__)

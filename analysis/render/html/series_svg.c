@@ -7,6 +7,7 @@
  */
 #include "render/html/series_svg.h"
 #include "render/common/render_common.h"
+#include "model/series_topdown.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -124,6 +125,47 @@ static void pm_sv_chart(FILE *out, const struct pm_report *rep, size_t e, const 
     fputs("</svg>\n", out);
 }
 
+/* TopDown over time, the job's: level 1 stacked to 100% per bin (bins
+ * without slots left blank). */
+static void pm_sv_topdown(FILE *out, const struct pm_report *rep)
+{
+    static const char *const color[PM_TD_N_SMT_CONTENTION + 1] = {"#43a047", "#e53935",
+                                                                  "#fb8c00", "#1e88e5",
+                                                                  "#8e24aa"};
+    const struct pm_series_view *s = rep->series;
+    int h = PM_SV_TOP + PM_SV_H + 40;
+    fprintf(out, "<svg id=\"series-topdown\" class=\"chart\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"TopDown over time\">\n<title>"
+            "TopDown over time</title>\n<text class=\"ttl\" x=\"8\" y=\"16\">TopDown level 1 "
+            "of the job, per interval:", PM_SV_W, h, PM_SV_W, h);
+    for (int n = 0; n <= PM_TD_N_SMT_CONTENTION; n++)
+        if (pm_td_node_shown(&rep->td, (enum pm_td_node)n))
+            fprintf(out, " <tspan fill=\"%s\">■ %s</tspan>", color[n],
+                    pm_td_node_name((enum pm_td_node)n));
+    fputs("</text>\n", out);
+    for (size_t b = 0; b < s->nbins; b++) {
+        struct pm_td_breakdown br;
+        if (!pm_series_td_at(&rep->td, s, s->total, b, b + 1, &br))
+            continue;
+        double y = PM_SV_TOP, x = pm_sv_x(s, (double)b), w = pm_sv_x(s, (double)b + 1) - x;
+        for (int n = 0; n <= PM_TD_N_SMT_CONTENTION; n++) {
+            if (!pm_td_node_shown(&rep->td, (enum pm_td_node)n))
+                continue;
+            double hh = br.ratio[n] * PM_SV_H;
+            char pct[32];
+            pm_html_pct(pct, sizeof pct, br.ratio[n]);
+            fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
+                    "<title>%.3f s: %s %s</title></rect>\n", x, y, w, hh, color[n],
+                    pm_series_bin_s(s, b + 1), pm_td_node_name((enum pm_td_node)n), pct);
+            y += hh;
+        }
+    }
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">100%%</text>\n"
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">%.3g s</text>\n"
+            "</svg>\n", PM_SV_LEFT - 4, PM_SV_TOP + 10, PM_SV_W - 10, PM_SV_TOP + PM_SV_H + 14,
+            pm_series_bin_s(s, s->nbins));
+}
+
 void pm_svg_series(FILE *out, const struct pm_report *rep)
 {
     const struct pm_series_view *s = rep->series;
@@ -154,5 +196,7 @@ void pm_svg_series(FILE *out, const struct pm_report *rep)
     }
     for (size_t e = 0; e < s->E && e < PM_SV_EVENTS; e++)
         pm_sv_chart(out, rep, e, seen, nseen);
+    if (pm_series_td_on(&rep->td, s))
+        pm_sv_topdown(out, rep);
     fputs("</section>\n", out);
 }
