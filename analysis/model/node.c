@@ -96,6 +96,74 @@ static char *pm_host_of(const struct pm_file *d, int32_t rank)
     return host ? host : strdup("?");
 }
 
+/* One interval row into its node's points (a node's rows come in time
+ * order, its CPUs' rows of one reading together). */
+static int pm_add_row(struct pm_node_one *n, const struct pm_file_node_row *r)
+{
+    if (!n->point && !(n->point = calloc(PM_NODE_POINTS, sizeof *n->point)))
+        return -1;
+    if (!n->npoints || r->time_ns != n->last_time) {  /* the next reading */
+        n->last_time = r->time_ns;
+        if (!n->npoints || n->in_group == n->group) {
+            if (n->npoints == PM_NODE_POINTS) {  /* every two points into one */
+                for (size_t i = 0; i < PM_NODE_POINTS / 2; i++) {
+                    struct pm_node_point a = n->point[2 * i], b = n->point[2 * i + 1];
+                    n->point[i] = (struct pm_node_point){b.time_ns, a.own_ns + b.own_ns,
+                                                         a.foreign_ns + b.foreign_ns,
+                                                         a.idle_ns + b.idle_ns};
+                }
+                n->npoints = PM_NODE_POINTS / 2;
+                n->group *= 2;
+            }
+            n->point[n->npoints++] = (struct pm_node_point){0, 0, 0, 0};
+            n->in_group = 0;
+        }
+        n->in_group++;
+    }
+    struct pm_node_point *p = &n->point[n->npoints - 1];
+    p->time_ns = r->time_ns;
+    p->own_ns += r->own_ns, p->foreign_ns += r->foreign_ns, p->idle_ns += r->idle_ns;
+    return 0;
+}
+
+/* The interval rows, a block at a time. */
+static int pm_node_points(const struct pm_file *d, struct pm_node_view *v, char *err,
+                          size_t errlen)
+{
+    enum { BLOCK = 65536 };
+    struct pm_file_node_row *rows = calloc(BLOCK, sizeof *rows);
+    if (!rows) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t k = 0; k < v->n; k++)
+        v->node[k].group = 1;
+    size_t k = 0;
+    for (size_t v0 = 0; v0 < d->NV; v0 += BLOCK) {
+        size_t nv = d->NV - v0 < BLOCK ? d->NV - v0 : BLOCK;
+        if (pm_file_node_rows(d, v0, nv, rows, err, errlen) < 0) {
+            free(rows);
+            return -1;
+        }
+        for (size_t i = 0; i < nv; i++) {
+            if (v->node[k].rank != rows[i].rank)
+                for (k = 0; k < v->n && v->node[k].rank != rows[i].rank; k++)
+                    ;
+            if (k == v->n) {  /* a rank that watched no CPU: left out */
+                k = 0;
+                continue;
+            }
+            if (pm_add_row(&v->node[k], &rows[i]) < 0) {
+                free(rows);
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+        }
+    }
+    free(rows);
+    return 0;
+}
+
 struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t errlen)
 {
     err[0] = '\0';
@@ -157,6 +225,10 @@ struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t er
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    if (d->NV && d->stream && pm_node_points(d, v, err, errlen) < 0) {
+        pm_node_free(v);
+        return NULL;
+    }
     return v;
 }
 
@@ -169,7 +241,7 @@ void pm_node_free(struct pm_node_view *v)
         for (size_t i = 0; n->cpu_proc && i < n->ncpus; i++)
             free(n->cpu_proc[i]);
         free(n->host), free(n->cpu), free(n->share), free(n->mpi), free(n->proc), free(n->cpu_proc);
-        free(n->ncpu_procs);
+        free(n->ncpu_procs), free(n->point);
     }
     free(v->node), free(v);
 }

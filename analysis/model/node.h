@@ -25,6 +25,13 @@ struct pm_node_proc {
     uint64_t ns;
 };
 
+/* With --interval: the node's CPUs together over an interval (or, past
+ * PM_NODE_POINTS, `group` merged intervals), ending at time_ns. */
+#define PM_NODE_POINTS 4000
+struct pm_node_point {
+    uint64_t time_ns, own_ns, foreign_ns, idle_ns;
+};
+
 struct pm_node_one {
     int32_t rank;
     char *host;
@@ -37,6 +44,9 @@ struct pm_node_one {
     struct pm_node_share all, mpi_all;          /* the node's CPUs together */
     size_t nprocs;
     struct pm_node_proc *proc;  /* summed over the CPUs, most time first */
+    struct pm_node_point *point; /* [npoints] in time order; NULL without --interval */
+    size_t npoints, group, in_group;
+    uint64_t last_time;
 };
 
 struct pm_node_view {
@@ -44,7 +54,8 @@ struct pm_node_view {
     struct pm_node_one *node;  /* by rank */
 };
 
-/* The node view of d, NULL without node mode (err "") or on failure (err). */
+/* The node view of d (opened: pm_file_open, for the interval rows), NULL
+ * without node mode (err "") or on failure (err). */
 struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t errlen);
 void pm_node_free(struct pm_node_view *v);
 

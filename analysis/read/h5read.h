@@ -55,6 +55,10 @@ struct pm_file_node_cpu {
     uint64_t span_ns, own_ns, foreign_ns, idle_ns, lost;
     uint64_t mpi_span_ns, mpi_own_ns, mpi_foreign_ns, mpi_idle_ns; /* MPI_Init to Finalize */
 };
+struct pm_file_node_row {  /* one CPU in one interval (--interval) */
+    int32_t rank, cpu;
+    uint64_t time_ns, own_ns, foreign_ns, idle_ns;
+};
 struct pm_file_node_proc {
     int32_t rank, cpu;
     int64_t pid;
@@ -338,6 +342,12 @@ void pm_series_block_free(struct pm_series_block *b);
 /* Returns 0, or -1 with a one-line message in err. */
 int pm_file_series(const struct pm_file *d, int process, size_t i0, size_t n,
                    struct pm_series_block *b, char *err, size_t errlen);
+
+/* Rows [v0, v0 + nv) of /node's interval rows into `out` (room for nv),
+ * from the open file (pm_file_open). Returns 0, or -1 with a one-line
+ * message in err. */
+int pm_file_node_rows(const struct pm_file *d, size_t v0, size_t nv, struct pm_file_node_row *out,
+                      char *err, size_t errlen);
 
 /* Rows [h0, h0 + nh) of /samples/hits into `out` (room for nh): copied
  * from memory after pm_file_load, read after pm_file_open (independent I/O

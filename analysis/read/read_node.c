@@ -1,8 +1,8 @@
 /*
  * read_node.c — node mode (schema revision 7, docs/hdf5-schema.md "/node"):
  * the watched CPUs and the other processes, small, read whole at open; the
- * CPUs' interval rows are only counted (NV). Files without /node read as
- * no node mode.
+ * CPUs' interval rows counted (NV) at open and read a block at a time
+ * (pm_file_node_rows). Files without /node read as no node mode.
  */
 #include "read_internal.h"
 
@@ -104,4 +104,64 @@ void pm_rd_free_node(struct pm_file *d)
     for (size_t i = 0; d->node_procs && i < d->NQ; i++)
         free(d->node_procs[i].comm);
     free(d->node_procs), free(d->node_cpus);
+}
+
+int pm_file_node_rows(const struct pm_file *d, size_t v0, size_t nv, struct pm_file_node_row *out,
+                      char *err, size_t errlen)
+{
+    if (v0 > d->NV || nv > d->NV - v0) {
+        snprintf(err, errlen, "node: rows %zu..%zu asked of %zu", v0, v0 + nv, d->NV);
+        return -1;
+    }
+    if (!d->stream) {
+        snprintf(err, errlen, "node: the file is not open");
+        return -1;
+    }
+    if (!nv)
+        return 0;
+    struct pm_rd rd = {d->stream->path, err, errlen, 0, d->stream->file, -1, 0};
+    static const struct {
+        enum pm_schema_id id;
+        size_t off, width;
+    } cols[] = {
+        {PM_S_NODE_SERIES_RANK, offsetof(struct pm_file_node_row, rank), 4},
+        {PM_S_NODE_SERIES_CPU, offsetof(struct pm_file_node_row, cpu), 4},
+        {PM_S_NODE_SERIES_TIME_NS, offsetof(struct pm_file_node_row, time_ns), 8},
+        {PM_S_NODE_SERIES_OWN_NS, offsetof(struct pm_file_node_row, own_ns), 8},
+        {PM_S_NODE_SERIES_FOREIGN_NS, offsetof(struct pm_file_node_row, foreign_ns), 8},
+        {PM_S_NODE_SERIES_IDLE_NS, offsetof(struct pm_file_node_row, idle_ns), 8},
+    };
+    uint64_t *buf = calloc(nv, 8);
+    if (!buf)
+        return pm_rd_oom(&rd);
+    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+        const char *name = pm_schema_path(cols[k].id);
+        memset(buf, 0, nv * 8);
+        if (pm_rd_link_exists(&rd, name)) {
+            struct pm_reason why;
+            hsize_t start[1] = {v0}, count[1] = {nv};
+            pm_read_begin("rows %zu-%zu of dataset '%s'", v0, v0 + nv - 1, name);
+            hid_t ds = H5Dopen2(rd.file, name, H5P_DEFAULT);
+            hid_t fs = ds >= 0 ? H5Dget_space(ds) : -1;
+            hid_t ms = H5Screate_simple(1, count, NULL);
+            int ok = ds >= 0 && fs >= 0 && ms >= 0 &&
+                     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                     H5Dread(ds, cols[k].width == 4 ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT64, ms,
+                             fs, H5P_DEFAULT, buf) >= 0;
+            if (ms >= 0)
+                H5Sclose(ms);
+            if (fs >= 0)
+                H5Sclose(fs);
+            if (ds >= 0)
+                H5Dclose(ds);
+            if (!ok) {
+                free(buf);
+                return pm_rd_fail(&rd, "cannot read %s (%s)", name, pm_rd_hdf5_reason(&why));
+            }
+        }
+        for (size_t i = 0; i < nv; i++)
+            memcpy((char *)&out[i] + cols[k].off, (char *)buf + i * cols[k].width, cols[k].width);
+    }
+    free(buf);
+    return 0;
 }

@@ -30,6 +30,28 @@ static void pm_nj_mpi(FILE *out, const struct pm_node_share *s)
     putc('}', out);
 }
 
+/* The node's CPUs together per interval (--interval), null without. */
+static void pm_nj_series(FILE *out, const struct pm_node_one *n)
+{
+    if (!n->npoints) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"intervals_per_point\":%zu", n->group);
+    static const char *const key[4] = {"end_ns", "own_ns", "others_ns", "idle_ns"};
+    for (int k = 0; k < 4; k++) {
+        fprintf(out, ",\"%s\":[", key[k]);
+        for (size_t i = 0; i < n->npoints; i++) {
+            const struct pm_node_point *p = &n->point[i];
+            uint64_t x = k == 0 ? p->time_ns : k == 1 ? p->own_ns : k == 2 ? p->foreign_ns
+                                                                          : p->idle_ns;
+            fprintf(out, "%s%" PRIu64, i ? "," : "", x);
+        }
+        putc(']', out);
+    }
+    putc('}', out);
+}
+
 static void pm_nj_proc(FILE *out, size_t i, int64_t pid, const char *comm, uint64_t ns)
 {
     fprintf(out, "%s{\"pid\":%" PRId64 ",\"comm\":", i ? "," : "", pid);
@@ -64,7 +86,9 @@ void pm_render_json_node(FILE *out, const struct pm_report *rep)
         fputs("],\"others\":[", out);
         for (size_t i = 0; i < n->nprocs; i++)
             pm_nj_proc(out, i, n->proc[i].pid, n->proc[i].comm, n->proc[i].ns);
-        fputs("]}", out);
+        fputs("],\"series\":", out);
+        pm_nj_series(out, n);
+        putc('}', out);
     }
     fputs("]}", out);
 }

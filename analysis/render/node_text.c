@@ -31,6 +31,33 @@ static void pm_nt_row(FILE *out, const char *host, const char *cpu,
     putc('\n', out);
 }
 
+/* With --interval: when the others took most of the node (JSON: every
+ * interval). */
+static void pm_nt_over_time(FILE *out, const struct pm_node_one *n)
+{
+    if (!n->npoints)
+        return;
+    double peak = -1, sum = 0, all = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n->npoints; i++) {
+        const struct pm_node_point *p = &n->point[i];
+        double span = (double)p->own_ns + (double)p->foreign_ns + (double)p->idle_ns;
+        double share = span > 0 ? (double)p->foreign_ns / span : 0;
+        sum += (double)p->foreign_ns, all += span;
+        if (share > peak)
+            peak = share, at = i;
+    }
+    fputs("others over time on ", out);
+    pm_text_name(out, n->host, 40);
+    fprintf(out, " (%zu readings", n->npoints);
+    if (n->group > 1)
+        fprintf(out, " of %zu intervals each", n->group);
+    fprintf(out, "): at most %.1f%% of its CPUs' time, in the reading %.3f s after the first; "
+            "%.1f%% over all\n", 100 * peak,
+            (double)(n->point[at].time_ns - n->point[0].time_ns) / 1e9,
+            all > 0 ? 100 * sum / all : 0.0);
+}
+
 void pm_render_text_node(FILE *out, const struct pm_report *rep)
 {
     const struct pm_node_view *v = rep->node;
@@ -63,6 +90,8 @@ void pm_render_text_node(FILE *out, const struct pm_report *rep)
         fprintf(out, " (%s): job %.1f%%, others %.1f%%, idle %.1f%% of its %zu CPUs\n", span,
                 100 * m->own, 100 * m->foreign, 100 * m->idle, n->ncpus);
     }
+    for (size_t k = 0; k < v->n; k++)
+        pm_nt_over_time(out, &v->node[k]);
     for (size_t k = 0; k < v->n; k++) {
         const struct pm_node_one *n = &v->node[k];
         if (!n->nprocs)

@@ -151,7 +151,20 @@ def case_series(build, tmp):
                 got = int(n["series_%s_ns" % key][()][cpu == c].sum())
                 want = int(n[total][()][list(n["cpu"][()]).index(c)])
                 check(got == want, "CPU %d %s: rows sum %d, total %d" % (c, key, got, want))
-    print("series: %d rows, sums exact" % len(cpu))
+    j = json.loads(run([os.path.join(build, "bin", "perfmark"), "report", out, "--format",
+                        "json"]).stdout)
+    node = j["node"]["nodes"][0]
+    ser = node["series"]
+    check(ser and len(ser["end_ns"]) >= 8, "report: node series %r" % ser)
+    for key, total in (("own_ns", "own_ns"), ("others_ns", "others_ns"), ("idle_ns", "idle_ns")):
+        check(sum(ser[key]) == node[total], "report: the node's %s over time sums to %d, its "
+              "total is %d" % (key, sum(ser[key]), node[total]))
+    mid = [x / (x + o + i) for x, o, i in zip(ser["others_ns"], ser["own_ns"], ser["idle_ns"])
+           if x + o + i][2:-2]
+    check(mid and min(mid) >= 0.35, "report: the foreign process (one CPU of 2) has %s of the "
+          "node per reading" % ["%.2f" % m for m in mid])
+    print("series: %d rows, sums exact; the others' share per reading %s" % (
+        len(cpu), ["%.2f" % m for m in mid]))
 
 
 def case_refused(build, tmp):
@@ -202,7 +215,7 @@ def case_mpi(build, tmp):
         span, own, others, idle = mpi[c]
         check(1.0e9 <= span <= r["span"], "CPU %d: MPI phase %.2f s of %.2f s watched (the "
               "ranks spin 1 s in it)" % (c, span / 1e9, r["span"] / 1e9))
-        check(own >= 0.8 * span, "CPU %d: the job's %.2f s of the MPI phase's %.2f s (both ranks "
+        check(own >= 0.7 * span, "CPU %d: the job's %.2f s of the MPI phase's %.2f s (both ranks "
               "spin, one per CPU)" % (c, own / 1e9, span / 1e9))
         check(own + others + idle <= span + 1e6, "CPU %d: MPI phase parts %s" % (c, mpi[c]))
     check(not (pids & ranks), "ranks listed as other processes: %s" % (pids & ranks))

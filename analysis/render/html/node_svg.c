@@ -25,6 +25,25 @@ static void pm_ns_part(FILE *out, double *x, int y, double share, const char *co
     *x += w;
 }
 
+/* With --interval: the others' share of the node's CPU time per reading. */
+static void pm_ns_over_time(FILE *out, const struct pm_node_one *n)
+{
+    const int w = PM_NS_LABEL + PM_NS_BAR, h = 80;
+    fprintf(out, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+            "role=\"img\" aria-label=\"Other processes over time\">\n<title>Other processes "
+            "over time</title>\n<text class=\"ttl\" x=\"8\" y=\"14\">others' share of the "
+            "node's CPU time, per reading (0–100%%)</text>\n<polyline fill=\"none\" "
+            "stroke=\"#e53935\" stroke-width=\"1.5\" points=\"", w, h + 24, w, h + 24);
+    for (size_t i = 0; i < n->npoints; i++) {
+        const struct pm_node_point *p = &n->point[i];
+        double span = (double)p->own_ns + (double)p->foreign_ns + (double)p->idle_ns;
+        double share = span > 0 ? (double)p->foreign_ns / span : 0;
+        fprintf(out, "%.1f,%.1f ", PM_NS_LABEL + (double)i / (double)(n->npoints - 1) * PM_NS_BAR,
+                20 + (1 - share) * h);
+    }
+    fputs("\"/>\n</svg>\n", out);
+}
+
 void pm_svg_node(FILE *out, const struct pm_report *rep)
 {
     const struct pm_node_view *v = rep->node;
@@ -62,6 +81,8 @@ void pm_svg_node(FILE *out, const struct pm_report *rep)
             }
         }
         fputs("</svg>\n", out);
+        if (n->npoints > 1)
+            pm_ns_over_time(out, n);
         if (n->mpi_all.span_ns) {
             char a[32], b[32], c[32];
             pm_html_pct(a, sizeof a, n->mpi_all.own);
