@@ -427,3 +427,26 @@ int pm_rd_read_dataset(struct pm_rd *rd, enum pm_schema_id id, hsize_t *dims, vo
         return pm_read_array_opt(rd, name, shape, nd, dims, cls, mem, elsize, out);
     return pm_read_array(rd, name, shape, nd, dims, cls, mem, elsize, out);
 }
+
+int pm_rd_read_rows(struct pm_rd *rd, enum pm_schema_id id, hid_t type, size_t i0, size_t n,
+                    size_t cols, void *dst)
+{
+    const char *name = pm_schema_path(id);
+    int ndims = pm_schema_ndims(id);
+    struct pm_reason why;
+    hsize_t start[2] = {i0, 0}, count[2] = {n, cols};
+    pm_read_begin("rows %zu-%zu of dataset '%s'", i0, i0 + n - 1, name);
+    hid_t ds = H5Dopen2(rd->file, name, H5P_DEFAULT);
+    hid_t fs = ds >= 0 ? H5Dget_space(ds) : -1;
+    hid_t ms = H5Screate_simple(ndims, count, NULL);
+    int ok = ds >= 0 && fs >= 0 && ms >= 0 &&
+             H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+             H5Dread(ds, type, ms, fs, H5P_DEFAULT, dst) >= 0;
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return ok ? 0 : pm_rd_fail(rd, "cannot read %s (%s)", name, pm_rd_hdf5_reason(&why));
+}

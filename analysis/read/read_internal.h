@@ -53,6 +53,10 @@ int pm_rd_attr_str(struct pm_rd *rd, const char *name, char **out);
 int pm_rd_check_shape(struct pm_rd *rd, const char *name, const char *shape, hid_t space,
                       int ndims, hsize_t *dims);
 int pm_rd_read_dataset(struct pm_rd *rd, enum pm_schema_id id, hsize_t *dims, void **out);
+/* Rows [i0, i0 + n) of the row dataset `id` (1 or 2 dimensions, `cols`
+ * columns) into dst as `type`. 0, or -1 with the message in rd. */
+int pm_rd_read_rows(struct pm_rd *rd, enum pm_schema_id id, hid_t type, size_t i0, size_t n,
+                    size_t cols, void *dst);
 
 /* ---- read_table.c: /events, /regions, /threads, string arrays */
 /* A compound member the reader wants: its name, type and whether a file

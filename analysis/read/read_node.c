@@ -137,27 +137,12 @@ int pm_file_node_rows(const struct pm_file *d, size_t v0, size_t nv, struct pm_f
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
         const char *name = pm_schema_path(cols[k].id);
         memset(buf, 0, nv * 8);
-        if (pm_rd_link_exists(&rd, name)) {
-            struct pm_reason why;
-            hsize_t start[1] = {v0}, count[1] = {nv};
-            pm_read_begin("rows %zu-%zu of dataset '%s'", v0, v0 + nv - 1, name);
-            hid_t ds = H5Dopen2(rd.file, name, H5P_DEFAULT);
-            hid_t fs = ds >= 0 ? H5Dget_space(ds) : -1;
-            hid_t ms = H5Screate_simple(1, count, NULL);
-            int ok = ds >= 0 && fs >= 0 && ms >= 0 &&
-                     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-                     H5Dread(ds, cols[k].width == 4 ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT64, ms,
-                             fs, H5P_DEFAULT, buf) >= 0;
-            if (ms >= 0)
-                H5Sclose(ms);
-            if (fs >= 0)
-                H5Sclose(fs);
-            if (ds >= 0)
-                H5Dclose(ds);
-            if (!ok) {
-                free(buf);
-                return pm_rd_fail(&rd, "cannot read %s (%s)", name, pm_rd_hdf5_reason(&why));
-            }
+        if (pm_rd_link_exists(&rd, name) &&
+            pm_rd_read_rows(&rd, cols[k].id, cols[k].width == 4 ? H5T_NATIVE_INT32
+                                                                : H5T_NATIVE_UINT64,
+                            v0, nv, 1, buf) < 0) {
+            free(buf);
+            return -1;
         }
         for (size_t i = 0; i < nv; i++)
             memcpy((char *)&out[i] + cols[k].off, (char *)buf + i * cols[k].width, cols[k].width);

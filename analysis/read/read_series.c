@@ -149,25 +149,8 @@ int pm_file_series(const struct pm_file *d, int process, size_t i0, size_t n,
                    k == PM_SB_REGION || k == PM_SB_FLAGS ? 4 : 8));
             continue;
         }
-        const char *name = pm_schema_path((enum pm_schema_id)id);
-        int ndims = pm_schema_ndims((enum pm_schema_id)id);
-        struct pm_reason why;
-        hsize_t start[2] = {i0, 0}, count[2] = {n, cols};
-        pm_read_begin("rows %zu-%zu of dataset '%s'", i0, i0 + n - 1, name);
-        hid_t ds = H5Dopen2(rd.file, name, H5P_DEFAULT);
-        hid_t fs = ds >= 0 ? H5Dget_space(ds) : -1;
-        hid_t ms = H5Screate_simple(ndims, count, NULL);
-        int ok = ds >= 0 && fs >= 0 && ms >= 0 &&
-                 H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-                 H5Dread(ds, pm_sb_type(k), ms, fs, H5P_DEFAULT, dst[k]) >= 0;
-        if (ms >= 0)
-            H5Sclose(ms);
-        if (fs >= 0)
-            H5Sclose(fs);
-        if (ds >= 0)
-            H5Dclose(ds);
-        if (!ok)
-            return pm_rd_fail(&rd, "cannot read %s (%s)", name, pm_rd_hdf5_reason(&why));
+        if (pm_rd_read_rows(&rd, (enum pm_schema_id)id, pm_sb_type(k), i0, n, cols, dst[k]) < 0)
+            return -1;
     }
     return 0;
 }

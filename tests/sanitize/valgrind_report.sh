@@ -5,7 +5,8 @@
 #     randomly damaged copies, through tests/report/check_report.py (which
 #     also checks every number of the output against h5py);
 #   - real files written by `perfmark run`: a single process with threads,
-#     the same sampled and with counts over time (also as HTML and through
+#     the same sampled, with counts over time and node mode (where allowed;
+#     also as HTML and through
 #     perfmark diff), and, when mpirun is there, a 2-rank MPI job file;
 # in every format (text, json, csv), to stdout and with -o.
 #
@@ -66,7 +67,7 @@ echo "== real files from perfmark run"
 env -u LD_PRELOAD "$perfmark" run -e sw -o "$work/threads.h5" -- "$build/bin/nested_regions" \
   >"$work/run.log" 2>&1 || { cat "$work/run.log"; echo "valgrind_report: the run failed"; exit 1; }
 # sampling (names read with libdw) and counts over time: their readers too
-env -u LD_PRELOAD "$perfmark" run -e sw --sample cpu-clock@1ms,page-faults@16 --interval 5ms \
+env -u LD_PRELOAD "$perfmark" run -e sw --sample cpu-clock@1ms,page-faults@16 --interval 5ms --node \
   -o "$work/sampled.h5" -- "$build/bin/nested_regions" >>"$work/run.log" 2>&1 ||
   { cat "$work/run.log"; echo "valgrind_report: the sampled run failed"; exit 1; }
 files=("$work/threads.h5" "$work/sampled.h5")
