@@ -26,6 +26,7 @@ static int pm_share_n;
 static int pm_share_cores, pm_total_cores;
 static int pm_max_index = -1;       /* highest thread number pinned */
 static char pm_failure[160];        /* why binding did not happen, "" if it did */
+static int pm_app_pins;             /* bindings the application made (pm_pin_self_to) */
 
 static const char *const pm_mode_names[] = {"keep", "none", "ranks", "threads"};
 
@@ -227,6 +228,39 @@ void pm_pin_affinity(pid_t tid, char *out, size_t len)
     CPU_FREE(set);
 }
 
+int pm_pin_self_to(int cpu)
+{
+    pthread_mutex_lock(&pm_pin_lock);
+    hwloc_topology_t topo = pm_topology_locked();
+    hwloc_obj_t pu = topo && cpu >= 0 ? hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu) : NULL;
+    int rc = -1, err = EINVAL;
+    if (pu && pu->cpuset) {
+        rc = hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD);
+        err = errno;
+    } else if (!topo && cpu >= 0 && cpu < CPU_SETSIZE) {  /* no topology: the kernel's call */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        rc = sched_setaffinity(0, sizeof one, &one);
+        err = errno;
+    }
+    if (rc == 0)
+        pm_app_pins++;
+    pthread_mutex_unlock(&pm_pin_lock);
+    errno = err;
+    return rc;
+}
+
+/* What the application bound itself, appended to the sentence. */
+static void pm_describe_app(char *out, size_t len)
+{
+    size_t used = strlen(out);
+    if (pm_app_pins && used < len)
+        snprintf(out + used, len - used, "; the application bound threads itself %d time%s "
+                 "(likwid_pinThread/likwid_pinProcess): its last binding per thread is in "
+                 "/threads binding", pm_app_pins, pm_app_pins == 1 ? "" : "s");
+}
+
 void pm_pin_describe(char *out, size_t len)
 {
     pthread_mutex_lock(&pm_pin_lock);
@@ -251,6 +285,7 @@ void pm_pin_describe(char *out, size_t len)
                  pm_local_size > pm_total_cores ? ", cores shared: more ranks than cores" : "",
                  threads);
     }
+    pm_describe_app(out, len);
     pthread_mutex_unlock(&pm_pin_lock);
 }
 

@@ -36,6 +36,11 @@ void pm_pin_set_local(int local_rank, int local_size);
  * Returns the PU it was bound to, or -1 when this mode binds no threads. */
 int pm_pin_thread(pid_t tid, int32_t index);
 
+/* The application binds the calling thread to OS CPU `cpu` itself (a
+ * shim's likwid_pinThread): through the same hwloc topology, counted for
+ * pm_pin_describe. 0, or -1 with errno (EINVAL: no such CPU here). */
+int pm_pin_self_to(int cpu);
+
 /* Thread `tid`'s CPU affinity as a cpulist ("0-3,8"), "?" if unknown;
  * a list longer than `len` ends in "...". */
 void pm_pin_affinity(pid_t tid, char *out, size_t len);

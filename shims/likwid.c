@@ -20,8 +20,19 @@
  *   keeps every visit.
  * - Return values: 0 for any non-NULL tag, even when perfmark is not
  *   measuring or the call is unbalanced (perfmark reports that itself), so
- *   that a program checking them behaves as it did under LIKWID. */
+ *   that a program checking them behaves as it did under LIKWID.
+ *
+ * The thread calls that marker-instrumented codes use beside the markers
+ * behave as LIKWID's: likwid_getProcessorId is the CPU the calling thread
+ * is bound to (where it runs now when bound to several);
+ * likwid_pinThread(cpu) and likwid_pinProcess(cpu) bind the calling thread
+ * (LIKWID's pinProcess is sched_setaffinity(0, ...): the calling thread,
+ * inherited by the threads it creates afterwards), 1 on success and 0 on
+ * failure. The binding goes through perfmark (runtime/pm_app_pin.h): hwloc,
+ * and the thread's /threads binding in the file. */
+#define _GNU_SOURCE
 #include "perfmark.h"
+#include "pm_app_pin.h"
 
 /* Where LIKWID's own header is installed, compile against it: the compiler
  * then checks every definition below against LIKWID's declarations. */
@@ -32,6 +43,8 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,4 +164,38 @@ PM_PUBLIC void likwid_markerGetRegion(const char *regionTag, int *nr_events, dou
         *time = t ? (double)t->total_ns * 1e-9 : 0.0;
     if (count)
         *count = t ? t->count : 0;
+}
+
+/* ---- threads and pinning ------------------------------------------------ */
+
+extern __typeof__(pm_app_pin_self) pm_app_pin_self __attribute__((weak));
+
+static int pm_likwid_pin(int cpu)
+{
+    int saved = errno, rc = -1;
+    if (pm_app_pin_self) {
+        rc = pm_app_pin_self(cpu);
+    } else if (cpu >= 0 && cpu < CPU_SETSIZE) {  /* an older libperfmark: bind here */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        rc = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0 ? 0 : -1;
+    }
+    errno = saved;
+    return rc == 0 ? 1 : 0;  /* LIKWID's TRUE / FALSE */
+}
+
+PM_PUBLIC int likwid_pinThread(int processorId) { return pm_likwid_pin(processorId); }
+PM_PUBLIC int likwid_pinProcess(int processorId) { return pm_likwid_pin(processorId); }
+
+PM_PUBLIC int likwid_getProcessorId(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+        return sched_getcpu();
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
 }

@@ -13,6 +13,8 @@ usage: /usr/bin/python3 check_shims.py BUILD_DIR CASE   (CASE: likwid papi calip
 """
 import subprocess
 import os
+
+import h5py
 import sys
 import tempfile
 
@@ -40,6 +42,40 @@ def case_likwid():
         expect_regions(regions, {"compute": n * t, "compute/inner": 2 * n * t, "setup": 1},
                        per_thread={"compute": n, "compute/inner": 2 * n})
         check(sum(1 for x in regions["compute"][0] if x > 0) == t, "compute not on %d threads" % t)
+
+
+def case_likwid_pin():
+    """likwid_pinProcess / likwid_pinThread / likwid_getProcessorId: each
+    OpenMP thread is where it pinned itself, the program sees it, and the
+    file records it (/threads binding, the pinning sentence)."""
+    prog = os.path.join(PROGS, "likwid_omp_app")
+    linked_to_shim(prog, "likwid", "liblikwid")
+    cpus = sorted(os.sched_getaffinity(0))
+    t = 3
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.h5")
+        p = subprocess.run([PERFMARK, "run", "-e", "sw", "-o", out, "--", prog],
+                           env=dict(os.environ, OMP_NUM_THREADS=str(t), OMP_PROC_BIND="false"),
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and "0 failures" in p.stdout,
+              "exit %d: %s %s" % (p.returncode, p.stdout, p.stderr[-1500:]))
+        said = {int(l.split()[1]): int(l.split()[3]) for l in p.stdout.splitlines()
+                if l.startswith("thread ")}
+        check(said == {k: cpus[k % len(cpus)] for k in range(t)}, "threads said %r" % said)
+        with h5py.File(out, "r") as f:
+            pinning = f.attrs["pinning"]
+            pinning = pinning.decode() if isinstance(pinning, bytes) else str(pinning)
+            bound = sorted(int(b.decode() if isinstance(b, bytes) else b)
+                           for b in f["threads"]["binding"])
+            paths = [x.decode() if isinstance(x, bytes) else x for x in f["regions"]["path"]]
+            visits = f["region/visits"][:]
+        check("bound threads itself" in pinning, "pinning attribute %r" % pinning)
+        check(bound == sorted(cpus[k % len(cpus)] for k in range(t)),
+              "/threads binding %r, want each thread's own CPU" % bound)
+        for name in ("plain-1", "plain-2"):
+            v = visits[:, paths.index(name)]
+            check(sorted(int(x) for x in v) == [1] * t, "%s visits %r" % (name, v))
+        print("pinned and recorded: %r; %s" % (said, pinning[-120:]))
 
 
 def case_papi():
@@ -89,7 +125,7 @@ def wrong_order(api, lib, args, right):
 
 
 if __name__ == "__main__":
-    sys.exit(main({"likwid": case_likwid, "papi": case_papi, "caliper": case_caliper,
+    sys.exit(main({"likwid": case_likwid, "likwid_pin": case_likwid_pin, "papi": case_papi, "caliper": case_caliper,
                    "likwid_wrong_order": lambda: wrong_order("likwid", "liblikwid", ["5", "2"], 1),
                    "papi_wrong_order": lambda: wrong_order("papi", "libpapi", ["3"], 1),
                    "caliper_wrong_order": lambda: wrong_order("caliper", "libcaliper", ["3"], 1)}))
