@@ -13,6 +13,7 @@ usage: /usr/bin/python3 check_shims.py BUILD_DIR CASE   (CASE: likwid papi calip
 """
 import subprocess
 import os
+import shutil
 
 import h5py
 import sys
@@ -88,6 +89,37 @@ def case_papi():
                                  "main_loop/step/halo": n, "main_loop/step/solve": n // 2})
 
 
+def case_papi_hl_set():
+    """PAPI's high-level test programs' calls, one run per shape, visits by
+    construction; under mpirun for the MPI + OpenMP one."""
+    prog = os.path.join(PROGS, "papi_hl_set")
+    linked_to_shim(prog, "papi", "libpapi")
+    t = 3
+    omp = {"OMP_NUM_THREADS": "2"}
+    shapes = [
+        (["serial"], {}, {"do_flops": 4}, {"do_flops": 4}),
+        (["read"], {}, {"matmul": 1}, None),
+        (["pthread", str(t)], {}, {"do_flops": 4 * t}, {"do_flops": 4}),
+        (["omp"], omp, {"do_flops": 2}, None),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for args, env, want, per_thread in shapes:
+            os.environ.update(env)
+            regions, out = measure(PERFMARK, tmp, [prog] + args, name="%s.h5" % args[0])
+            check("all PAPI_OK" in out, "%s: %r" % (args[0], out))
+            expect_regions(regions, want, per_thread)
+        if shutil.which("mpirun"):
+            os.environ.update(omp)
+            os.environ.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+            regions, out = measure(PERFMARK, tmp, [
+                "mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none",
+                os.path.join(PROGS, "papi_hl_set_mpi"), "mpi"], name="mpi.h5")
+            check(out.count("all PAPI_OK") == 2, "mpi: %r" % out)
+            expect_regions(regions, {"do_flops": 8, "do_omp": 4}, {"do_flops": 4})
+        else:
+            print("mpi shape not run: no mpirun")
+
+
 def case_caliper():
     prog = os.path.join(PROGS, "caliper_app")
     linked_to_shim(prog, "caliper", "libcaliper")
@@ -127,5 +159,6 @@ def wrong_order(api, lib, args, right):
 if __name__ == "__main__":
     sys.exit(main({"likwid": case_likwid, "likwid_pin": case_likwid_pin, "papi": case_papi, "caliper": case_caliper,
                    "likwid_wrong_order": lambda: wrong_order("likwid", "liblikwid", ["5", "2"], 1),
+                   "papi_hl_set": case_papi_hl_set,
                    "papi_wrong_order": lambda: wrong_order("papi", "libpapi", ["3"], 1),
                    "caliper_wrong_order": lambda: wrong_order("caliper", "libcaliper", ["3"], 1)}))
