@@ -52,44 +52,33 @@ struct pm_attached {
     int32_t n, cap;
 };
 
+/* A /proc file's first len - 1 bytes, NUL-terminated: its length, or -1
+ * when it cannot be read or is empty (the task is gone). */
+static ssize_t pm_read_proc(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
 /* The CPU a thread of `pid` last ran on (field 39 of its stat), or -1. */
 static int pm_task_cpu(long pid, long tid)
 {
     char path[96], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", pid, tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (pm_read_proc(path, buf, sizeof buf) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     char *p = strrchr(buf, ')');
     for (int field = 2; p && field < 39; field++)
         p = strchr(p + 1, ' ');
     int cpu;
     return p && sscanf(p + 1, "%d", &cpu) == 1 ? cpu : -1;
-}
-
-/* Its CPU affinity as a cpulist (Cpus_allowed_list of its status). */
-static void pm_task_binding(long pid, long tid, char *out, size_t len)
-{
-    char path[96], line[512];
-    snprintf(path, sizeof path, "/proc/%ld/task/%ld/status", pid, tid);
-    snprintf(out, len, "?");
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
-            char *v = line + 18;
-            while (*v == ' ' || *v == '\t')
-                v++;
-            v[strcspn(v, "\n")] = '\0';
-            snprintf(out, len, "%s", v);
-        }
-    fclose(f);
 }
 
 /* Start counting thread `tid`: a thread row whose totals start now. */
@@ -119,7 +108,7 @@ static int pm_attach_thread(struct pm_attached *a, const struct pm_eventset *set
     t->stride = stride;
     t->overflow_node = -1;
     t->cpu_first = t->cpu_last = pm_task_cpu(pid, tid);
-    pm_task_binding(pid, tid, t->binding, sizeof t->binding);
+    pm_pin_affinity((pid_t)tid, t->binding, sizeof t->binding);
     pthread_mutex_init(&t->settle_lock, NULL);
     if (set->n && pm_counterset_open_task(&t->cs, set, (int)tid, -1, 0, 0) != 0) {
         int e = errno;
@@ -160,14 +149,8 @@ static int pm_process_gone(long pid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (pm_read_proc(path, buf, sizeof buf) < 0)
         return 1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 1;
-    buf[n] = '\0';
     const char *p = strrchr(buf, ')');
     return p && (p[2] == 'Z' || p[2] == 'X');
 }
@@ -256,14 +239,9 @@ static int pm_already_measured(long pid)
 {
     char path[64], buf[65536];
     snprintf(path, sizeof path, "/proc/%ld/environ", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    ssize_t n = pm_read_proc(path, buf, sizeof buf);
+    if (n < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     int enable = -1, preload = 0;
     for (char *v = buf; v < buf + n; v += strlen(v) + 1) {
         if (strncmp(v, "PERFMARK_ENABLE=", 16) == 0)
@@ -278,17 +256,11 @@ static void pm_command_of(long pid, char *out, size_t len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-    out[0] = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, out, len - 1);
-    close(fd);
-    if (n <= 0) {
+    ssize_t n = pm_read_proc(path, out, len);
+    if (n < 0) {
         out[0] = '\0';
         return;
     }
-    out[n] = '\0';
     for (ssize_t i = 0; i < n - 1; i++)
         if (!out[i])
             out[i] = ' ';

@@ -55,6 +55,11 @@ static struct {
     uint64_t ns;
 } pm_fpid[PM_NODE_PIDS];
 static int pm_nfpid;
+/* (CPU, pid) → its pm_fpid row + 1 (0: empty), open addressing: a lookup
+ * per switch record, which come at up to ~10^5 per second per CPU. */
+#define PM_NODE_SLOTS (2 * PM_NODE_PIDS)
+static int pm_fslot[PM_NODE_SLOTS];
+static pid_t pm_self_pid;  /* getpid() is a system call: once, at the start */
 static size_t pm_rows_cap, pm_group = 1, pm_in_group;
 
 static uint64_t pm_mono_now(void)
@@ -139,12 +144,32 @@ int pm_node_cpuset(int *cpus, int max)
 
 static int pm_is_own(int64_t pid)
 {
-    if (pid == getpid())
+    if (pid == pm_self_pid)
         return 1;
     for (int i = 0; i < pm_nown; i++)
         if (pm_own[i] == pid)
             return 1;
     return 0;
+}
+
+/* The row of (CPU k, pid), added on first sight; -1 when the table is full
+ * (that process's time stays in the CPU's others, unnamed). */
+static int pm_foreign_row(int k, int64_t pid)
+{
+    uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)k * 0xc2b2ae3d27d4eb4full;
+    for (size_t i = (size_t)(h >> 32) & (PM_NODE_SLOTS - 1);; i = (i + 1) & (PM_NODE_SLOTS - 1)) {
+        int row = pm_fslot[i] - 1;
+        if (row >= 0 && pm_fpid[row].k == k && pm_fpid[row].pid == pid)
+            return row;
+        if (row < 0) {  /* at most half full: an empty slot ends every probe */
+            if (pm_nfpid == PM_NODE_PIDS)
+                return -1;
+            pm_fpid[pm_nfpid].k = k;
+            pm_fpid[pm_nfpid].pid = pid;
+            pm_fslot[i] = ++pm_nfpid;
+            return pm_nfpid - 1;
+        }
+    }
 }
 
 /* Credit [since, t) on CPU k to the pid that ran, and move on. */
@@ -160,14 +185,8 @@ static void pm_credit(int k, uint64_t t)
             d->own_ns += ns;
         } else {
             d->foreign_ns += ns;
-            int i = 0;
-            while (i < pm_nfpid && !(pm_fpid[i].pid == c->cur && pm_fpid[i].k == k))
-                i++;
-            if (i == pm_nfpid && pm_nfpid < PM_NODE_PIDS) {
-                pm_fpid[pm_nfpid].k = k;
-                pm_fpid[pm_nfpid++].pid = c->cur;
-            }
-            if (i < pm_nfpid)
+            int i = pm_foreign_row(k, c->cur);
+            if (i >= 0)
                 pm_fpid[i].ns += ns;
         }
     }
@@ -394,6 +413,7 @@ int pm_node_start(const int *cpus, int ncpus, uint64_t interval_ns, char *why, s
         c->data = (unsigned char *)m + pagesize;
         c->data_bytes = PM_NODE_PAGES * pagesize;
     }
+    pm_self_pid = getpid();
     pm_node_start_ns = pm_mono_now();
     for (int k = 0; k < ncpus; k++) {
         pm_nc[k].since = pm_node_start_ns;
@@ -414,7 +434,7 @@ int pm_node_start(const int *cpus, int ncpus, uint64_t interval_ns, char *why, s
     return 0;
 }
 
-void pm_node_set_own(const pid_t *pids, int n)
+void pm_node_set_own(const int *pids, int n)
 {
     pthread_mutex_lock(&pm_node_lock);
     if (pm_node_running)  /* the time so far as it was known: others */

@@ -63,7 +63,7 @@ struct pm_node_data {
 int pm_node_start(const int *cpus, int ncpus, uint64_t interval_ns, char *why, size_t whylen);
 /* The job's processes on this node (this process is always one); the
  * first call (at MPI_Init) starts the MPI phase's totals. */
-void pm_node_set_own(const pid_t *pids, int n);
+void pm_node_set_own(const int *pids, int n);
 /* Stop (join the thread) and settle; the data for the writer, or NULL
  * when node mode is not running in this process. */
 void pm_node_stop(void);

@@ -216,13 +216,9 @@ void pm_session_set_node(int local_rank, const int *pids, int n)
 {
     if (!pm_cfg.node || pm_state != PM_ON)
         return;
-    pid_t own[1024];
-    int k = 0;
-    for (int i = 0; i < n && k < 1024; i++)
-        own[k++] = (pid_t)pids[i];
     if (local_rank == 0)
         pm_node_begin();
-    pm_node_set_own(own, k);
+    pm_node_set_own(pids, n);
 }
 
 /* Samples the kernel lost or throttled during the run, per event, said

@@ -29,14 +29,27 @@ static int pm_cpu_cmp(const void *a, const void *b)
 {
     const struct pm_file_node_cpu *x = *(const struct pm_file_node_cpu *const *)a,
                                   *y = *(const struct pm_file_node_cpu *const *)b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
     return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
+/* (rank, cpu, most time first, pid) */
 static int pm_row_cmp(const void *a, const void *b)
 {
     const struct pm_file_node_proc *x = *(const struct pm_file_node_proc *const *)a,
                                    *y = *(const struct pm_file_node_proc *const *)b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->cpu != y->cpu)
+        return (x->cpu > y->cpu) - (x->cpu < y->cpu);
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int pm_pid_cmp(const void *a, const void *b)
+{
+    const struct pm_node_proc *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 static int pm_proc_cmp(const void *a, const void *b)
@@ -45,36 +58,35 @@ static int pm_proc_cmp(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* The node's other processes: each pid summed over the CPUs it ran on. */
-static void pm_sum_procs(const struct pm_file *d, struct pm_node_one *n)
+/* The node's other processes (its run rows[0..n) of the sorted procs):
+ * each pid summed over the CPUs it ran on, most time first. */
+static void pm_sum_procs(struct pm_node_one *n, const struct pm_file_node_proc *const *rows,
+                         size_t nrows)
 {
-    for (size_t i = 0; i < d->NQ; i++) {
-        const struct pm_file_node_proc *r = &d->node_procs[i];
-        if (r->rank != n->rank)
-            continue;
-        size_t k = 0;
-        while (k < n->nprocs && n->proc[k].pid != r->pid)
-            k++;
-        if (k == n->nprocs)
-            n->proc[n->nprocs++] = (struct pm_node_proc){r->pid, r->comm, 0};
-        n->proc[k].ns += r->ns;
+    for (size_t i = 0; i < nrows; i++)
+        n->proc[i] = (struct pm_node_proc){rows[i]->pid, rows[i]->comm, rows[i]->ns};
+    qsort(n->proc, nrows, sizeof *n->proc, pm_pid_cmp);
+    for (size_t i = 0; i < nrows; i++) {
+        if (n->nprocs && n->proc[n->nprocs - 1].pid == n->proc[i].pid)
+            n->proc[n->nprocs - 1].ns += n->proc[i].ns;
+        else
+            n->proc[n->nprocs++] = n->proc[i];
     }
     qsort(n->proc, n->nprocs, sizeof *n->proc, pm_proc_cmp);
 }
 
-/* CPU i's other processes, most time first. */
-static int pm_cpu_procs(const struct pm_file *d, struct pm_node_one *n, size_t i)
+/* Each CPU's run of the node's process rows (rows[0..nrows), by CPU). */
+static void pm_cpu_procs(struct pm_node_one *n, const struct pm_file_node_proc **rows,
+                         size_t nrows)
 {
-    size_t m = 0;
-    for (size_t q = 0; q < d->NQ; q++)
-        m += d->node_procs[q].rank == n->rank && d->node_procs[q].cpu == n->cpu[i]->cpu;
-    if (!(n->cpu_proc[i] = calloc(m + 1, sizeof *n->cpu_proc[i])))
-        return -1;
-    for (size_t q = 0; q < d->NQ; q++)
-        if (d->node_procs[q].rank == n->rank && d->node_procs[q].cpu == n->cpu[i]->cpu)
-            n->cpu_proc[i][n->ncpu_procs[i]++] = &d->node_procs[q];
-    qsort(n->cpu_proc[i], n->ncpu_procs[i], sizeof *n->cpu_proc[i], pm_row_cmp);
-    return 0;
+    size_t q = 0;
+    for (size_t i = 0; i < n->ncpus; i++) {
+        while (q < nrows && rows[q]->cpu < n->cpu[i]->cpu)  /* a CPU not watched */
+            q++;
+        n->cpu_proc[i] = &rows[q];
+        while (q < nrows && rows[q]->cpu == n->cpu[i]->cpu)
+            q++, n->ncpu_procs[i]++;
+    }
 }
 
 /* The host of the rank's first thread row ("?" when the rank has none). */
@@ -126,6 +138,20 @@ static int pm_add_row(struct pm_node_one *n, const struct pm_file_node_row *r)
     return 0;
 }
 
+/* The node a rank watched (nodes are in rank order), v->n if none. */
+static size_t pm_node_of(const struct pm_node_view *v, int32_t rank)
+{
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->node[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < v->n && v->node[lo].rank == rank ? lo : v->n;
+}
+
 /* The interval rows, a block at a time. */
 static int pm_node_points(const struct pm_file *d, struct pm_node_view *v, char *err,
                           size_t errlen)
@@ -147,8 +173,7 @@ static int pm_node_points(const struct pm_file *d, struct pm_node_view *v, char 
         }
         for (size_t i = 0; i < nv; i++) {
             if (v->node[k].rank != rows[i].rank)
-                for (k = 0; k < v->n && v->node[k].rank != rows[i].rank; k++)
-                    ;
+                k = pm_node_of(v, rows[i].rank);
             if (k == v->n) {  /* a rank that watched no CPU: left out */
                 k = 0;
                 continue;
@@ -170,39 +195,43 @@ struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t er
     if (!d->NP)
         return NULL;
     struct pm_node_view *v = calloc(1, sizeof *v);
-    if (!v || !(v->node = calloc(d->NP, sizeof *v->node))) {
-        free(v);
+    if (!v || !(v->node = calloc(d->NP, sizeof *v->node)) ||
+        !(v->cpus = calloc(d->NP, sizeof *v->cpus)) ||
+        !(v->procs = calloc(d->NQ + 1, sizeof *v->procs))) {
+        pm_node_free(v);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; i < d->NP; i++) {  /* the nodes, by the rank that watched */
-        int32_t rank = d->node_cpus[i].rank;
-        size_t k = 0;
-        while (k < v->n && v->node[k].rank != rank)
-            k++;
-        if (k == v->n)
-            v->node[v->n++].rank = rank;
-        v->node[k].ncpus++;
+    for (size_t i = 0; i < d->NP; i++)
+        v->cpus[i] = &d->node_cpus[i];
+    qsort(v->cpus, d->NP, sizeof *v->cpus, pm_cpu_cmp);
+    for (size_t i = 0; i < d->NQ; i++)
+        v->procs[i] = &d->node_procs[i];
+    qsort(v->procs, d->NQ, sizeof *v->procs, pm_row_cmp);
+    for (size_t i = 0; i < d->NP; i++) {  /* the nodes: runs of one watching rank */
+        if (!v->n || v->node[v->n - 1].rank != v->cpus[i]->rank)
+            v->node[v->n++] = (struct pm_node_one){.rank = v->cpus[i]->rank, .cpu = &v->cpus[i]};
+        v->node[v->n - 1].ncpus++;
     }
-    int failed = 0;
-    for (size_t k = 0; k < v->n && !failed; k++) {
+    size_t q = 0;
+    for (size_t k = 0; k < v->n; k++) {
         struct pm_node_one *n = &v->node[k];
+        while (q < d->NQ && v->procs[q]->rank < n->rank)  /* a rank that watched no CPU */
+            q++;
+        size_t q0 = q;
+        while (q < d->NQ && v->procs[q]->rank == n->rank)
+            q++;
         n->host = pm_host_of(d, n->rank);
-        n->cpu = calloc(n->ncpus, sizeof *n->cpu);
         n->share = calloc(n->ncpus, sizeof *n->share);
         n->mpi = calloc(n->ncpus, sizeof *n->mpi);
-        n->proc = calloc(d->NQ + 1, sizeof *n->proc);
+        n->proc = calloc(q - q0 + 1, sizeof *n->proc);
         n->cpu_proc = calloc(n->ncpus, sizeof *n->cpu_proc);
         n->ncpu_procs = calloc(n->ncpus, sizeof *n->ncpu_procs);
-        if (!n->host || !n->cpu || !n->share || !n->mpi || !n->proc || !n->cpu_proc || !n->ncpu_procs) {
-            failed = 1;
-            break;
+        if (!n->host || !n->share || !n->mpi || !n->proc || !n->cpu_proc || !n->ncpu_procs) {
+            pm_node_free(v);
+            snprintf(err, errlen, "out of memory");
+            return NULL;
         }
-        size_t c = 0;
-        for (size_t i = 0; i < d->NP; i++)
-            if (d->node_cpus[i].rank == n->rank)
-                n->cpu[c++] = &d->node_cpus[i];
-        qsort(n->cpu, n->ncpus, sizeof *n->cpu, pm_cpu_cmp);
         for (size_t i = 0; i < n->ncpus; i++) {
             const struct pm_file_node_cpu *x = n->cpu[i];
             n->share[i] = (struct pm_node_share){x->span_ns, x->own_ns, x->foreign_ns,
@@ -213,17 +242,11 @@ struct pm_node_view *pm_node_build(const struct pm_file *d, char *err, size_t er
             pm_share(&n->mpi[i]);
             pm_add_share(&n->all, &n->share[i]);
             pm_add_share(&n->mpi_all, &n->mpi[i]);
-            if (pm_cpu_procs(d, n, i) < 0)
-                failed = 1;
         }
         pm_share(&n->all);
         pm_share(&n->mpi_all);
-        pm_sum_procs(d, n);
-    }
-    if (failed) {
-        pm_node_free(v);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
+        pm_cpu_procs(n, &v->procs[q0], q - q0);
+        pm_sum_procs(n, &v->procs[q0], q - q0);
     }
     if (d->NV && d->stream && pm_node_points(d, v, err, errlen) < 0) {
         pm_node_free(v);
@@ -236,12 +259,10 @@ void pm_node_free(struct pm_node_view *v)
 {
     if (!v)
         return;
-    for (size_t k = 0; k < v->n; k++) {
+    for (size_t k = 0; v->node && k < v->n; k++) {
         struct pm_node_one *n = &v->node[k];
-        for (size_t i = 0; n->cpu_proc && i < n->ncpus; i++)
-            free(n->cpu_proc[i]);
-        free(n->host), free(n->cpu), free(n->share), free(n->mpi), free(n->proc), free(n->cpu_proc);
+        free(n->host), free(n->share), free(n->mpi), free(n->proc), free(n->cpu_proc);
         free(n->ncpu_procs), free(n->point);
     }
-    free(v->node), free(v);
+    free(v->node), free(v->cpus), free(v->procs), free(v);
 }

@@ -36,10 +36,11 @@ struct pm_node_one {
     int32_t rank;
     char *host;
     size_t ncpus;
-    const struct pm_file_node_cpu **cpu;  /* into the file's table, by CPU */
+    const struct pm_file_node_cpu **cpu;  /* its run of the view's cpus[], by CPU */
     struct pm_node_share *share;          /* [ncpus] */
     struct pm_node_share *mpi;            /* [ncpus]: MPI_Init to Finalize (span 0: no MPI) */
-    const struct pm_file_node_proc ***cpu_proc; /* [ncpus]: that CPU's others, most first */
+    const struct pm_file_node_proc ***cpu_proc; /* [ncpus]: runs of the view's procs[],
+                                                   that CPU's others, most first */
     size_t *ncpu_procs;                         /* [ncpus] */
     struct pm_node_share all, mpi_all;          /* the node's CPUs together */
     size_t nprocs;
@@ -51,7 +52,11 @@ struct pm_node_one {
 
 struct pm_node_view {
     size_t n;
-    struct pm_node_one *node;  /* by rank */
+    struct pm_node_one *node;  /* by rank, ascending */
+    /* the file's rows sorted once: CPUs by (rank, cpu); other processes by
+     * (rank, cpu, most time first, pid) — so each node and CPU is a run */
+    const struct pm_file_node_cpu **cpus;   /* [NP] */
+    const struct pm_file_node_proc **procs; /* [NQ] */
 };
 
 /* The node view of d (opened: pm_file_open, for the interval rows), NULL
