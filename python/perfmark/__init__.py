@@ -7,13 +7,16 @@
         run.cells()             # one row per (thread, region, event)
         run.summary()           # the report's numbers over threads and across ranks
         run.mpi()               # MPI functions across ranks
+    d = perfmark.diff("a.h5", "b.h5", metric="page-faults", threshold=5)
+    d.table                     # one row per (region, metric), as `perfmark diff`
 
 Files perfmark cannot read raise perfmark.PerfmarkError with the reason.
 """
 from .errors import PerfmarkError
+from .diff import Diff, diff
 from .run import Run
 
-__all__ = ["open", "Run", "PerfmarkError"]
+__all__ = ["open", "diff", "Run", "Diff", "PerfmarkError"]
 
 
 def open(path, check=True):  # noqa: A001 - the package's one entry point, like io.open
