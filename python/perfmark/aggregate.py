@@ -426,6 +426,31 @@ class Aggregate:
             out.update(self._across_ranks_columns(across[q], off if is_event else nothing))
             yield q, is_event, out
 
+    def rank_values(self, keys):
+        """(quantity, is_event, {column: [ranks, R]}) of each rank's own value
+        of every region (the sum over its threads, rq): value (NaN: none),
+        estimate, untrusted, entered; the quantities in summary() order.
+        Events of a timer-only region have no value, as across ranks."""
+        at = {"visits": 0, "wall_ns": 1, "exclusive_ns": self.nq - 1, "bytes": 2,
+              "bytes_unknown": 3}
+        at.update({k: len(QUANTITIES) + e for e, k in enumerate(keys)})
+        nr = len(self.ranks)
+        tot = [self._rank_total(k) for k in range(nr)]
+        entered = np.array([s.total[:, 0] > 0 for s in tot]).reshape(nr, self.R)
+        off = self.timer_only()
+        for q, j in at.items():
+            is_event = j >= len(QUANTITIES) and j < self.nq - 1
+            has = np.array([s.has_total()[:, j] for s in tot]).reshape(nr, self.R)
+            if is_event:
+                has &= ~off[None, :]
+            val = np.array([s.total[:, j] for s in tot]).reshape(nr, self.R)
+            yield q, is_event, {
+                "value": np.where(has, val, np.nan),
+                "estimate": np.array([s.estimate[:, j] for s in tot]).reshape(nr, self.R),
+                "untrusted": np.array([s.untrusted[:, j] | (s.n_na[:, j] > 0)
+                                       for s in tot]).reshape(nr, self.R),
+                "entered": entered}
+
 
 def _none_where(cols, mask, keep=()):
     """Columns with "no value" where mask: NaN, -1 positions, 0 counts, False."""

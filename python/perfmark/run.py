@@ -523,6 +523,39 @@ class Run:
         hatchet.GraphFrame.from_literal(run.to_hatchet_literal())."""
         return export.hatchet_literal(self, stat)
 
+    def by_rank(self, quantities=None):
+        """One row per (region, rank, quantity): the rank's own value (the
+        sum over its threads: what `perfmark report --by rank` prints, and
+        what summary()'s rank_* columns are the spread of), NaN where it has
+        none, with estimate, untrusted and entered (some thread of the rank
+        visited). Regions in tree order, ranks ascending; quantities as in
+        summary(), or only those given."""
+        reg = self.regions()
+        order = reg["row"].to_numpy()
+        a = self._agg()
+        ranks = a.ranks.astype(np.int64)
+        nr, R = len(ranks), len(order)
+        keep = None if quantities is None else set(quantities)
+        frames = []
+        for q, is_event, cols in a.rank_values(self.event_keys()):
+            if keep is not None and q not in keep:
+                continue
+            df = pd.DataFrame({"index": np.repeat(reg["index"].to_numpy(), nr),
+                               "rank": np.tile(ranks, R), "quantity": q,
+                               "is_event": is_event})
+            for k, v in cols.items():
+                df[k] = v[:, order].T.ravel()  # region-major
+            frames.append(df)
+        if not frames:
+            return pd.DataFrame(columns=["index", "row", "path", "kind", "rank", "quantity",
+                                         "is_event", "value", "estimate", "untrusted", "entered"])
+        out = pd.concat(frames, ignore_index=True).sort_values(["index", "rank"], kind="stable",
+                                                               ignore_index=True)
+        at = out["index"].to_numpy()
+        for k in reversed(("row", "path", "kind")):
+            out.insert(1, k, reg[k].to_numpy()[at])
+        return out
+
     def mpi_share(self):
         """Per rank: its MPI time (outermost MPI regions, summed over its
         threads), its time (its longest thread) and the share."""

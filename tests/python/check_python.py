@@ -10,7 +10,7 @@ sw` of nested_regions; 2-rank mpi_omp_demo and mpi_poll jobs under mpirun)
 and for two bench/gen_synthetic job files (the larger one read in several
 blocks):
 
-- every number summary(), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
+- every number summary(), by_rank() (its spread across ranks), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
   thread_totals(), rank_totals(), measuring(), perfmark_reads(),
   to_hatchet_literal(),
   events(), messages() and metadata give equals the report's JSON to the
@@ -182,6 +182,7 @@ def check_ranks(ck, run, j):
             check_xstat(ck, row_of(s, index=i, quantity=key), ev, "%s.events[%s]" % (w, key),
                         keys=("total", "min", "mean", "max", "imbalance", "max_rank", "sd",
                               "estimate", "untrusted", "ranks_na"))
+    check_by_rank(ck, run, j)
     m = run.mpi()
     ck.ok(len(m) == 4 * len(j["mpi_functions"]),
           "mpi(): %d rows for %d functions" % (len(m), len(j["mpi_functions"])))
@@ -210,6 +211,35 @@ def check_ranks(ck, run, j):
     st = run.mpi_share_stats()
     for k in ("min", "mean", "max", "min_rank", "max_rank"):
         ck.same(st[k], js[k], "mpi_share.%s" % k)
+
+
+def check_by_rank(ck, run, j):
+    """by_rank(): each rank's own values, whose spread across ranks (in
+    ascending rank order, as the report folds them) is regions_by_rank's."""
+    b = run.by_rank()
+    groups = {k: g for k, g in b.groupby(["index", "quantity"], sort=False)}
+    for x in j["regions_by_rank"]:
+        i = x["index"]
+        wants = [(q, x[q]) for q in QS + ["exclusive_ns"]] + list(x["events"].items())
+        for q, want in wants:
+            w = "by_rank[%d].%s" % (i, q)
+            g = groups.get((i, q))
+            if not ck.ok(g is not None and list(g["rank"]) == sorted(g["rank"]), w + ": rows"):
+                continue
+            ck.same(int(g["entered"].sum()), x["ranks_entered"], w + ".entered")
+            used = g[g["entered"] & g["value"].notna()]
+            vals = [float(v) for v in used["value"]]
+            if not vals:
+                ck.same(None, want.get("max"), w + ".max")
+                continue
+            total = 0.0
+            for v in vals:
+                total += v
+            top = max(vals)
+            ck.same(min(vals), want["min"], w + ".min")
+            ck.same(top, want["max"], w + ".max")
+            ck.same(total / len(vals), want["mean"], w + ".mean")
+            ck.same(int(used["rank"].iloc[vals.index(top)]), want["max_rank"], w + ".max_rank")
 
 
 def check_tables(ck, run, j):
