@@ -19,6 +19,8 @@ session itself measured:
 - the flags printed are those of the report's flags_summary;
 - `d` has the regressions `perfmark diff job.h5 job-1thread.h5 --metric
   time --threshold 10 --format json` counts, and its exit status agrees.
+- the guide's Python example and the schema page's raw-h5py one run on the
+  session's files, the raw one printing the report's page-fault totals.
 A page without the markers, or with fewer blocks than the session needs,
 fails. Exit 0 = pass, 1 = failures (each printed).
 """
@@ -127,6 +129,49 @@ def check_results(ck, build, tmp, ns, printed):
     ck.same(d.only_in_a, dj["only_in_a"], "d.only_in_a")
 
 
+def section_code(path, heading):
+    """The first ```python block after `heading` in a doc page, or None."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if heading not in text:
+        return None
+    m = re.search(r"```python\n(.*?)```", text[text.index(heading):], re.S)
+    return m.group(1) if m else None
+
+
+def check_snippets(ck, build, tmp, env):
+    """The guide's package example and the schema page's raw-h5py one, on
+    the session's files; the raw one's totals are the report's."""
+    import shutil
+    for src, dst in (("job.h5", "perfmark-1234.h5"), ("job.h5", "before.h5"),
+                     ("job-1thread.h5", "after.h5")):
+        shutil.copy(os.path.join(tmp, src), os.path.join(tmp, dst))
+    outs = {}
+    for doc, heading in (("guide.md", "## Reading the file from Python"),
+                         ("hdf5-schema.md", "## Reading with h5py")):
+        code = section_code(os.path.join(SRC, "docs", doc), heading)
+        if not ck.ok(code is not None, "%s: no python block under '%s'" % (doc, heading)):
+            continue
+        p = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True,
+                           timeout=300)
+        ck.ok(p.returncode == 0, "%s's example: exit %d: %s" % (doc, p.returncode,
+                                                                p.stderr.decode()[-800:]))
+        outs[doc] = p.stdout.decode()
+    if "hdf5-schema.md" not in outs:
+        return
+    j = json.loads(subprocess.run([os.path.join(build, "bin", "perfmark"), "report",
+                                   os.path.join(tmp, "perfmark-1234.h5"), "--format", "json"],
+                                  capture_output=True, timeout=300).stdout.decode())
+    lines = outs["hdf5-schema.md"].splitlines()
+    regions = sorted(j["regions"], key=lambda x: x["row"])
+    ck.same(len(lines), len(regions), "the raw example's lines")
+    for line, reg in zip(lines, regions):
+        want = reg["events"]["page-faults"]["total"]
+        got = line[len(reg["path"]):].split()
+        ck.ok(line.startswith(reg["path"]) and got and float(got[0]) == float(want),
+              "raw h5py: %r, report %s %r" % (line, reg["path"], want))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write(__doc__)
@@ -150,6 +195,7 @@ def main():
         sys.stdout.write(printed)
         if ns is not None:
             check_results(ck, build, tmp, ns, printed)
+            check_snippets(ck, build, tmp, env)
     for e in ck.errors[:100]:
         print("FAIL " + e)
     print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
