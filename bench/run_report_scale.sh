@@ -2,10 +2,10 @@
 # Report at scale (issue 6): aggregate a synthetic job file of
 # RANKS x THREADS x REGIONS x EVENTS (default 1024 x 16 x 100 x 8) and print
 # the time and peak RSS of `perfmark report` (every format, --by rank and
-# thread) and `perfmark diff` next to a floor measured in the
-# same run on the same file: /usr/bin/python3 + h5py reading every /region and
-# /thread dataset (reading and inflating them, nothing else). No threshold is
-# asserted; the ratio is the figure.
+# thread), `perfmark diff` and the Python package's calls next to a floor
+# measured in the same run on the same file: /usr/bin/python3 + h5py reading
+# every /region and /thread dataset (reading and inflating them, nothing
+# else). No threshold is asserted; the ratio is the figure.
 #
 # usage: bench/run_report_scale.sh BUILD_DIR [RANKS THREADS REGIONS EVENTS]
 set -eu
@@ -58,6 +58,25 @@ done
 # the crash-isolating child: about three reports' work
 v=$(measure "$perfmark" diff "$file" "$file")
 echo "diff FILE FILE: $v (wall s, user s, peak RSS kB) $(ratio "$v")"
+# the Python package (python/perfmark) on the same file, against the same
+# floor: its numbers are the report's, read a block of thread rows at a time
+if [ -d "$build/python/perfmark" ]; then
+    pyrun() { # one timed call of the package: what, python code on `run`
+        what=$1; shift
+        v=$(PYTHONPATH="$build/python" measure /usr/bin/python3 -c "
+import sys, perfmark
+run = perfmark.open(sys.argv[1])
+$1
+" "$file")
+        echo "python $what: $v (wall s, user s, peak RSS kB) $(ratio "$v")"
+    }
+    pyrun "import only (numpy, pandas, h5py)" "pass"
+    pyrun "summary()" "run.summary()"
+    pyrun "summary() mpi() by_rank() threads()" \
+        "run.summary(); run.mpi(); run.by_rank(); run.threads()"
+    pyrun "iter_cells(), a block at a time" "sum(len(b) for b in run.iter_cells())"
+    pyrun "diff(FILE, FILE)" "perfmark.diff(run, run)"
+fi
 # under mpirun: the same bytes, the blocks shared among the ranks (on a
 # machine with fewer cores than ranks this shows the cost, not a gain)
 if command -v mpirun > /dev/null; then
