@@ -8,7 +8,7 @@ before it is asked for; the cells are read a block of thread rows at a time.
 import numpy as np
 import pandas as pd
 
-from . import export, read, stats
+from . import derived, export, read, stats, topdown
 from .aggregate import Aggregate, block_rows
 from .stats import ESTIMATE, NONE
 
@@ -574,3 +574,108 @@ class Run:
         out.update(min_rank=int(r["min_at"]) if some else None,
                    max_rank=int(r["max_at"]) if some else None)
         return out
+
+    # ------------------------------------ TopDown and the derived metrics
+
+    def _topdown(self):
+        def make():
+            setup = topdown.Setup(self._file)
+            regs = topdown.regions(self._file, setup) if setup.ok else None
+            run = topdown.whole_run(self._file, setup) if setup.ok else None
+            return setup, regs, run
+        return self._once("topdown", make)
+
+    def topdown_info(self):
+        """What the TopDown breakdown rests on (the report's "topdown"):
+        method (the file's topdown_method, None without TopDown), levels
+        shown, file_levels, model (cpu_model), events (their keys, in the
+        method's order), problem (why there is no breakdown, else None),
+        note (what it lacks that the file announced, else None)."""
+        setup, _, _ = self._topdown()
+        keys = self.event_keys()
+        return {"method": setup.method_attr or None,
+                "levels": setup.levels if setup.on else None,
+                "file_levels": setup.file_levels, "model": setup.cpu_model,
+                "events": [keys[e] for e in setup.ev], "problem": setup.problem or None,
+                "note": setup.note or None, "hybrid": setup.hybrid}
+
+    def topdown(self):
+        """TopDown per region (tree order) and for the whole run (last row,
+        index and row <NA>, path None): one column per shown level-1 and
+        level-2 share (fractions of the summed level-1 slots; NaN where
+        there are none), the slot counts (slots, slots_<node>), cells_used,
+        the cells left out (left_out_NOT_COUNTED, _LOST_GENERATION,
+        _SHORT), estimate, and on hybrid CPUs pcore_share. The frame's
+        attrs["topdown"] is topdown_info(). Empty (no rows) when the file
+        has no TopDown or its TopDown cannot be evaluated (see the problem)."""
+        setup, regs, whole = self._topdown()
+        nodes = [n for n in topdown.NODES if setup.shown(n)] if setup.ok else []
+        cols = (["index", "row", "path"] + nodes + ["slots"] + ["slots_" + n for n in nodes] +
+                ["cells_used"] + ["left_out_" + n for n, _ in topdown.LEFT_OUT] +
+                ["estimate"] + (["pcore_share"] if setup.hybrid else []))
+        rows = []
+        if setup.ok:
+            reg = self.regions()
+            stats_rows = [(int(i), int(r), p, regs[r])
+                          for i, r, p in zip(reg["index"], reg["row"], reg["path"])]
+            for i, r, p, s in stats_rows + [(-1, -1, None, whole)]:
+                row = {"index": i, "row": r, "path": p, "slots": s["slots"],
+                       "cells_used": s["cells_used"], "estimate": s["estimate"]}
+                for n in nodes:
+                    row[n] = s["ratios"][n] if s["ratios"] else np.nan
+                    row["slots_" + n] = s["node_slots"][n]
+                for n, k in s["cells_left_out"].items():
+                    row["left_out_" + n] = k
+                if setup.hybrid:
+                    row["pcore_share"] = (np.nan if s["pcore_share"] is None
+                                          else s["pcore_share"])
+                rows.append(row)
+        df = pd.DataFrame(rows, columns=cols)
+        for k in cols:
+            if k in ("index", "row"):
+                v = df[k].to_numpy(dtype=np.int64)
+                df[k] = _nullable(v, v < 0)
+            elif k in ("path",):
+                continue
+            elif k == "estimate":
+                df[k] = df[k].astype(bool)
+            elif k in nodes or k == "pcore_share":
+                df[k] = df[k].astype(float)
+            else:
+                df[k] = df[k].astype(np.int64)
+        df.attrs["topdown"] = self.topdown_info()
+        return df
+
+    def derived(self):
+        """The derived metrics of the CPU-model tables (branch, cache, mem
+        groups whose events the file holds): one row per (region in tree
+        order, group, metric): model, group, metric, description, value =
+        scale x Σnum / Σden of the region's event totals (NaN without both
+        totals or with a denominator not above 0), estimate, untrusted.
+        Empty when the file holds no whole group."""
+        found = derived.find_groups(self._file)
+        cols = ["index", "row", "path", "model", "group", "metric", "description", "value",
+                "estimate", "untrusted"]
+        rows = []
+        if found:
+            s = self.summary()
+            keys = self.event_keys()
+            by = {(int(i), q): (t, e, u) for i, q, t, e, u in
+                  zip(s["index"], s["quantity"], s["total"], s["estimate"], s["untrusted"])}
+            reg = self.regions()
+            for i, r, p in zip(reg["index"], reg["row"], reg["path"]):
+                for model, g, evrows in found:
+                    for d in g["derived"]:
+                        def total(k):
+                            t, e, u = by[(int(i), keys[evrows[k]])]
+                            return (None if np.isnan(t) else float(t), bool(e), bool(u))
+                        v, est, unt = derived.value(
+                            d, total(d["num"]), total(d["den"]) if d["den"] >= 0 else None)
+                        rows.append({"index": int(i), "row": int(r), "path": p,
+                                     "model": model["name"], "group": g["name"],
+                                     "metric": d["name"], "description": d["description"],
+                                     "value": np.nan if v is None else v, "estimate": est,
+                                     "untrusted": unt})
+        return pd.DataFrame(rows, columns=cols).astype(
+            {"index": np.int64, "row": np.int64, "value": float, "estimate": bool,
+             "untrusted": bool})
