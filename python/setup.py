@@ -5,16 +5,29 @@ made from the schema table, schema/pm_schema.def, never kept as a copy: here
 perfmark/_schema_def.py turns the table into the JSON inside the built
 package (CMake builds copy the JSON the C tool wrote instead; a test checks
 that both are the same). The version is the CMake project's.
+
+TopDown and the derived metrics need models.json, the CPU-model tables of
+runtime/pm_cpu_models.c: C data, so it is made by compiling the table's
+generator (runtime/pm_models_json.c) with the C compiler ($CC, else cc) and
+running it. Without a compiler the package is built without it, says so,
+and raises PerfmarkError when TopDown or derived metrics are asked for.
 """
 import importlib.util
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, os.pardir, "schema")
+RUNTIME = os.path.join(HERE, os.pardir, "runtime")
+# the generator and the table's own sources (no libpfm4): runtime/CMakeLists.txt
+MODELS_SOURCES = ["pm_models_json.c", "pm_cpu_models.c", "pm_cpu_id.c", "pm_cpu_match.c"]
 
 
 def _generator():
@@ -42,6 +55,37 @@ class BuildWithSchema(build_py):
                              "source tree (python/ next to schema/)" % table)
         out = os.path.join(self.build_lib, "perfmark", "schema.json")
         _generator().write(table, os.path.join(SCHEMA, "pm_schema.h"), out)
+        why = _models_json(os.path.join(self.build_lib, "perfmark", "models.json"))
+        if why:
+            sys.stderr.write("perfmark: building without models.json (%s): TopDown and "
+                             "derived metrics will raise PerfmarkError\n" % why)
+
+
+def _models_json(out):
+    """Compile and run runtime/pm_models_json.c into out: None, or why not."""
+    cc = os.environ.get("CC") or "cc"
+    sources = [os.path.join(RUNTIME, f) for f in MODELS_SOURCES]
+    missing = [f for f in sources if not os.path.exists(f)]
+    if missing:
+        return "%s not found: build from perfmark's source tree" % missing[0]
+    if not shutil.which(cc.split()[0]):
+        return "no C compiler (%s)" % cc
+    with tempfile.TemporaryDirectory(prefix="perfmark-models-") as tmp:
+        exe = os.path.join(tmp, "pm_models_json")
+        try:
+            cmd = cc.split() + ["-std=gnu11", "-O1", "-I", RUNTIME, "-o", exe] + sources + \
+                ["-pthread"]
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                return "%s failed: %s" % (cc, p.stderr.strip()[-500:])
+            p = subprocess.run([exe, out], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            return str(e)
+        if p.returncode != 0:
+            if os.path.exists(out):  # never half a table
+                os.remove(out)
+            return "pm_models_json failed: %s" % p.stderr.strip()[-500:]
+    return None
 
 
 setup(version=_version(), cmdclass={"build_py": BuildWithSchema})
