@@ -660,17 +660,17 @@ class Run:
         if found:
             s = self.summary()
             keys = self.event_keys()
-            by = {(int(i), q): (t, e, u) for i, q, t, e, u in
-                  zip(s["index"], s["quantity"], s["total"], s["estimate"], s["untrusted"])}
+            # (region index, event key): (total or None, estimate, untrusted)
+            tot = {(int(i), q): (None if np.isnan(t) else float(t), bool(e), bool(u))
+                   for i, q, t, e, u in zip(s["index"], s["quantity"], s["total"],
+                                            s["estimate"], s["untrusted"])}
             reg = self.regions()
             for i, r, p in zip(reg["index"], reg["row"], reg["path"]):
                 for model, g, evrows in found:
                     for d in g["derived"]:
-                        def total(k):
-                            t, e, u = by[(int(i), keys[evrows[k]])]
-                            return (None if np.isnan(t) else float(t), bool(e), bool(u))
-                        v, est, unt = derived.value(
-                            d, total(d["num"]), total(d["den"]) if d["den"] >= 0 else None)
+                        num = tot[(int(i), keys[evrows[d["num"]]])]
+                        den = tot[(int(i), keys[evrows[d["den"]]])] if d["den"] >= 0 else None
+                        v, est, unt = derived.value(d, num, den)
                         rows.append({"index": int(i), "row": int(r), "path": p,
                                      "model": model["name"], "group": g["name"],
                                      "metric": d["name"], "description": d["description"],
