@@ -169,6 +169,8 @@ void pm_config_read(struct pm_config *cfg)
     cfg->sample_pages = pages > 0 ? (unsigned)pages : 0;
     cfg->sample_callchain = pm_env_bool("PERFMARK_SAMPLE_CALLCHAIN", 0);
     cfg->sample_max_sites = pm_env_long("PERFMARK_SAMPLE_MAX_SITES", 1L << 30);
+    const char *pin_cpus = getenv("PERFMARK_PIN_CPUS");
+    snprintf(cfg->pin_cpus, sizeof cfg->pin_cpus, "%s", pin_cpus ? pin_cpus : "");
     const char *pin = getenv("PERFMARK_PIN");
     cfg->pin = PM_PIN_KEEP;
     if (pin && *pin) {

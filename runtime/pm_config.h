@@ -18,6 +18,7 @@ struct pm_config {
     int quiet;                /* PERFMARK_QUIET: no stderr messages */
     int max_regions;          /* PERFMARK_MAX_REGIONS: names per process, paths per thread */
     int pin;                  /* PERFMARK_PIN: enum pm_pin_mode, keep if unset */
+    char pin_cpus[512];       /* PERFMARK_PIN_CPUS: "LIST" or "HOST:LIST", "" if unset */
     int topdown_rdpmc;        /* PERFMARK_TOPDOWN_READ: 1 auto (rdpmc where granted), 0 read */
     long long job_gather_max; /* PERFMARK_JOB_GATHER_MAX: larger job files are written
                                  collectively (pm_writer.h), -1 if unset */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One topology per process, loaded on first need (pinning, or placement at
  * write time): loading reads sysfs for a few milliseconds. */
@@ -27,6 +28,8 @@ static int pm_share_cores, pm_total_cores;
 static int pm_max_index = -1;       /* highest thread number pinned */
 static char pm_failure[160];        /* why binding did not happen, "" if it did */
 static int pm_app_pins;             /* bindings the application made (pm_pin_self_to) */
+static char pm_cpus_spec[512];      /* PERFMARK_PIN_CPUS as given, "" if unset */
+static char pm_cpus_used[160];      /* the CPU list the shares came from, "" = all allowed */
 
 static const char *const pm_mode_names[] = {"keep", "none", "ranks", "threads"};
 
@@ -58,20 +61,80 @@ static hwloc_topology_t pm_topology_locked(void)
     return pm_topo_state == 1 ? pm_topo : NULL;
 }
 
-/* Cores [first, first + n) of the machine (those this process may use),
- * with their PUs, become this rank's share. */
-static int pm_take_cores(hwloc_topology_t topo, int first, int n)
+/* The CPUs the shares are cut from: PERFMARK_PIN_CPUS ("LIST", or
+ * "HOST:LIST" for this host only: `perfmark run` passes its own affinity,
+ * so that `taskset -c 2-3 perfmark run --pin ranks -- mpirun ...` keeps the
+ * ranks of that host on CPUs 2-3 while other hosts use every CPU they
+ * allow) within the CPUs hwloc says this process may use. NULL: all of
+ * them (unset, another host's list, or a list naming none of them: said). */
+static hwloc_bitmap_t pm_pin_cpus_locked(hwloc_topology_t topo)
+{
+    const char *list = pm_cpus_spec, *colon = strchr(pm_cpus_spec, ':');
+    if (!pm_cpus_spec[0])
+        return NULL;
+    if (colon) {
+        char host[256] = "";
+        size_t n = (size_t)(colon - pm_cpus_spec);
+        if (gethostname(host, sizeof host - 1) != 0 || n != strlen(host) ||
+            strncmp(host, pm_cpus_spec, n) != 0)
+            return NULL;  /* another host's affinity: not this one's business */
+        list = colon + 1;
+    }
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set)
+        return NULL;
+    if (hwloc_bitmap_list_sscanf(set, list) != 0 || hwloc_bitmap_iszero(set)) {
+        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN_CPUS='%.64s' is not a CPU list (e.g. 0-3,8); "
+               "shares from every CPU this process may use", pm_cpus_spec);
+        hwloc_bitmap_free(set);
+        return NULL;
+    }
+    hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+    hwloc_bitmap_and(set, set, allowed);
+    if (hwloc_bitmap_isequal(set, allowed)) {  /* no narrower than without it */
+        hwloc_bitmap_free(set);
+        return NULL;
+    }
+    if (hwloc_bitmap_iszero(set)) {
+        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN_CPUS='%.64s' names no CPU this process may use; "
+               "shares from every CPU it may use", pm_cpus_spec);
+        hwloc_bitmap_free(set);
+        return NULL;
+    }
+    hwloc_bitmap_list_snprintf(pm_cpus_used, sizeof pm_cpus_used, set);
+    return set;
+}
+
+/* The cores (PUs where there is no core level) with a CPU in `cpus` (all
+ * when NULL), in topology order; their number, or -1. */
+static int pm_usable_cores(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, hwloc_obj_t **out)
+{
+    hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0
+                                ? HWLOC_OBJ_CORE
+                                : HWLOC_OBJ_PU;
+    int all = hwloc_get_nbobjs_by_type(topo, type), n = 0;
+    *out = malloc((size_t)(all > 0 ? all : 1) * sizeof **out);
+    if (!*out)
+        return -1;
+    for (int c = 0; c < all; c++) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(topo, type, (unsigned)c);
+        if (core && core->cpuset && (!cpus || hwloc_bitmap_intersects(core->cpuset, cpus)))
+            (*out)[n++] = core;
+    }
+    return n;
+}
+
+/* Cores [first, first + n) of `cores`, with their PUs (those in `cpus`
+ * when given), become this rank's share. */
+static int pm_take_cores(hwloc_obj_t *cores, int first, int n, hwloc_const_bitmap_t cpus)
 {
     pm_share = hwloc_bitmap_alloc();
     if (!pm_share)
         return -1;
-    for (int c = first; c < first + n; c++) {
-        hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)c);
-        if (!core)  /* no core level (rare): PUs stand for cores */
-            core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)c);
-        if (core && core->cpuset)
-            hwloc_bitmap_or(pm_share, pm_share, core->cpuset);
-    }
+    for (int c = first; c < first + n; c++)
+        hwloc_bitmap_or(pm_share, pm_share, cores[c]->cpuset);
+    if (cpus)
+        hwloc_bitmap_and(pm_share, pm_share, cpus);
     pm_share_n = hwloc_bitmap_weight(pm_share);
     if (pm_share_n <= 0)
         return -1;
@@ -94,9 +157,15 @@ static void pm_bind_rank_locked(void)
         snprintf(pm_failure, sizeof pm_failure, "hwloc could not load the topology");
         return;
     }
-    int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-    if (cores <= 0)
-        cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    hwloc_bitmap_t cpus = pm_pin_cpus_locked(topo);
+    hwloc_obj_t *usable = NULL;
+    int cores = pm_usable_cores(topo, cpus, &usable);
+    if (cores <= 0) {
+        snprintf(pm_failure, sizeof pm_failure, "no cores to share");
+        free(usable);
+        hwloc_bitmap_free(cpus);
+        return;
+    }
     pm_total_cores = cores;
     int first, n;
     if (pm_local_size <= cores) {
@@ -105,13 +174,20 @@ static void pm_bind_rank_locked(void)
     } else {
         first = pm_local_rank % cores;
         n = 1;
-        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN=%s: %d ranks on this node but %d cores; ranks share "
-               "cores (local rank %d on core %d)", pm_mode_names[pm_mode], pm_local_size, cores,
-               pm_local_rank, first);
     }
-    if (pm_take_cores(topo, first, n) != 0) {
+    int taken = pm_take_cores(usable, first, n, cpus);
+    free(usable);
+    hwloc_bitmap_free(cpus);
+    if (taken != 0) {
         snprintf(pm_failure, sizeof pm_failure, "no PUs in this rank's share of cores");
         return;
+    }
+    if (pm_local_size > cores) {
+        char where[64];
+        hwloc_bitmap_list_snprintf(where, sizeof where, pm_share);
+        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN=%s: %d ranks on this node but %d core%s; ranks share "
+               "cores (local rank %d on CPU %s)", pm_mode_names[pm_mode], pm_local_size, cores,
+               cores == 1 ? "" : "s", pm_local_rank, where);
     }
     if (hwloc_set_cpubind(topo, pm_share, HWLOC_CPUBIND_PROCESS) != 0) {
         snprintf(pm_failure, sizeof pm_failure, "binding failed: %s", strerror(errno));
@@ -123,10 +199,11 @@ static void pm_bind_rank_locked(void)
     }
 }
 
-void pm_pin_start(enum pm_pin_mode mode, int local_rank, int local_size)
+void pm_pin_start(enum pm_pin_mode mode, const char *cpus, int local_rank, int local_size)
 {
     pthread_mutex_lock(&pm_pin_lock);
     pm_mode = mode;
+    snprintf(pm_cpus_spec, sizeof pm_cpus_spec, "%s", cpus ? cpus : "");
     if (mode == PM_PIN_RANKS || mode == PM_PIN_THREADS) {
         if (local_rank >= 0 && local_size > local_rank) {
             pm_local_rank = local_rank;
@@ -280,8 +357,12 @@ void pm_pin_describe(char *out, size_t len)
                      "on %d PU%s%s)", pm_max_index + 1, pm_max_index ? "s" : "", pm_share_n,
                      pm_share_n == 1 ? "" : "s", pm_max_index + 1 > pm_share_n ?
                      ", oversubscribed" : "");
-        snprintf(out, len, "%s: local ranks bound to disjoint shares of the %d cores (%d per "
-                 "rank%s)%s", mode, pm_total_cores, pm_share_cores,
+        char within[200] = "";
+        if (pm_cpus_used[0])
+            snprintf(within, sizeof within, " of CPUs %s (PERFMARK_PIN_CPUS)", pm_cpus_used);
+        snprintf(out, len, "%s: local ranks bound to disjoint shares of the %d core%s%s (%d "
+                 "per rank%s)%s", mode, pm_total_cores, pm_total_cores == 1 ? "" : "s", within,
+                 pm_share_cores,
                  pm_local_size > pm_total_cores ? ", cores shared: more ranks than cores" : "",
                  threads);
     }

@@ -25,8 +25,12 @@ enum pm_pin_mode { PM_PIN_KEEP = 0, PM_PIN_NONE, PM_PIN_RANKS, PM_PIN_THREADS };
 int pm_pin_parse(const char *text);
 
 /* Called once when measurement starts; local_rank/local_size < 0 when the
- * environment does not say (then pinning waits for pm_pin_set_local). */
-void pm_pin_start(enum pm_pin_mode mode, int local_rank, int local_size);
+ * environment does not say (then pinning waits for pm_pin_set_local).
+ * `cpus` (PERFMARK_PIN_CPUS, "" if unset): the CPUs the shares are cut
+ * from, "LIST" on every host or "HOST:LIST" on that host only (what
+ * `perfmark run` sets from its own affinity); else every CPU this node
+ * allows. */
+void pm_pin_start(enum pm_pin_mode mode, const char *cpus, int local_rank, int local_size);
 /* 1 if pinning still waits for the local rank (MPI_Init should find it). */
 int pm_pin_needs_local(void);
 /* The local rank, found at MPI_Init: binds the process now. Threads seen

@@ -306,7 +306,7 @@ static void pm_session_pin_start(void)
         local = 0;
         nlocal = 1;
     }
-    pm_pin_start((enum pm_pin_mode)pm_cfg.pin, local, nlocal);
+    pm_pin_start((enum pm_pin_mode)pm_cfg.pin, pm_cfg.pin_cpus, local, nlocal);
 }
 
 /* Which visits read counters (pm_thread.h, struct pm_visit_policy). The

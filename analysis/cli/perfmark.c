@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,9 @@ static const char pm_usage_run[] =
     "      --pin MODE       bind with hwloc: keep (default: the launcher's or\n"
     "                       OMP_PROC_BIND's binding, recorded), none, ranks (each\n"
     "                       local rank a disjoint share of cores), threads (and\n"
-    "                       each thread one PU of its rank's share) [PERFMARK_PIN]\n"
+    "                       each thread one PU of its rank's share) [PERFMARK_PIN];\n"
+    "                       shares come from the CPUs perfmark run may use on its\n"
+    "                       host (taskset, numactl) [PERFMARK_PIN_CPUS]\n"
     "      --pinned         pin the per-thread counter groups: a group the kernel\n"
     "                       takes away reads as lost (LOST_GENERATION) instead of\n"
     "                       being multiplexed [PERFMARK_PINNED]\n"
@@ -344,6 +347,40 @@ static const char *pm_output_dir_problem(char *dir, size_t len, char *why, size_
     return NULL;
 }
 
+/* PERFMARK_PIN_CPUS="HOST:LIST" from this process's affinity, for the
+ * ranks and threads modes when the user did not set it: a `taskset` or
+ * `numactl` around `perfmark run` bounds the shares of this host, as it
+ * bounds every process started here (runtime/pm_pin.c). */
+static void pm_export_pin_cpus(void)
+{
+    const char *mode = getenv("PERFMARK_PIN"), *set = getenv("PERFMARK_PIN_CPUS");
+    cpu_set_t cpus;
+    char host[256] = "", list[480] = "";
+    size_t used = 0;
+
+    if (!mode || (strcmp(mode, "ranks") && strcmp(mode, "threads")) || (set && *set) ||
+        sched_getaffinity(0, sizeof cpus, &cpus) != 0 || gethostname(host, sizeof host - 1) != 0)
+        return;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &cpus) || (c > 0 && CPU_ISSET(c - 1, &cpus)))
+            continue;  /* not the first CPU of a run */
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &cpus))
+            last++;
+        int n = last > c ? snprintf(list + used, sizeof list - used, "%s%d-%d", used ? "," : "",
+                                    c, last)
+                         : snprintf(list + used, sizeof list - used, "%s%d", used ? "," : "", c);
+        if (n < 0 || (size_t)n >= sizeof list - used)
+            return;  /* too fragmented to pass on: every allowed CPU, as without it */
+        used += (size_t)n;
+    }
+    if (used) {
+        char value[sizeof host + sizeof list + 2];
+        snprintf(value, sizeof value, "%s:%s", host, list);
+        setenv("PERFMARK_PIN_CPUS", value, 1);
+    }
+}
+
 static int pm_cmd_run(int argc, char **argv)
 {
     int i = 1;
@@ -387,6 +424,7 @@ static int pm_cmd_run(int argc, char **argv)
         fprintf(stderr, "perfmark run: no command given\n\n%s", pm_usage_run);
         return 2;
     }
+    pm_export_pin_cpus();
     /* Found out now, not after hours of compute. */
     char dir[PATH_MAX], why[256];
     const char *problem = pm_output_dir_problem(dir, sizeof dir, why, sizeof why);

@@ -23,6 +23,8 @@ usage: /usr/bin/python3 check_omp.py BUILD_DIR CASE
   pin_ranks      PERFMARK_PIN=ranks under mpirun: disjoint shares of cores
   pin_ranks_from_mpi_init     the same with the launcher's local-rank
                  variables removed: the local rank comes from MPI_Init
+  pin_taskset    --pin ranks|threads under a narrower affinity (taskset): shares
+                 from those CPUs only
   pin_keep_launcher_binding   mpirun --bind-to core, no PERFMARK_PIN: the
                  launcher's binding is kept and recorded
 Exit 0 = pass, 77 = skipped (reason printed), anything else = failure.
@@ -459,6 +461,38 @@ def case_pin_ranks_from_mpi_init():
     # env is a transparent wrapper: the process after it is still the rank.
     return pin_ranks(wrapper=["env", "-u", "OMPI_COMM_WORLD_LOCAL_RANK", "-u",
                               "OMPI_COMM_WORLD_LOCAL_SIZE"])
+
+
+def case_pin_taskset():
+    """--pin under a narrower affinity around perfmark run (taskset): the
+    shares are cut from those CPUs only (PERFMARK_PIN_CPUS, passed on by
+    perfmark run), every thread runs there, and the file says so."""
+    need(CLANG_MPI, "no clang")
+    allowed = pus()
+    if len(allowed) < 2:
+        print("SKIP: one CPU allowed: no narrower affinity to try")
+        sys.exit(SKIP)
+    cpu = allowed[-1]
+    os.sched_setaffinity(0, {cpu})  # what `taskset -c CPU perfmark run ...` does
+    try:
+        for mode, ranks in (("ranks", 2), ("threads", 1)):
+            with tempfile.TemporaryDirectory() as tmp:
+                _, m, seen = run_mpi(tmp, CLANG_MPI, ranks, 2, env={"PERFMARK_PIN": mode},
+                                     spin_ms=20)
+                pinning = text(m.attr("pinning"))
+                check(pinning.startswith(mode + ": ") and
+                      ("of CPUs %d (PERFMARK_PIN_CPUS)" % cpu) in pinning,
+                      "%s: pinning %r" % (mode, pinning))
+                for t in range(len(m.tids)):
+                    check(text(m.threads[t]["binding"]) == str(cpu), "%s: thread row %d bound to "
+                          "%r, want %d" % (mode, t, text(m.threads[t]["binding"]), cpu))
+                for tid, (rank, num, c1, c2) in seen.items():
+                    check(c1 == cpu and c2 == cpu, "%s: rank %d thread %d ran on %d, %d, want %d"
+                          % (mode, rank, num, c1, c2, cpu))
+                check(len(seen) == 2 * ranks, "%s: %d threads reported" % (mode, len(seen)))
+                print(mode, "under taskset -c %d:" % cpu, pinning)
+    finally:
+        os.sched_setaffinity(0, set(allowed))
 
 
 def case_pin_keep_launcher_binding():
