@@ -7,6 +7,9 @@
         run.cells()             # one row per (thread, region, event)
         run.summary()           # the report's numbers over threads and across ranks
         run.mpi()               # MPI functions across ranks
+        run.by_rank()           # each rank's own value of every region
+        run.topdown()           # TopDown per region, where the file has it
+        run.derived()           # branch/cache/mem metrics of the CPU-model tables
     d = perfmark.diff("a.h5", "b.h5", metric="page-faults", threshold=5)
     d.table                     # one row per (region, metric), as `perfmark diff`
 
