@@ -62,6 +62,13 @@ class Checker:
     def __init__(self):
         self.errors, self.checks, self.scope = [], 0, ""
 
+    def finish(self):
+        """Print the failures (the first 200) and the count; the exit status."""
+        for e in self.errors[:200]:
+            print("FAIL " + e)
+        print("%d checks, %d failed" % (self.checks, len(self.errors)))
+        return 1 if self.errors else 0
+
     def ok(self, cond, msg):
         self.checks += 1
         if not cond:
@@ -596,10 +603,7 @@ def main():
         check_errors(ck, tmp)
         check_revisions(ck, perfmark, tmp)
         check_fuzz(ck, build, tmp)
-    for e in ck.errors[:200]:
-        print("FAIL " + e)
-    print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
-    return 1 if ck.errors else 0
+    return ck.finish()
 
 
 if __name__ == "__main__":

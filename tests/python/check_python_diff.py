@@ -153,10 +153,7 @@ def main():
         check_errors(ck, path["full"], path["clean"])
         for name, a, b, opts in real_pairs(build, tmp):
             check_pair(ck, perfmark, a, b, opts, name)
-    for e in ck.errors[:200]:
-        print("FAIL " + e)
-    print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
-    return 1 if ck.errors else 0
+    return ck.finish()
 
 
 if __name__ == "__main__":

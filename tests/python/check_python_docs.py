@@ -196,10 +196,7 @@ def main():
         if ns is not None:
             check_results(ck, build, tmp, ns, printed)
             check_snippets(ck, build, tmp, env)
-    for e in ck.errors[:100]:
-        print("FAIL " + e)
-    print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
-    return 1 if ck.errors else 0
+    return ck.finish()
 
 
 if __name__ == "__main__":

@@ -211,10 +211,7 @@ def main():
             check_file(ck, perfmark, os.path.join(tmp, variant + ".h5"), variant + " (blocks)")
         del os.environ["PERFMARK_REPORT_BLOCK"]
         check_no_models(ck, build, tmp)
-    for e in ck.errors[:200]:
-        print("FAIL " + e)
-    print("%d checks, %d failed" % (ck.checks, len(ck.errors)))
-    return 1 if ck.errors else 0
+    return ck.finish()
 
 
 if __name__ == "__main__":
