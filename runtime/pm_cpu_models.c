@@ -13,7 +13,8 @@
  *   topdown, PERF_METRICS: slots, then metrics in PERF_METRICS byte order
  *     (pm_td_from_group_values); the kernel requires `slots` as group leader.
  *   topdown, Skylake: the fields of struct pm_td_skl_counts, in order.
- *   topdown, Zen 4 and Zen 5: the fields of struct pm_td_zen4_counts, in order.
+ *   topdown, Zen 4 and Zen 5: the count fields of struct pm_td_zen4_counts, in
+ *     order (six for level 1, then six for level 2).
  *   topdown, Arm: the fields of struct pm_td_arm_counts, in order (six, or
  *     seven with BR_MIS_PRED where the row's td_fe_mispred_cycles is not 0).
  *   topdown, Intel E-core (srf): the fields of struct pm_td_atom_counts.
@@ -60,14 +61,26 @@ static const struct pm_model_group pm_grp_td_skl = {
     {{NULL, NULL, 0, 0, 0}},
 };
 
+/* Level 2 needs six more events than the six counters hold: the kernel
+ * puts them in a second group and multiplexes the two (every TopDown number
+ * is then an estimate, marked so). Names from libpfm4's zen4 table; the
+ * kernel's amdzen4 JSON: core.json (ex_no_retire 0xd6, ex_ret_ucode_ops
+ * 0x1c2), branch.json (ex_ret_brn_misp 0xc3), other.json
+ * (resyncs_or_nc_redirects 0x96), pipeline.json (the cmask=6 event). */
 static const struct pm_model_group pm_grp_td_zen4 = {
-    "topdown", "pipeline utilization, level 1 (6 dispatch slots per cycle)",
+    "topdown", "pipeline utilization, levels 1 and 2 (6 dispatch slots per cycle)",
     {{"CYCLES_NOT_IN_HALT", "ls_not_halted_cyc"},
      {"DISPATCH_STALLS_1:FE_NO_OPS", "de_no_dispatch_per_slot.no_ops_from_frontend"},
      {"DISPATCH_STALLS_1:BE_STALLS", "de_no_dispatch_per_slot.backend_stalls"},
      {"DISPATCH_STALLS_1:SMT_CONTENTION", "de_no_dispatch_per_slot.smt_contention"},
      {"OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", "de_src_op_disp.all"},
-     {"RETIRED_OPS", "ex_ret_ops"}},
+     {"RETIRED_OPS", "ex_ret_ops"},
+     {"DISPATCH_STALLS_1:FE_NO_OPS:c=6", "de_no_dispatch_per_slot.no_ops_from_frontend,cmask=6"},
+     {"RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", "ex_ret_brn_misp"},
+     {"RESYNCS", "resyncs_or_nc_redirects"},
+     {"CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD", "ex_no_retire.load_not_complete"},
+     {"CYCLES_NO_RETIRE:NOT_COMPLETE_LOAD_AND_ALU", "ex_no_retire.not_complete"},
+     {"RETIRED_UCODE_OPS", "ex_ret_ucode_ops"}},
     {{NULL, NULL, 0, 0, 0}},
 };
 
@@ -245,15 +258,22 @@ static const struct pm_model_group pm_grp_mem_zen3 = {
  * "beyond local L3", extension memory (alternate_memories 0x80) left out. */
 #define PM_ZEN5_FILLS_BEYOND_L3 {"perf_raw::r5c44", "ls_any_fills_from_sys (beyond local L3)"}
 
-/* de_no_dispatch_per_slot (decode.json, event 0x1a0): 0xa0 | umask << 8 | 1 << 32 */
+/* de_no_dispatch_per_slot (decode.json, event 0x1a0): 0xa0 | umask << 8 | 1 << 32;
+ * level 2 as Zen 4's (pipeline.json PipelineL2), cmask 8 in bits 24-31. */
 static const struct pm_model_group pm_grp_td_zen5 = {
-    "topdown", "pipeline utilization, level 1 (8 dispatch slots per cycle)",
+    "topdown", "pipeline utilization, levels 1 and 2 (8 dispatch slots per cycle)",
     {PM_ZEN5_CYCLES,
      {"perf_raw::r1000001a0", "de_no_dispatch_per_slot.no_ops_from_frontend"}, /* umask 0x01 */
      {"perf_raw::r100001ea0", "de_no_dispatch_per_slot.backend_stalls"},       /* umask 0x1e */
      {"perf_raw::r1000060a0", "de_no_dispatch_per_slot.smt_contention"},       /* umask 0x60 */
      {"perf_raw::r7aa", "de_src_op_disp.all"},    /* decode.json 0xaa umask 0x07 */
-     {"perf_raw::rc1", "ex_ret_ops"}},            /* execution.json 0xc1 */
+     {"perf_raw::rc1", "ex_ret_ops"},             /* execution.json 0xc1 */
+     {"perf_raw::r1080001a0", "de_no_dispatch_per_slot.no_ops_from_frontend,cmask=8"},
+     {"perf_raw::rc3", "ex_ret_brn_misp"},        /* execution.json 0xc3 */
+     {"perf_raw::r19f", "bp_redirects.resync"},   /* branch-prediction.json 0x9f umask 0x01 */
+     {"perf_raw::ra2d6", "ex_no_retire.load_not_complete"}, /* execution.json 0xd6 umask 0xa2 */
+     {"perf_raw::r2d6", "ex_no_retire.not_complete"},       /* execution.json 0xd6 umask 0x02 */
+     {"perf_raw::r1000000c2", "ex_ret_ucode_ops"}},          /* execution.json 0x1c2 */
     {{NULL, NULL, 0, 0, 0}},
 };
 
@@ -476,15 +496,16 @@ const struct pm_cpu_model pm_cpu_models[] = {
      0, "no TopDown: Zen 3 has no pipeline-utilization (de_no_dispatch_per_slot) events",
      {NULL, &pm_grp_ipc_zen4, &pm_grp_branch_zen4, &pm_grp_cache_zen3, &pm_grp_mem_zen3}, 0,
      0},
-    {"amd64_fam19h_zen4", "amd64_fam19h_zen4", "AMD Zen 4", PM_TD_METHOD_ZEN4, 1, 0,
-     "six dispatch slots per cycle; SMT contention is a fifth level-1 category",
+    {"amd64_fam19h_zen4", "amd64_fam19h_zen4", "AMD Zen 4", PM_TD_METHOD_ZEN4, 2, 0,
+     "six dispatch slots per cycle; SMT contention is a fifth level-1 category; level 2 "
+     "needs 12 counters, so its events multiplex with level 1's (estimates)",
      {&pm_grp_td_zen4, &pm_grp_ipc_zen4, &pm_grp_branch_zen4, &pm_grp_cache_zen4,
       &pm_grp_mem_zen4},
      6, 0},
-    {"amd64_fam1ah_zen5", "perf_raw", "AMD Zen 5 (EPYC Turin)", PM_TD_METHOD_ZEN4, 1, 0,
+    {"amd64_fam1ah_zen5", "perf_raw", "AMD Zen 5 (EPYC Turin)", PM_TD_METHOD_ZEN4, 2, 0,
      "libpfm4 4.13 has no Zen 5 PMU: raw encodings from the kernel's amdzen5 JSON; eight "
-     "dispatch slots per cycle (amdzen5/pipeline.json); level 2 not measured (its "
-     "frontend split needs a cmask event, the others are ratios, not slot counts)",
+     "dispatch slots per cycle (amdzen5/pipeline.json); level 2 needs 12 counters, so its "
+     "events multiplex with level 1's (estimates)",
      {&pm_grp_td_zen5, &pm_grp_ipc_zen5, &pm_grp_branch_zen5, &pm_grp_cache_zen5,
       &pm_grp_mem_zen5},
      8, 0},

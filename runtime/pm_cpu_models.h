@@ -27,7 +27,7 @@ enum pm_model_group_id {
     PM_NGROUPS,
 };
 
-#define PM_MODEL_MAX_EVENTS 10   /* SPR topdown: slots + 8 metrics */
+#define PM_MODEL_MAX_EVENTS 12   /* Zen 4/5 topdown: 6 level-1 + 6 level-2 events */
 #define PM_MODEL_MAX_DERIVED 4
 
 struct pm_model_event {

@@ -126,23 +126,42 @@ void pm_td_from_skylake(const struct pm_td_skl_counts *c, struct pm_td_slots *ou
                                       out->m[PM_TD_RETIRING]);
 }
 
-void pm_td_from_zen4(const struct pm_td_zen4_counts *c, struct pm_td_slots *out)
-{
-    memset(out, 0, sizeof *out);
-    out->levels = 1;
-    out->slots = (c->width ? c->width : 6) * c->cycles;
-    out->m[PM_TD_FE_BOUND] = c->fe_no_ops;
-    out->m[PM_TD_BE_BOUND] = c->be_stalls;
-    out->m[PM_TD_SMT_CONTENTION] = c->smt_contention;
-    out->m[PM_TD_BAD_SPEC] = pm_td_sat_sub(c->ops_dispatched, c->ops_retired);
-    out->m[PM_TD_RETIRING] = c->ops_retired;
-}
-
 /* floor(a × b / c) for b ≤ c, c > 0, exact for any 64-bit a (128-bit product). */
 static uint64_t pm_td_mul_div(uint64_t a, uint64_t b, uint64_t c)
 {
     __extension__ typedef unsigned __int128 pm_u128;
     return (uint64_t)(((pm_u128)a * b) / c);
+}
+
+/* a × b / c as perf's d_ratio sees it: 0 where c is 0; b > c (skid,
+ * multiplexing) counts as c, so that a child never exceeds its parent. */
+static uint64_t pm_td_share_of(uint64_t a, uint64_t b, uint64_t c)
+{
+    return c == 0 ? 0 : pm_td_mul_div(a, b < c ? b : c, c);
+}
+
+static uint64_t pm_td_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+void pm_td_from_zen4(const struct pm_td_zen4_counts *c, struct pm_td_slots *out)
+{
+    uint64_t width = c->width ? c->width : 6;
+
+    memset(out, 0, sizeof *out);
+    out->levels = 1;
+    out->slots = width * c->cycles;
+    out->m[PM_TD_FE_BOUND] = c->fe_no_ops;
+    out->m[PM_TD_BE_BOUND] = c->be_stalls;
+    out->m[PM_TD_SMT_CONTENTION] = c->smt_contention;
+    out->m[PM_TD_BAD_SPEC] = pm_td_sat_sub(c->ops_dispatched, c->ops_retired);
+    out->m[PM_TD_RETIRING] = c->ops_retired;
+    if (c->levels < 2)
+        return;
+    out->levels = 2;
+    out->m[PM_TD_FETCH_LAT] = pm_td_min(width * c->fe_no_ops_all, c->fe_no_ops);
+    out->m[PM_TD_BR_MISPREDICT] =
+        pm_td_share_of(out->m[PM_TD_BAD_SPEC], c->brn_misp, c->brn_misp + c->resyncs);
+    out->m[PM_TD_MEM_BOUND] = pm_td_share_of(c->be_stalls, c->no_retire_load, c->no_retire_any);
+    out->m[PM_TD_HEAVY_OPS] = pm_td_min(c->ucode_ops, c->ops_retired);
 }
 
 void pm_td_from_arm(const struct pm_td_arm_counts *c, struct pm_td_slots *out)

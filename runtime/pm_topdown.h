@@ -188,7 +188,19 @@ void pm_td_from_skylake(const struct pm_td_skl_counts *c, struct pm_td_slots *ou
  *   backend  = de_no_dispatch_per_slot.backend_stalls
  *   smt      = de_no_dispatch_per_slot.smt_contention
  *   bad spec = de_src_op_disp.all − ex_ret_ops   (clamped at 0)
- *   retiring = ex_ret_ops */
+ *   retiring = ex_ret_ops
+ * Level 2 (levels 2; the same JSON's PipelineL2 metrics), each measured
+ * child a slot count within its parent (the sibling is parent − child):
+ *   fetch latency = width × no_ops_from_frontend counted with cmask=width
+ *                   (cycles in which no slot got an op)     ≤ frontend
+ *   mispredicts   = bad spec × ex_ret_brn_misp / (ex_ret_brn_misp + resyncs)
+ *   memory bound  = backend × ex_no_retire.load_not_complete
+ *                           / ex_no_retire.not_complete      ≤ backend
+ *   heavy (microcode) = ex_ret_ucode_ops                     ≤ retiring
+ * Ratios of two counts are floor(a × b / c), 0 where c is 0 (perf's
+ * d_ratio). The table lists the six level-1 events, then the six level-2
+ * ones, in the order of the fields below. */
+#define PM_TD_ZEN4_L1_EVENTS 6
 struct pm_td_zen4_counts {
     uint64_t cycles;          /* ls_not_halted_cyc */
     uint64_t fe_no_ops;       /* de_no_dispatch_per_slot.no_ops_from_frontend */
@@ -198,6 +210,13 @@ struct pm_td_zen4_counts {
     uint64_t ops_retired;     /* ex_ret_ops */
     unsigned width;           /* dispatch slots per cycle (the model row's
                                * td_slots_per_cycle); 0 means Zen 4's 6 */
+    int levels;               /* 2: the level-2 counts below are measured */
+    uint64_t fe_no_ops_all;   /* no_ops_from_frontend with cmask = width */
+    uint64_t brn_misp;        /* ex_ret_brn_misp */
+    uint64_t resyncs;         /* resyncs_or_nc_redirects (Zen 4), bp_redirects.resync (Zen 5) */
+    uint64_t no_retire_load;  /* ex_no_retire.load_not_complete */
+    uint64_t no_retire_any;   /* ex_no_retire.not_complete */
+    uint64_t ucode_ops;       /* ex_ret_ucode_ops */
 };
 void pm_td_from_zen4(const struct pm_td_zen4_counts *c, struct pm_td_slots *out);
 

@@ -139,7 +139,11 @@ static int pm_td_find_model(struct pm_tdreport *td, const struct pm_file *d)
                  d->topdown_method, d->cpu_model);
         return -1;
     }
-    for (int i = 0; i < pm_model_group_nevents(g); i++) {
+    /* Zen 4/5: six level-1 events, then six level-2 ones; a file written
+     * for level 1 (or before level 2 existed) reads the first six only */
+    int need = td->method == PM_TD_METHOD_ZEN4 ? PM_TD_ZEN4_L1_EVENTS : pm_model_group_nevents(g);
+    int want = td->levels >= 2 ? pm_model_group_nevents(g) : need;
+    for (int i = 0; i < want; i++) {
         char q[256];
         size_t e = 0;
 
@@ -147,11 +151,18 @@ static int pm_td_find_model(struct pm_tdreport *td, const struct pm_file *d)
 
         while (named && e < d->E && !pm_event_matches(q, &d->events[e]))
             e++;
-        if (!named || e == d->E) {
+        if (named && e < d->E) {
+            td->ev[td->nev++] = e;
+        } else if (i < need) {
             snprintf(td->problem, sizeof td->problem, "event %.150s is not in /events", q);
             return -1;
+        } else { /* a level-2 event missing (not opened): level 1 stands */
+            snprintf(td->note, sizeof td->note, "level 2 not shown: %.60s is not in /events",
+                     g->events[i].label);
+            td->levels = 1;
+            td->nev = (size_t)need;
+            break;
         }
-        td->ev[td->nev++] = e;
     }
     return 0;
 }
@@ -205,8 +216,11 @@ static int pm_td_setup(struct pm_tdreport *td, const struct pm_file *d)
      * pm_td_find_model refuses a file whose cpu_model has no row. */
     td->width = model ? (unsigned)model->td_slots_per_cycle : 0;
     td->mispred_cycles = model ? (unsigned)model->td_fe_mispred_cycles : 0;
-    /* level 2 exists only as the four extra PERF_METRICS bytes */
-    td->levels = td->method == PM_TD_METHOD_PERF_METRICS && d->topdown_levels >= 2 ? 2 : 1;
+    /* level 2: the four extra PERF_METRICS bytes, or Zen 4/5's six events */
+    td->levels = (td->method == PM_TD_METHOD_PERF_METRICS || td->method == PM_TD_METHOD_ZEN4) &&
+                         d->topdown_levels >= 2
+                     ? 2
+                     : 1;
     if (td->method == PM_TD_METHOD_PERF_METRICS)
         return pm_td_find_perf_metrics(td, d);
     return pm_td_find_model(td, d);
@@ -281,7 +295,19 @@ void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum
 
         pm_td_from_skylake(&c, &s->slots);
     } else if (td->method == PM_TD_METHOD_ZEN4) {
-        struct pm_td_zen4_counts c = {v[0], v[1], v[2], v[3], v[4], v[5], td->width};
+        struct pm_td_zen4_counts c = {.cycles = v[0], .fe_no_ops = v[1], .be_stalls = v[2],
+                                      .smt_contention = v[3], .ops_dispatched = v[4],
+                                      .ops_retired = v[5], .width = td->width, .levels = 1};
+
+        if (td->levels >= 2 && td->nev >= 2 * PM_TD_ZEN4_L1_EVENTS) {
+            c.levels = 2;
+            c.fe_no_ops_all = v[6];
+            c.brn_misp = v[7];
+            c.resyncs = v[8];
+            c.no_retire_load = v[9];
+            c.no_retire_any = v[10];
+            c.ucode_ops = v[11];
+        }
 
         pm_td_from_zen4(&c, &s->slots);
     } else if (td->method == PM_TD_METHOD_ARM) {

@@ -25,6 +25,7 @@ U64MAX = np.uint64(M64)
 # under: missing counts before coarse ones
 LEFT_OUT = (("NOT_COUNTED", 0x02), ("LOST_GENERATION", 0x04), ("SHORT", 0x20))
 METHODS = ("perf_metrics", "skylake", "zen4", "arm", "atom")
+ZEN4_L1_EVENTS = 6  # Zen 4/5: level-1 events, then level 2's (PM_TD_ZEN4_L1_EVENTS)
 # the kernel's PERF_METRICS encodings: slots is raw config 0x400, metric k
 # the pseudo event 0x8000 + 0x100 k (matched by encoding: libpfm4 has no names)
 RAW_TYPE, RAW_SLOTS = 4, 0x400
@@ -70,14 +71,27 @@ def from_skylake(v):
     return slots, m, 1
 
 
-def from_zen4(v, width):
-    cycles, fe, be, smt, dispatched, retired = v
+def _share_of(a, b, c):
+    """a x b / c with b capped at c, 0 where c is 0 (pm_td_share_of)."""
+    return 0 if c == 0 else a * min(b, c) // c
+
+
+def from_zen4(v, width, levels=1):
+    cycles, fe, be, smt, dispatched, retired = v[:6]
+    width = width or 6
     m = [0] * 9
-    slots = ((width or 6) * cycles) & M64
+    slots = (width * cycles) & M64
     m[FE_BOUND], m[BE_BOUND], m[SMT] = fe, be, smt
     m[BAD_SPEC] = _sub0(dispatched, retired)
     m[RETIRING] = retired
-    return slots, m, 1
+    if levels < 2 or len(v) < 12:
+        return slots, m, 1
+    fe_all, misp, resyncs, load, any_nc, ucode = v[6:12]
+    m[FETCH_LAT] = min((width * fe_all) & M64, fe)
+    m[BR_MISPREDICT] = _share_of(m[BAD_SPEC], misp, (misp + resyncs) & M64)
+    m[MEM_BOUND] = _share_of(be, load, any_nc)
+    m[HEAVY_OPS] = min(ucode, retired)
+    return slots, m, 2
 
 
 def from_arm(v, width, mispred_cycles):
@@ -166,7 +180,7 @@ class Setup:
         # row is refused below (methods other than perf_metrics)
         self.width = model["td_slots_per_cycle"] if model else 0
         self.mispred = model["td_fe_mispred_cycles"] if model else 0
-        self.levels = 2 if self.method == "perf_metrics" and self.file_levels >= 2 else 1
+        self.levels = 2 if self.method in ("perf_metrics", "zen4") and self.file_levels >= 2 else 1
         if self.method == "perf_metrics":
             return self._find_perf_metrics()
         return self._find_model(model)
@@ -206,13 +220,24 @@ class Setup:
             self._set_problem("this reader has no %s TopDown table for cpu_model '%s'" %
                               (self.method_attr, _cstr(self.cpu_model, 40)))
             return False
-        for ev in g["events"]:
+        # Zen 4/5: six level-1 events, then six level-2 ones read only when
+        # the file announced level 2; a missing one of those leaves level 1
+        need = ZEN4_L1_EVENTS if self.method == "zen4" else n
+        want = n if self.levels >= 2 else need
+        for i, ev in enumerate(g["events"][:want]):
             q = ev["qualified"]
             e = models.event_row(q, self.names, self.pfm_names)
-            if e is None:
+            if e is not None:
+                self.ev.append(e)
+            elif i < need:
                 self._set_problem("event %s is not in /events" % _cstr(q or "", 150))
                 return False
-            self.ev.append(e)
+            else:
+                self.note = _cstr("level 2 not shown: %s is not in /events" %
+                                  _cstr(ev["label"], 60), 199)
+                self.levels = 1
+                self.ev = self.ev[:need]
+                break
         return True
 
     def shown(self, node):
@@ -227,7 +252,7 @@ class Setup:
         if self.method == "skylake":
             return from_skylake(v)
         if self.method == "zen4":
-            return from_zen4(v, self.width)
+            return from_zen4(v, self.width, self.levels)
         if self.method == "arm":
             return from_arm(v, self.width, self.mispred)
         if self.method == "atom":

@@ -761,8 +761,8 @@ def main():
     try:
         files = []
         for v in ("full", "clean", "extras", "empty", "ranks", "manyranks", "topdown_spr",
-                  "topdown_zen4", "topdown_zen5", "topdown_arm", "topdown_atom", "topdown_missing",
-                  "throttle", "throttle_none"):
+                  "topdown_zen4", "topdown_zen5", "topdown_zen4_l2", "topdown_arm", "topdown_atom",
+                  "topdown_missing", "throttle", "throttle_none"):
             path = os.path.join(tmp, v + ".h5")
             subprocess.run([sys.executable, os.path.join(HERE, "make_fixture.py"), path, v],
                            check=True)

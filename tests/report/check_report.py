@@ -81,6 +81,7 @@ FLAG_WHERE = 3  # cells named per flag
 
 GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "ranks_shuffled", "manyranks",
                  "rankfile", "omp", "topdown_icl", "topdown_spr", "topdown_skl", "topdown_zen4", "topdown_zen5",
+                 "topdown_zen4_l2", "topdown_zen5_l2", "topdown_zen4_nol2",
                  "topdown_arm", "topdown_atom", "topdown_missing",
                  "topdown_nol2", "topdown_adl", "branch_icl", "throttle", "throttle_old",
                  "throttle_none"]
@@ -742,7 +743,16 @@ ZEN4_TD_EVENTS = ["CYCLES_NOT_IN_HALT", "DISPATCH_STALLS_1:FE_NO_OPS",
                   "DISPATCH_STALLS_1:BE_STALLS", "DISPATCH_STALLS_1:SMT_CONTENTION",
                   "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", "RETIRED_OPS"]
 TD_MODELS = {m: ("skylake", [m + "::" + e for e in SKL_TD_EVENTS]) for m in ("skl", "skx", "clx")}
+# Zen 4/5 level 2 (amdzen4/5 pipeline.json PipelineL2): no_ops_from_frontend
+# at cmask = width, ex_ret_brn_misp, resyncs, ex_no_retire.load_not_complete,
+# ex_no_retire.not_complete, ex_ret_ucode_ops
+ZEN4_TD_L2_EVENTS = ["DISPATCH_STALLS_1:FE_NO_OPS:c=6", "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
+                     "RESYNCS", "CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD",
+                     "CYCLES_NO_RETIRE:NOT_COMPLETE_LOAD_AND_ALU", "RETIRED_UCODE_OPS"]
 TD_MODELS["amd64_fam19h_zen4"] = ("zen4", ["amd64_fam19h_zen4::" + e for e in ZEN4_TD_EVENTS])
+TD_L2_EVENTS = {"amd64_fam19h_zen4": ["amd64_fam19h_zen4::" + e for e in ZEN4_TD_L2_EVENTS],
+                "amd64_fam1ah_zen5": ["perf_raw::r%x" % c for c in (
+                    0x1080001a0, 0xc3, 0x19f, 0xa2d6, 0x2d6, 0x1000000c2)]}
 # Raw rows (runtime/pm_cpu_models.c): the configs worked out from the kernel's JSON.
 TD_MODELS["amd64_fam1ah_zen5"] = ("zen4", ["perf_raw::r%x" % c for c in (
     0x76, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0xc1)])
@@ -803,6 +813,13 @@ def td_events(m):
         if not hit:
             return 1, None
         rows.append(hit[0])
+    if method == "zen4" and m["topdown_levels"] >= 2:
+        for q in TD_L2_EVENTS[m["cpu_model"]]:
+            hit = [e for e, ev in enumerate(m["events"]) if td_same_event(q, ev)]
+            if not hit:  # a level-2 event missing: level 1 still stands
+                return 1, rows[:6]
+            rows.append(hit[0])
+        return 2, rows
     return 1, rows
 
 
@@ -854,10 +871,32 @@ def td_slots(method, levels, v, clamps, model=None):
         cycles, ret, bad, fe, be = v
         return {"slots": TD_WIDTH[model] * cycles, "retiring": ret, "bad_speculation": bad,
                 "frontend_bound": fe, "backend_bound": be}
-    cycles, fe, be, smt, dispatched, retired = v
-    return {"slots": TD_WIDTH[model] * cycles, "retiring": retired,
-            "bad_speculation": sub(dispatched, retired),
-            "frontend_bound": fe, "backend_bound": be, "smt_contention": smt}
+    cycles, fe, be, smt, dispatched, retired = v[:6]
+    s = {"slots": TD_WIDTH[model] * cycles, "retiring": retired,
+         "bad_speculation": sub(dispatched, retired),
+         "frontend_bound": fe, "backend_bound": be, "smt_contention": smt}
+    if levels == 2:  # amdzen4/5 pipeline.json PipelineL2; d_ratio(a, 0) = 0
+        fe_all, misp, resync, load, any_nc, ucode = v[6:12]
+
+        def part(a, b, c):  # a x b / c, b capped at c: a child within its parent
+            if b > c:
+                clamps.append((c, b))
+            return a * min(b, c) // c if c else 0
+
+        lat = TD_WIDTH[model] * fe_all
+        if lat > fe:
+            clamps.append((fe, lat))
+        if ucode > retired:
+            clamps.append((retired, ucode))
+        for child, sibling, parent, val in (
+                ("heavy_operations", "light_operations", "retiring", min(ucode, retired)),
+                ("branch_mispredicts", "machine_clears", "bad_speculation",
+                 part(s["bad_speculation"], misp, misp + resync)),
+                ("fetch_latency", "fetch_bandwidth", "frontend_bound", min(lat, fe)),
+                ("memory_bound", "core_bound", "backend_bound", part(be, load, any_nc))):
+            s[child] = val
+            s[sibling] = s[parent] - val
+    return s
 
 
 def td_stat(m, td, cells):

@@ -62,6 +62,13 @@ Variants:
              were dispatched than retired (bad speculation clamps at 0).
   topdown_zen5  the same method on Zen 5 (cpu_model amd64_fam1ah_zen5, raw
              perf_raw::r<config> events): 8 slots per cycle, from the model row.
+  topdown_zen4_l2  Zen 4 at level 2: the six PipelineL2 events in a second
+             kernel group (the cmask=6 frontend event by its libpfm4 name
+             with c=6, beside the plain one); the skew region's children
+             above their parents (clamped).
+  topdown_zen5_l2  the same on Zen 5 (raw, cmask 8).
+  topdown_zen4_nol2  Zen 4 level 2 without ex_no_retire.load_not_complete:
+             level 1 only, said why.
   topdown_arm   Arm slot accounting (cpu_model arm_v1, raw events): 8 slots,
              4 cycles per BR_MIS_PRED moved from frontend to bad speculation; a
              region with more ops retired than speculated (retiring clamps).
@@ -684,6 +691,23 @@ def raw_events(configs):
 
 # Zen 5: Zen 4's events (amdzen5 JSON), 8 slots per cycle
 ZEN5_EVENTS = raw_events([0x76, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0xc1])
+
+# Level 2 on Zen 4 and Zen 5 (amdzen4/5 pipeline.json PipelineL2): six more
+# events than the six counters hold, so the runtime's second kernel group
+# (group 1; page-faults moves to group 2). Zen 4 by libpfm4 name (the cmask
+# event's pfm_name carries c=6), Zen 5 raw (cmask 8).
+ZEN_L2 = [("DISPATCH_STALLS_1:FE_NO_OPS:c=6", 0x1060001a0),
+          ("RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", 0xc3), ("RESYNCS", 0x96),
+          ("CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD", 0xa2d6),
+          ("CYCLES_NO_RETIRE:NOT_COMPLETE_LOAD_AND_ALU", 0x2d6), ("RETIRED_UCODE_OPS", 0x1000000c2)]
+PAGE_FAULTS_G2 = PAGE_FAULTS[:2] + (2,) + PAGE_FAULTS[3:]
+ZEN_L2_EVENTS = ZEN_EVENTS[:6] + [
+    (ZEN_PMU + n, ZEN_PMU + n.split(":c=")[0] + (ZEN_MOD.replace(":c=0", ":c=6")
+                                                if ":c=" in n else ZEN_MOD), 1, RAW, c)
+    for n, c in ZEN_L2] + [PAGE_FAULTS_G2]
+ZEN5_L2_EVENTS = ZEN5_EVENTS[:6] + [
+    ("perf_raw::r%x" % c, "perf_raw" + RAW_MOD, 1, RAW, c)
+    for c in (0x1080001a0, 0xc3, 0x19f, 0xa2d6, 0x2d6, 0x1000000c2)] + [PAGE_FAULTS_G2]
 # Neoverse V1: CPU_CYCLES, STALL_SLOT_FRONTEND, _BACKEND, STALL_SLOT, OP_SPEC,
 # OP_RETIRED, BR_MIS_PRED
 ARM_EVENTS = raw_events([0x11, 0x3e, 0x3d, 0x3f, 0x3b, 0x3a, 0x10])
@@ -760,6 +784,21 @@ def zen5_counts(slots, shares, skew):
     return [cycles, fe, be, smt, disp, ret]
 
 
+def zen_l2_counts(l1, width, skew):
+    """The six level-2 events for level-1 counts l1 (zen4_counts/zen5_counts
+    order): fetch latency 3/5 of frontend (cycles with no op at cmask=width),
+    mispredicts 3 of every 4 flushes, memory 2/3 of the no-retire cycles,
+    microcode 1/7 of retired ops. skew: each beyond its parent (clamped)."""
+    cycles, fe, _, _, _, ret = l1
+    fe_all = fe * 3 // 5 // width
+    misp, resync = cycles // 40 + 3, cycles // 120 + 1
+    load, any_nc = cycles // 3, cycles // 2
+    ucode = ret // 7
+    if skew:
+        fe_all, load, ucode = fe // width + 1000, any_nc + 777, ret + 4242
+    return [fe_all, misp, resync, load, any_nc, ucode]
+
+
 def arm_counts(slots, shares, skew):
     """Neoverse V1 (8 slots, 4 cycles per BR_MIS_PRED moved from frontend to
     bad speculation): counts whose breakdown is the profile's shares."""
@@ -794,6 +833,9 @@ def write_topdown(path, variant):
                              "topdown_nol2": ("perf_metrics", 2, "spr"),
                              "topdown_adl": ("perf_metrics", 2, "adl_glc"),
                              "topdown_zen5": ("zen4", 1, "amd64_fam1ah_zen5"),
+                             "topdown_zen4_l2": ("zen4", 2, "amd64_fam19h_zen4"),
+                             "topdown_zen5_l2": ("zen4", 2, "amd64_fam1ah_zen5"),
+                             "topdown_zen4_nol2": ("zen4", 2, "amd64_fam19h_zen4"),
                              "topdown_arm": ("arm", 1, "arm_v1"),
                              "topdown_atom": ("atom", 1, "srf")}[variant]
     if method == "perf_metrics":
@@ -806,13 +848,16 @@ def write_topdown(path, variant):
     elif method == "atom":
         events, td_rows = ATOM_EVENTS, list(range(5))
     elif model == "amd64_fam1ah_zen5":
-        events, td_rows = ZEN5_EVENTS, list(range(6))
+        events, td_rows = (ZEN5_L2_EVENTS, list(range(12))) if levels == 2 else \
+            (ZEN5_EVENTS, list(range(6)))
     else:
-        events, td_rows = ZEN_EVENTS, list(range(6))
+        events, td_rows = (ZEN_L2_EVENTS, list(range(12))) if levels == 2 else \
+            (ZEN_EVENTS, list(range(6)))
     td_index = list(range(len(td_rows)))  # which of the method's counts each row holds
     # an event that could not be opened: topdown-fe-bound (level 1) leaves no
-    # breakdown; topdown-mem-bound (level 2) leaves level 1
-    drop = {"topdown_missing": 3, "topdown_nol2": 8}.get(variant)
+    # breakdown; topdown-mem-bound (level 2) leaves level 1; so does Zen 4's
+    # ex_no_retire.load_not_complete
+    drop = {"topdown_missing": 3, "topdown_nol2": 8, "topdown_zen4_nol2": 9}.get(variant)
     if drop:
         events = events[:drop] + events[drop + 1:]
         td_rows, td_index = td_rows[:-1], td_index[:drop] + td_index[drop + 1:]
@@ -827,9 +872,10 @@ def write_topdown(path, variant):
             return arm_counts(slots, shares, skew)
         if method == "atom":
             return atom_counts(slots, shares, skew)
-        if model == "amd64_fam1ah_zen5":
-            return zen5_counts(slots, shares, skew)
-        return zen4_counts(slots, shares, skew)
+        l1 = (zen5_counts if model == "amd64_fam1ah_zen5" else zen4_counts)(slots, shares, skew)
+        if levels == 2:
+            return l1 + zen_l2_counts(l1, 8 if model == "amd64_fam1ah_zen5" else 6, skew)
+        return l1
 
     def fill(counts_row, slots, shares, skew, visits):
         td = counts_of(slots, shares, skew)
@@ -866,7 +912,7 @@ def write_topdown(path, variant):
     for grp, k in part.items():
         running[t, r, grp] = enabled[t, r, grp] // k
     for e in td_rows:
-        counts[t, r, e] //= part[events[e][2]]
+        counts[t, r, e] //= part.get(events[e][2], 1)
     flags[t, r] |= FLAGS["MULTIPLEXED"]
     t, r = 0, 5
     counts[t, r, :] //= 3
@@ -1129,6 +1175,9 @@ VARIANTS = {
     "topdown_nol2": lambda p: write_topdown(p, "topdown_nol2"),
     "topdown_adl": lambda p: write_topdown(p, "topdown_adl"),
     "topdown_zen5": lambda p: write_topdown(p, "topdown_zen5"),
+    "topdown_zen4_l2": lambda p: write_topdown(p, "topdown_zen4_l2"),
+    "topdown_zen5_l2": lambda p: write_topdown(p, "topdown_zen5_l2"),
+    "topdown_zen4_nol2": lambda p: write_topdown(p, "topdown_zen4_nol2"),
     "topdown_arm": lambda p: write_topdown(p, "topdown_arm"),
     "topdown_atom": lambda p: write_topdown(p, "topdown_atom"),
     "branch_icl": lambda p: write_full(p, "branch_icl"),

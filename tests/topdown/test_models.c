@@ -131,6 +131,13 @@ static const struct golden table[] = {
     /* PMCx0AA, umask 0x01 | 0x02 | 0x04 = 0x07 → 0x7aa */
     ROW(ZEN4, "topdown", "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", 0x7aa),
     ROW(ZEN4, "topdown", "RETIRED_OPS", 0xc1),                               /* PMCx0C1 */
+    /* level 2 (amdzen4/pipeline.json PipelineL2): cmask 6 in bits 24-31 */
+    ROW(ZEN4, "topdown", "DISPATCH_STALLS_1:FE_NO_OPS:c=6", 0x1060001a0ull),
+    ROW(ZEN4, "topdown", "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", 0xc3),   /* branch.json */
+    ROW(ZEN4, "topdown", "RESYNCS", 0x96),               /* other.json resyncs_or_nc_redirects */
+    ROW(ZEN4, "topdown", "CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD", 0xa2d6), /* core.json */
+    ROW(ZEN4, "topdown", "CYCLES_NO_RETIRE:NOT_COMPLETE_LOAD_AND_ALU", 0x2d6),  /* core.json */
+    ROW(ZEN4, "topdown", "RETIRED_UCODE_OPS", 0x1000000c2ull),  /* core.json ex_ret_ucode_ops */
     ROW(ZEN4, "ipc", "CYCLES_NOT_IN_HALT", 0x76),
     ROW(ZEN4, "ipc", "RETIRED_INSTRUCTIONS", 0xc0),                          /* PMCx0C0 */
     ROW(ZEN4, "branch", "RETIRED_INSTRUCTIONS", 0xc0),
@@ -179,6 +186,13 @@ static const struct golden table[] = {
     ROW(ZEN5, "topdown", "perf_raw::r1000060a0", 0x1000060a0ull), /* .smt_contention 0x60 */
     ROW(ZEN5, "topdown", "perf_raw::r7aa", 0x7aa),    /* decode.json de_src_op_disp.all 0xaa/0x07 */
     ROW(ZEN5, "topdown", "perf_raw::rc1", 0xc1),      /* execution.json ex_ret_ops */
+    /* level 2 (amdzen5/pipeline.json PipelineL2) */
+    ROW(ZEN5, "topdown", "perf_raw::r1080001a0", 0x1080001a0ull), /* .no_ops_from_frontend cmask 8 */
+    ROW(ZEN5, "topdown", "perf_raw::rc3", 0xc3),      /* execution.json ex_ret_brn_misp */
+    ROW(ZEN5, "topdown", "perf_raw::r19f", 0x19f),    /* branch-prediction.json bp_redirects.resync */
+    ROW(ZEN5, "topdown", "perf_raw::ra2d6", 0xa2d6),  /* ex_no_retire.load_not_complete 0xd6/0xa2 */
+    ROW(ZEN5, "topdown", "perf_raw::r2d6", 0x2d6),    /* ex_no_retire.not_complete 0xd6/0x02 */
+    ROW(ZEN5, "topdown", "perf_raw::r1000000c2", 0x1000000c2ull), /* execution.json ex_ret_ucode_ops */
     ROW(ZEN5, "ipc", "perf_raw::r76", 0x76),
     ROW(ZEN5, "ipc", "perf_raw::rc0", 0xc0),          /* execution.json ex_ret_instr */
     ROW(ZEN5, "branch", "perf_raw::rc0", 0xc0),
@@ -315,7 +329,8 @@ static void check_structure(void)
             CHECK(n == 5 && m->td_levels == 1, "%s: Skylake topdown has %d events", m->name, n);
             break;
         case PM_TD_METHOD_ZEN4:
-            CHECK(n == 6 && m->td_levels == 1, "%s: Zen 4 topdown has %d events", m->name, n);
+            CHECK(n == 6 * m->td_levels && (m->td_levels == 1 || m->td_levels == 2),
+                  "%s: Zen 4 topdown has %d events for %d levels", m->name, n, m->td_levels);
             CHECK(m->td_slots_per_cycle == 6 || m->td_slots_per_cycle == 8,
                   "%s: %d dispatch slots per cycle", m->name, m->td_slots_per_cycle);
             break;

@@ -238,7 +238,7 @@ static void test_zen4(void)
     /* cycles 1000 → 6000 slots; FE 1200, BE 1800, SMT 600, dispatched 2400,
      * retired 2100 → bad spec 300, retiring 2100. Σ = 6000:
      * 0.2, 0.3, 0.1, 0.05, 0.35. */
-    struct pm_td_zen4_counts c = {1000, 1200, 1800, 600, 2400, 2100, 6};
+    struct pm_td_zen4_counts c = {1000, 1200, 1800, 600, 2400, 2100, 6, .levels = 1};
     struct pm_td_slots s;
     struct pm_td_breakdown b;
     pm_td_from_zen4(&c, &s);
@@ -251,9 +251,55 @@ static void test_zen4(void)
               near(b.ratio[PM_TD_N_BAD_SPEC], 0.05) && near(b.ratio[PM_TD_N_RETIRING], 0.35),
           "zen4 ratios");
     /* retired > dispatched (counts read a few ops apart): bad spec 0. */
-    struct pm_td_zen4_counts neg = {10, 0, 0, 0, 50, 60, 6};
+    struct pm_td_zen4_counts neg = {10, 0, 0, 0, 50, 60, 6, .levels = 1};
     pm_td_from_zen4(&neg, &s);
     CHECK(s.m[PM_TD_BAD_SPEC] == 0 && s.m[PM_TD_RETIRING] == 60, "zen4 clamp");
+}
+
+static void test_zen4_level2(void)
+{
+    /* Level 1 as test_zen4 (6000 slots: FE 1200, BE 1800, SMT 600, bad spec
+     * 300, retiring 2100), and the PipelineL2 events of amdzen4/pipeline.json:
+     *   no_ops_from_frontend,cmask=6 = 150 cycles → fetch latency 6 × 150 = 900
+     *     (fetch bandwidth 1200 − 900 = 300)
+     *   ex_ret_brn_misp 30, resyncs 10 → mispredicts 300 × 30/40 = 225
+     *     (machine clears 75)
+     *   ex_no_retire.load_not_complete 400 / .not_complete 1000 → memory
+     *     bound 1800 × 0.4 = 720 (core bound 1080)
+     *   ex_ret_ucode_ops 420 → heavy (microcode) 420 (light 1680). */
+    struct pm_td_zen4_counts c = {1000, 1200, 1800, 600, 2400, 2100, 6, 2,
+                                  150,  30,   10,   400, 1000, 420};
+    struct pm_td_slots s;
+    struct pm_td_breakdown b;
+    pm_td_from_zen4(&c, &s);
+    CHECK(s.levels == 2 && s.m[PM_TD_FETCH_LAT] == 900 && s.m[PM_TD_BR_MISPREDICT] == 225 &&
+              s.m[PM_TD_MEM_BOUND] == 720 && s.m[PM_TD_HEAVY_OPS] == 420,
+          "zen4 level 2 slots");
+    CHECK(pm_td_breakdown(&s, &b) == PM_TD_OK && near(b.ratio[PM_TD_N_FETCH_LAT], 0.15) &&
+              near(b.ratio[PM_TD_N_FETCH_BW], 0.05) &&
+              near(b.ratio[PM_TD_N_BR_MISPREDICT], 0.0375) &&
+              near(b.ratio[PM_TD_N_MACHINE_CLEARS], 0.0125) &&
+              near(b.ratio[PM_TD_N_MEM_BOUND], 0.12) && near(b.ratio[PM_TD_N_CORE_BOUND], 0.18) &&
+              near(b.ratio[PM_TD_N_HEAVY_OPS], 0.07) && near(b.ratio[PM_TD_N_LIGHT_OPS], 0.28) &&
+              near(b.ratio[PM_TD_N_FE_BOUND], 0.2),
+          "zen4 level 2 ratios");
+    /* Skewed or multiplexed counts never give a child above its parent, and
+     * a zero denominator gives 0 (perf's d_ratio): cmask cycles × 6 > FE,
+     * load > not_complete, ucode > retired, no mispredicts nor resyncs. */
+    struct pm_td_zen4_counts skew = {1000, 1200, 1800, 600, 2400, 2100, 6, 2,
+                                     500,  0,    0,    1200, 1000, 5000};
+    pm_td_from_zen4(&skew, &s);
+    CHECK(s.m[PM_TD_FETCH_LAT] == 1200 && s.m[PM_TD_BR_MISPREDICT] == 0 &&
+              s.m[PM_TD_MEM_BOUND] == 1800 && s.m[PM_TD_HEAVY_OPS] == 2100 &&
+              pm_td_node_slots(&s, PM_TD_N_MACHINE_CLEARS) == 300,
+          "zen4 level 2 clamps");
+    /* Zen 5: the same counts at 8 slots per cycle and cmask 8. */
+    struct pm_td_zen4_counts z5 = {1000, 1600, 2400, 800, 3200, 2800, 8, 2,
+                                   100,  0,    5,    0,   0,    0};
+    pm_td_from_zen4(&z5, &s);
+    CHECK(s.m[PM_TD_FETCH_LAT] == 800 && s.m[PM_TD_BR_MISPREDICT] == 0 &&
+              pm_td_node_slots(&s, PM_TD_N_MACHINE_CLEARS) == 400 && s.m[PM_TD_MEM_BOUND] == 0,
+          "zen5 level 2");
 }
 
 static void test_zen5_width(void)
@@ -262,7 +308,7 @@ static void test_zen5_width(void)
      * total_dispatch_slots = 8 × ls_not_halted_cyc). cycles 1000 → 8000
      * slots; FE 1600, BE 2400, SMT 800, dispatched 3200, retired 2800 → bad
      * spec 400, retiring 2800. Σ = 8000: 0.2, 0.3, 0.1, 0.05, 0.35. */
-    struct pm_td_zen4_counts c = {1000, 1600, 2400, 800, 3200, 2800, 8};
+    struct pm_td_zen4_counts c = {1000, 1600, 2400, 800, 3200, 2800, 8, .levels = 1};
     struct pm_td_slots s;
     struct pm_td_breakdown b;
     pm_td_from_zen4(&c, &s);
@@ -276,7 +322,7 @@ static void test_zen5_width(void)
               near(b.ratio[PM_TD_N_BAD_SPEC], 0.05) && near(b.ratio[PM_TD_N_RETIRING], 0.35),
           "zen5 ratios");
     /* The same counts at Zen 4's width would claim 6000 slots; width 0 is Zen 4's 6. */
-    struct pm_td_zen4_counts z4 = {1000, 1200, 1800, 600, 2400, 2100, 0};
+    struct pm_td_zen4_counts z4 = {1000, 1200, 1800, 600, 2400, 2100, 0, .levels = 1};
     pm_td_from_zen4(&z4, &s);
     CHECK(s.slots == 6000, "width 0 means Zen 4's 6: %llu", (unsigned long long)s.slots);
 }
@@ -530,6 +576,7 @@ int main(void)
     test_short();
     test_skylake();
     test_zen4();
+    test_zen4_level2();
     test_zen5_width();
     test_arm();
     test_atom();
