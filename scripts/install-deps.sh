@@ -11,7 +11,7 @@ apt-get update -qq
 # python3-pandas, python3-pip: the Python package (python/) and its install test;
 # python3-matplotlib: the worked session of docs/python.md, run by CTest python_docs.
 # gcc-aarch64-linux-gnu, qemu-user-static: tests/aarch64 builds perfmark for arm64
-# and runs its unit tests under qemu (CTest label qemu).
+# and runs its unit tests and the arm64 build under qemu (CTest label qemu).
 apt-get install -y -qq \
   build-essential cmake pkg-config gfortran clang libomp-dev \
   libpfm4-dev libhwloc-dev hwloc libdw-dev \
@@ -21,4 +21,8 @@ apt-get install -y -qq \
   likwid libpapi-dev \
   valgrind \
   gcc-aarch64-linux-gnu qemu-user-static >/dev/null
+# Debian's arm64 libraries, unpacked for the aarch64 cross build (CTest
+# aarch64_cross_build); without them that test skips and says why.
+bash "$(dirname "$0")/arm64-sysroot.sh" ||
+  echo "perfmark: no arm64 sysroot (scripts/arm64-sysroot.sh failed): aarch64_cross_build will skip"
 echo "perfmark: build dependencies installed"
