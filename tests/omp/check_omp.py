@@ -327,8 +327,11 @@ def pus():
 
 
 def cores():
-    """Core id -> PUs, from sysfs (what hwloc reads), in core order."""
-    by_core = {}
+    """Core id -> PUs, from sysfs (what hwloc reads), in hwloc's core order:
+    package by package (each package's first CPU), then by each core's first
+    CPU. On a two-socket machine that numbers CPUs alternately across the
+    sockets (0 on one, 1 on the other) this is not the order of the CPUs."""
+    by_core, pkg_first = {}, {}
     for cpu in pus():
         base = "/sys/devices/system/cpu/cpu%d/topology/" % cpu
         with open(base + "physical_package_id") as f:
@@ -336,7 +339,8 @@ def cores():
         with open(base + "core_id") as f:
             core = int(f.read())
         by_core.setdefault((pkg, core), []).append(cpu)
-    return [by_core[k] for k in sorted(by_core, key=lambda k: min(by_core[k]))]
+        pkg_first[pkg] = min(pkg_first.get(pkg, cpu), cpu)
+    return [by_core[k] for k in sorted(by_core, key=lambda k: (pkg_first[k[0]], min(by_core[k])))]
 
 
 def cpulist(cpus):
