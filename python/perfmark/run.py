@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import derived, export, read, stats, topdown
-from .aggregate import Aggregate, block_rows
+from .aggregate import LOST_GENERATION_BIT, Aggregate, block_rows
 from .stats import ESTIMATE, NONE
 
 
@@ -177,15 +177,96 @@ class Run:
             "running_ns": _int(run).ravel(), "value": _float(val, kind == NONE).ravel(),
             "estimate": (kind == ESTIMATE).ravel(), "counted_share": share.ravel()})
 
+    def _series_frame(self, prefix, rows, keys):
+        """Rows of /series (prefix "SERIES_") or its process rows
+        ("SERIES_PROCESS_"), a block of rows at a time: one row per (series
+        row, event), the counting model's value of the interval's counts."""
+        f = self._file
+        E = f.sizes["E"]
+        group = f.field("EVENTS_GROUP").astype(np.int64)
+        frames = []
+        step = max(1, (4 << 20) // max(1, 8 * (E + 2 * f.sizes["G"] + 4)))
+        for i0 in range(0, rows, step):
+            i1 = min(i0 + step, rows)
+            raw = f.array(prefix + "COUNTS", i0, i1)
+            en = f.array(prefix + "ENABLED_NS", i0, i1)[:, group]
+            run = f.array(prefix + "RUNNING_NS", i0, i1)[:, group]
+            val, kind = stats.cell_value(raw, en, run)
+            n = i1 - i0
+            df = pd.DataFrame({"row": np.repeat(np.arange(i0, i1, dtype=np.int64), E)})
+            for name, col in keys(i0, i1).items():
+                df[name] = np.repeat(np.asarray(col), E)
+            df["event"] = np.tile(np.array(self.event_keys(), object), n)
+            df["raw"], df["enabled_ns"], df["running_ns"] = (_int(raw).ravel(), _int(en).ravel(),
+                                                             _int(run).ravel())
+            df["value"] = _float(val, kind == NONE).ravel()
+            df["estimate"] = (kind == ESTIMATE).ravel()
+            frames.append(df)
+        if not frames:
+            return None
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    def series(self):
+        """Counts over time (`perfmark run --interval`, /series): one row per
+        (interval of a thread, event), in the file's order: time_ns (when the
+        interval ended, CLOCK_REALTIME ns), thread_row, rank, thread,
+        interval_ns (the thread's interval: the asked one, doubled per merge
+        when memory ran short), region (the thread's innermost region at the
+        reading, row; -1 none) and its path, flags and LOST_GENERATION (the
+        counters were reopened: no counts in the row), raw, enabled_ns,
+        running_ns, value (scaled when multiplexed; NaN never counted),
+        estimate. A thread's rows add up to its /thread totals exactly. Empty
+        without --interval."""
+        f = self._file
+        I = f.sizes["I"]
+        cols = ["row", "time_ns", "thread_row", "rank", "thread", "interval_ns", "region", "path",
+                "flags", "LOST_GENERATION", "event", "raw", "enabled_ns", "running_ns", "value",
+                "estimate"]
+        if I == 0 or f.sizes["E"] == 0:
+            return pd.DataFrame(columns=cols)
+        rank = _int(f.field("THREADS_RANK"))
+        num = _int(f.field("THREADS_THREAD"))
+        ivl = _int(f.array("SERIES_THREAD_INTERVAL_NS"))
+        paths = np.append(self._paths(), None)
+
+        def keys(i0, i1):
+            t = _int(f.array("SERIES_THREAD", i0, i1))
+            r = _int(f.array("SERIES_REGION", i0, i1))
+            fl = _int(f.array("SERIES_FLAGS", i0, i1))
+            return {"time_ns": _int(f.array("SERIES_TIME_NS", i0, i1)), "thread_row": t,
+                    "rank": rank[t], "thread": num[t], "interval_ns": ivl[t], "region": r,
+                    "path": paths[np.where(r >= 0, r, len(paths) - 1)], "flags": fl,
+                    "LOST_GENERATION": (fl & LOST_GENERATION_BIT) != 0}
+        return self._series_frame("SERIES_", I, keys)[cols]
+
+    def process_series(self):
+        """The inherited set (the whole process, children included) over
+        time: one row per (interval of a process, event): time_ns, rank,
+        raw, enabled_ns, running_ns, value, estimate. Empty without
+        --interval."""
+        f = self._file
+        J = f.sizes["J"]
+        cols = ["row", "time_ns", "rank", "event", "raw", "enabled_ns", "running_ns", "value",
+                "estimate"]
+        if J == 0 or f.sizes["E"] == 0:
+            return pd.DataFrame(columns=cols)
+
+        def keys(i0, i1):
+            return {"time_ns": _int(f.array("SERIES_PROCESS_TIME_NS", i0, i1)),
+                    "rank": _int(f.array("SERIES_PROCESS_RANK", i0, i1))}
+        return self._series_frame("SERIES_PROCESS_", J, keys)[cols]
+
     def rank_totals(self):
         """One row per (/rank row, event): the process's own count (the
         inherited set: process_raw, process, process_estimate,
         counted_share) against the sum of its threads' totals (threads_sum,
         threads_estimate, threads_na), and the difference: work of threads
         perfmark never saw. A row's threads: all when there is one row,
-        else those whose rank is the row number. Empty without /rank."""
+        else those whose rank is the row number; `rank` is the row's rank
+        (/rank/rank). Empty without /rank."""
         f = self._file
         N, E = f.sizes["N"], f.sizes["E"]
+        row_rank = _int(f.array("RANK_RANK")) if N else []
         _, _, _, tval, tkind = self._thread_values()
         rank = _int(f.field("THREADS_RANK"))
         group = f.field("EVENTS_GROUP").astype(np.int64)
@@ -207,7 +288,8 @@ class Run:
             for e, key in enumerate(self.event_keys()):
                 proc = np.nan if kind[n, e] == NONE else val[n, e]
                 ts = np.nan if no_sum[e] else tsum[e]
-                rows.append({"row": n, "event": key, "threads": list(members),
+                rows.append({"row": n, "rank": int(row_rank[n]), "event": key,
+                             "threads": list(members),
                              "process_raw": int(raw[n, e]), "process": proc,
                              "process_estimate": bool(kind[n, e] == ESTIMATE),
                              "counted_share": run[n, e] / en[n, e] if en[n, e] > 0 else np.nan,
@@ -215,10 +297,10 @@ class Run:
                              "threads_estimate": bool((has[:, e] &
                                                        (tkind[members, e] == ESTIMATE)).any()),
                              "threads_na": int(na[e]), "difference": proc - ts})
-        cols = ["row", "event", "threads", "process_raw", "process", "process_estimate",
+        cols = ["row", "rank", "event", "threads", "process_raw", "process", "process_estimate",
                 "counted_share", "threads_sum", "threads_estimate", "threads_na", "difference"]
         return pd.DataFrame(rows, columns=cols).astype(
-            {"row": np.int64, "process_raw": np.int64, "threads_na": np.int64,
+            {"row": np.int64, "rank": np.int64, "process_raw": np.int64, "threads_na": np.int64,
              "process": float, "threads_sum": float, "difference": float,
              "counted_share": float, "process_estimate": bool, "threads_estimate": bool})
 

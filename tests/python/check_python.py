@@ -12,6 +12,8 @@ blocks):
 
 - every number summary(), by_rank() (its spread across ranks), mpi(), mpi_share(), omp_wait(), ipc(), flags(), threads(),
   thread_totals(), rank_totals(), measuring(), perfmark_reads(),
+  series() and process_series() (runs with --interval: rows add up to the
+  totals exactly, the report's bins to the rows),
   to_hatchet_literal(),
   events(), messages() and metadata give equals the report's JSON to the
   last digit (the report prints %.17g: a round trip of the double), null
@@ -540,6 +542,65 @@ def check_schema(ck, build):
     ck.ok(list(mine) == list(c), "top-level keys %r, C %r" % (list(mine), list(c)))
 
 
+def check_series(ck, build, tmp):
+    """series() and process_series() on runs with --interval (nested_regions;
+    a 2-rank mpi_omp_demo): a thread's rows add up to its /thread totals and a
+    process's to its own count, exactly; the report's JSON bins of a rank add
+    up to its rows; times never go back; a run without --interval gives
+    empty frames."""
+    import pandas as pd
+    import perfmark as pm
+    perfmark = os.path.join(build, "bin", "perfmark")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_")}
+    env.update(MPI_ENV)
+    runs = [("series nested_regions", [os.path.join(build, "bin", "nested_regions")], "10ms")]
+    if shutil.which("mpirun"):
+        runs.append(("series mpi_omp_demo", ["mpirun", "-np", "2", "--oversubscribe", "--bind-to",
+                                             "none", os.path.join(build, "bin", "mpi_omp_demo")],
+                     "20ms"))
+    for name, prog, ivl in runs:
+        ck.scope = name + ": "
+        f = os.path.join(tmp, name.replace(" ", "_") + ".h5")
+        p = subprocess.run([perfmark, "run", "-q", "-e", "sw", "--interval", ivl, "-o", f, "--"] +
+                           prog, env=env, capture_output=True, timeout=600)
+        if not ck.ok(p.returncode == 0 and os.path.exists(f), "the run failed: %s" %
+                     p.stderr.decode()[-300:]):
+            continue
+        with pm.open(f) as run:
+            s, ps = run.series(), run.process_series()
+            ck.ok(len(s) > 0 and len(ps) > 0, "no series rows")
+            got = s.groupby(["thread_row", "event"])["raw"].sum()
+            for _, t in run.thread_totals().iterrows():
+                ck.same(int(got.get((t["thread_row"], t["event"]), 0)), int(t["raw"]),
+                        "thread %d %s: rows' sum" % (t["thread_row"], t["event"]))
+            pgot = ps.groupby(["rank", "event"])["raw"].sum()
+            ranks = run.rank_totals()
+            for _, r in ranks.iterrows():
+                ck.same(int(pgot.get((int(r["rank"]), r["event"]), 0)), int(r["process_raw"]),
+                        "rank %d %s: process rows' sum" % (r["rank"], r["event"]))
+            for t, g in s.groupby("thread_row"):
+                ck.ok(g["time_ns"].is_monotonic_increasing, "thread %d: time goes back" % t)
+            known = set(run.regions()["path"]) | {None}
+            ck.ok(set(s["path"]) <= known, "series paths not in the tree")
+            for c in ("time_ns", "thread_row", "rank", "region", "raw"):
+                ck.ok(str(s[c].dtype) == "int64", "series().%s is %s" % (c, s[c].dtype))
+            j = report_json(perfmark, f)["series"]
+            for rj in j["ranks"]:
+                rows = s[s["rank"] == rj["rank"]]
+                for ev, vals in rj["values"].items():
+                    want = float(rows[rows["event"] == ev]["value"].sum())
+                    total = sum(v for v in vals if v is not None)
+                    ck.ok(abs(total - want) <= 1e-9 * max(1.0, abs(want)),
+                          "rank %d %s: report bins add up to %r, rows %r" %
+                          (rj["rank"], ev, total, want))
+    ck.scope = "series, no --interval: "
+    nested = os.path.join(tmp, "nested.h5")
+    if os.path.exists(nested):
+        with pm.open(nested) as run:
+            ck.ok(len(run.series()) == 0 and isinstance(run.series(), pd.DataFrame) and
+                  len(run.process_series()) == 0, "series rows without --interval")
+
+
 def real_files(build, tmp):
     """(name, path) of files written by real runs; skipped ones named."""
     perfmark = os.path.join(build, "bin", "perfmark")
@@ -602,6 +663,7 @@ def main():
                 check_file(ck, perfmark, path, name)
         check_errors(ck, tmp)
         check_revisions(ck, perfmark, tmp)
+        check_series(ck, build, tmp)
         check_fuzz(ck, build, tmp)
     return ck.finish()
 
