@@ -170,7 +170,12 @@ void pm_config_read(struct pm_config *cfg)
     cfg->sample_callchain = pm_env_bool("PERFMARK_SAMPLE_CALLCHAIN", 0);
     cfg->sample_max_sites = pm_env_long("PERFMARK_SAMPLE_MAX_SITES", 1L << 30);
     const char *pin_cpus = getenv("PERFMARK_PIN_CPUS");
-    snprintf(cfg->pin_cpus, sizeof cfg->pin_cpus, "%s", pin_cpus ? pin_cpus : "");
+    cfg->pin_cpus[0] = '\0';
+    if (pin_cpus && strlen(pin_cpus) >= sizeof cfg->pin_cpus) /* cut, it would be another list */
+        pm_msg(PM_MSG_ONCE, "PERFMARK_PIN_CPUS is longer than %zu bytes; shares from every CPU "
+               "this process may use", sizeof cfg->pin_cpus - 1);
+    else if (pin_cpus)
+        snprintf(cfg->pin_cpus, sizeof cfg->pin_cpus, "%s", pin_cpus);
     const char *pin = getenv("PERFMARK_PIN");
     cfg->pin = PM_PIN_KEEP;
     if (pin && *pin) {

@@ -63,7 +63,8 @@ static const struct pm_model_group pm_grp_td_skl = {
 
 /* Level 2 needs six more events than the six counters hold: the kernel
  * puts them in a second group and multiplexes the two (every TopDown number
- * is then an estimate, marked so). Names from libpfm4's zen4 table; the
+ * is then an estimate, marked so), so the runtime opens them only with
+ * PERFMARK_TOPDOWN_LEVELS=2 (pm_events.c). Names from libpfm4's zen4 table; the
  * kernel's amdzen4 JSON: core.json (ex_no_retire 0xd6, ex_ret_ucode_ops
  * 0x1c2), branch.json (ex_ret_brn_misp 0xc3), other.json
  * (resyncs_or_nc_redirects 0x96), pipeline.json (the cmask=6 event). */
@@ -498,14 +499,14 @@ const struct pm_cpu_model pm_cpu_models[] = {
      0},
     {"amd64_fam19h_zen4", "amd64_fam19h_zen4", "AMD Zen 4", PM_TD_METHOD_ZEN4, 2, 0,
      "six dispatch slots per cycle; SMT contention is a fifth level-1 category; level 2 "
-     "needs 12 counters, so its events multiplex with level 1's (estimates)",
+     "with PERFMARK_TOPDOWN_LEVELS=2 (12 events on 6 counters: multiplexed, estimates)",
      {&pm_grp_td_zen4, &pm_grp_ipc_zen4, &pm_grp_branch_zen4, &pm_grp_cache_zen4,
       &pm_grp_mem_zen4},
      6, 0},
     {"amd64_fam1ah_zen5", "perf_raw", "AMD Zen 5 (EPYC Turin)", PM_TD_METHOD_ZEN4, 2, 0,
      "libpfm4 4.13 has no Zen 5 PMU: raw encodings from the kernel's amdzen5 JSON; eight "
-     "dispatch slots per cycle (amdzen5/pipeline.json); level 2 needs 12 counters, so its "
-     "events multiplex with level 1's (estimates)",
+     "dispatch slots per cycle (amdzen5/pipeline.json); level 2 with "
+     "PERFMARK_TOPDOWN_LEVELS=2 (12 events on 6 counters: multiplexed, estimates)",
      {&pm_grp_td_zen5, &pm_grp_ipc_zen5, &pm_grp_branch_zen5, &pm_grp_cache_zen5,
       &pm_grp_mem_zen5},
      8, 0},

@@ -1,6 +1,7 @@
 #include "pm_events.h"
 #include "pm_cpu_models.h"
 #include "pm_cpu_id.h"
+#include "pm_topdown.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -376,6 +377,15 @@ static void pm_group_fallback(struct pm_eventset *set, const char *group, unsign
     set->fallback_causes |= causes;
 }
 
+/* PERFMARK_TOPDOWN_LEVELS=2: TopDown level 2 also where it multiplexes
+ * with level 1 (AMD Zen 4/5). Read here, not in pm_config.c: `perfmark
+ * list` and `check` expand groups too. */
+int pm_topdown_level2_asked(void)
+{
+    const char *v = getenv("PERFMARK_TOPDOWN_LEVELS");
+    return v && strcmp(v, "2") == 0;
+}
+
 /* The events of a group that depends on the CPU model (topdown, branch,
  * cache, mem), qualified with the model's PMU; the caller has checked
  * (pm_group_unavailable) that the model has the group. */
@@ -386,16 +396,25 @@ static int pm_model_group_names(struct pm_eventset *set, const char *group,
     const struct pm_model_group *mg = pm_cpu_model_group_named(m, group);
     if (!mg)
         return -1;
+    int topdown = strcmp(group, "topdown") == 0, levels = m->td_levels;
+    int max = PM_MODEL_MAX_EVENTS;
+    /* Zen 4/5 level 2 takes six more counters than there are: the two
+     * groups multiplex, level 1 becomes an estimate and a region shorter
+     * than a rotation loses its breakdown. Only when asked for. */
+    if (topdown && m->td_method == PM_TD_METHOD_ZEN4 && !pm_topdown_level2_asked()) {
+        max = PM_TD_ZEN4_L1_EVENTS;
+        levels = 1;
+    }
     int n = 0;
-    for (int i = 0; i < PM_MODEL_MAX_EVENTS && mg->events[i].pfm; i++)
+    for (int i = 0; i < max && mg->events[i].pfm; i++)
         if (pm_cpu_model_event_name(m, mg->events[i].pfm, names[n], PM_EVENT_NAME_LEN) == 0)
             list[n] = names[n], n++;
     list[n] = NULL;
     /* the report finds the group's derived metrics through the model */
     snprintf(set->model, sizeof set->model, "%s", m->name);
-    if (strcmp(group, "topdown") == 0) {
+    if (topdown) {
         set->td_method = (int)m->td_method;
-        set->td_levels = m->td_levels;
+        set->td_levels = levels;
     }
     return 0;
 }

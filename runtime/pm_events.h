@@ -74,6 +74,9 @@ static inline void pm_fallback_cause_words(unsigned causes, char *out, size_t le
 int pm_events_init(void);
 /* 1 if the kernel exposes a CPU PMU (cpu, cpu_core, cpu_atom, armv8...). */
 int pm_pmu_present(void);
+/* PERFMARK_TOPDOWN_LEVELS=2: TopDown level 2 also where its events
+ * multiplex with level 1's (AMD Zen 4/5); by default only level 1 there. */
+int pm_topdown_level2_asked(void);
 /* 1 when this process may only count user space (paranoid >= 2, unprivileged). */
 int pm_user_only(void);
 

@@ -29,7 +29,7 @@ static int pm_max_index = -1;       /* highest thread number pinned */
 static char pm_failure[160];        /* why binding did not happen, "" if it did */
 static int pm_app_pins;             /* bindings the application made (pm_pin_self_to) */
 static char pm_cpus_spec[512];      /* PERFMARK_PIN_CPUS as given, "" if unset */
-static char pm_cpus_used[160];      /* the CPU list the shares came from, "" = all allowed */
+static char pm_cpus_used[512];      /* the CPU list the shares came from, "" = all allowed */
 
 static const char *const pm_mode_names[] = {"keep", "none", "ranks", "threads"};
 
@@ -69,7 +69,8 @@ static hwloc_topology_t pm_topology_locked(void)
  * them (unset, another host's list, or a list naming none of them: said). */
 static hwloc_bitmap_t pm_pin_cpus_locked(hwloc_topology_t topo)
 {
-    const char *list = pm_cpus_spec, *colon = strchr(pm_cpus_spec, ':');
+    /* the last ':' ends the host (a CPU list has none; a host may) */
+    const char *list = pm_cpus_spec, *colon = strrchr(pm_cpus_spec, ':');
     if (!pm_cpus_spec[0])
         return NULL;
     if (colon) {

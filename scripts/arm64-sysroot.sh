@@ -9,7 +9,23 @@
 set -euo pipefail
 dest=${1:-/opt/perfmark/arm64-sysroot}
 export DEBIAN_FRONTEND=noninteractive
-dpkg --add-architecture arm64
+# Leave the machine as found when this fails (a mirror without arm64 would
+# make every later apt-get update fail): the architecture is removed again
+# if this script added it and did not finish.
+added=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  dpkg --add-architecture arm64
+  added=1
+fi
+finish() {
+  local rc=$?
+  rm -rf "${work:-/nonexistent}"
+  if [ $rc -ne 0 ] && [ $added -eq 1 ]; then
+    dpkg --remove-architecture arm64 && apt-get update -qq || true
+  fi
+  exit $rc
+}
+trap finish EXIT
 apt-get update -qq
 # The shared libraries perfmark needs at run time and everything they pull
 # in (only library packages: no tools, no maintainer scripts run), then the
@@ -21,7 +37,6 @@ pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts 
          --no-replaces --no-enhances $(printf '%s:arm64 ' $runtime) 2>/dev/null |
        grep -E '^(lib|zlib1g|gcc-12-base)[^ ]*:arm64$' | sort -u)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 (cd "$work" && chmod 777 . && apt-get download $pkgs $(printf '%s:arm64 ' $dev) >/dev/null)
 rm -rf "$dest"
 mkdir -p "$dest"

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "pm_cpu_models.h"
 #include "pm_cpu_id.h"
+#include "pm_topdown.h"
 #include "cli/diff.h"
 #include "pm_events.h"
 #include "read_guard.h"
@@ -54,7 +55,9 @@ static const char pm_usage_run[] =
     "\n"
     "options (each sets the environment variable in brackets):\n"
     "  -e, --events LIST    event group (default, sw, ipc, none) or comma list of\n"
-    "                       libpfm4 event names with modifiers [PERFMARK_EVENTS]\n"
+    "                       libpfm4 event names with modifiers [PERFMARK_EVENTS];\n"
+    "                       topdown is level 1 on AMD Zen 4/5 unless\n"
+    "                       PERFMARK_TOPDOWN_LEVELS=2 (level 2 multiplexes with it)\n"
     "  -o, --output PATH    output file, or a directory for the default name\n"
     "                       perfmark-<job id or timestamp>.h5 [PERFMARK_OUTPUT]\n"
     "  -q, --quiet          no messages on stderr (they are still in the file)\n"
@@ -355,9 +358,17 @@ static void pm_export_pin_cpus(void)
 {
     const char *mode = getenv("PERFMARK_PIN"), *set = getenv("PERFMARK_PIN_CPUS");
     cpu_set_t cpus;
-    char host[256] = "", list[480] = "";
+    char host[256] = "", list[400] = ""; /* host:list fits PERFMARK_PIN_CPUS's 512 bytes */
     size_t used = 0;
 
+    /* under a launcher (`mpirun ... perfmark run`), this process is a rank and
+     * its affinity the launcher's binding of it, which pinning replaces */
+    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                            "SLURM_STEP_ID", "MV2_COMM_WORLD_RANK",
+                                            "MPI_LOCALRANKID", "PALS_RANKID"};
+    for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars; i++)
+        if (getenv(rank_vars[i]))
+            return;
     if (!mode || (strcmp(mode, "ranks") && strcmp(mode, "threads")) || (set && *set) ||
         sched_getaffinity(0, sizeof cpus, &cpus) != 0 || gethostname(host, sizeof host - 1) != 0)
         return;
@@ -673,6 +684,10 @@ static void pm_list_model_group(const char *group)
     printf("         here: %s tables (%s)\n", m->name, m->description);
     for (int i = 0; i < PM_MODEL_MAX_EVENTS && mg->events[i].pfm; i++) {
         char name[PM_EVENT_NAME_LEN];
+        if (strcmp(group, "topdown") == 0 && m->td_method == PM_TD_METHOD_ZEN4 &&
+            i == PM_TD_ZEN4_L1_EVENTS)
+            printf("         level 2, %s (PERFMARK_TOPDOWN_LEVELS=2; multiplexed with level 1):\n",
+                   pm_topdown_level2_asked() ? "measured" : "not measured unless asked");
         if (pm_cpu_model_event_name(m, mg->events[i].pfm, name, sizeof name) == 0)
             pm_list_event(name);
     }

@@ -162,6 +162,9 @@ class Aggregate:
         self.excl = Spread(R)
         nr = len(self.ranks)
         self.rq = [None] * nr          # per rank: Total over [R, nq]
+        # per rank: some cell has a value (report --by rank's rule: a
+        # timer-only cell has no count, a cell never counted none)
+        self.rhas = np.zeros((nr, R, self.nq), bool)
         self.omp_t = np.zeros((nr, R), np.uint64)
         self.omp_w = np.zeros((nr, R), np.uint64)
         self.mpi_ns = np.zeros(nr, np.uint64)
@@ -209,6 +212,10 @@ class Aggregate:
         rq = {}
         q_val, q_kind, q_counted = self._rank_quantities(c, ns, kind, excl, ekind, val, vkind,
                                                          counted)
+        # the event quantities of a visited timer-only cell: no count there
+        q_timer = np.zeros(q_val.shape, bool)
+        if self.timer_only_bit:
+            q_timer[:, :, len(QUANTITIES):-1] = (visited & ((F & self.timer_only_bit) != 0))[:, :, None]
         for i in range(t1 - t0):
             t = t0 + i
             ev.add(val[i], vkind[i], counted[i])
@@ -219,6 +226,7 @@ class Aggregate:
             if k not in rq:
                 rq[k] = Total((R, self.nq))
             rq[k].add(q_val[i], q_kind[i], q_counted[i])
+            self.rhas[k] |= q_counted[i] & (q_kind[i] != NONE) & ~q_timer[i]
             rq[k].untrusted[:, len(QUANTITIES):-1] |= lost[i][:, None]
             rq[k].untrusted[:, -1] |= ebad[i]
             self.omp_t[k] += ns[i]
@@ -429,20 +437,18 @@ class Aggregate:
     def rank_values(self, keys):
         """(quantity, is_event, {column: [ranks, R]}) of each rank's own value
         of every region (the sum over its threads, rq): value (NaN: none),
-        estimate, untrusted, entered; the quantities in summary() order.
-        Events of a timer-only region have no value, as across ranks."""
+        estimate, untrusted, entered; the quantities in summary() order. A
+        rank has a value where some cell of it has one (report --by rank's
+        rule: a timer-only cell has no count, a never-counted cell none)."""
         at = {"visits": 0, "wall_ns": 1, "exclusive_ns": self.nq - 1, "bytes": 2,
               "bytes_unknown": 3}
         at.update({k: len(QUANTITIES) + e for e, k in enumerate(keys)})
         nr = len(self.ranks)
         tot = [self._rank_total(k) for k in range(nr)]
         entered = np.array([s.total[:, 0] > 0 for s in tot]).reshape(nr, self.R)
-        off = self.timer_only()
         for q, j in at.items():
             is_event = j >= len(QUANTITIES) and j < self.nq - 1
-            has = np.array([s.has_total()[:, j] for s in tot]).reshape(nr, self.R)
-            if is_event:
-                has &= ~off[None, :]
+            has = self.rhas[:, :, j]
             val = np.array([s.total[:, j] for s in tot]).reshape(nr, self.R)
             yield q, is_event, {
                 "value": np.where(has, val, np.nan),

@@ -723,6 +723,8 @@ class Run:
                 df[k] = df[k].astype(bool)
             elif k in nodes or k == "pcore_share":
                 df[k] = df[k].astype(float)
+            elif k == "slots" or k.startswith("slots_"):
+                df[k] = df[k].astype(np.uint64)  # slot sums reach 2^63 on large jobs
             else:
                 df[k] = df[k].astype(np.int64)
         df.attrs["topdown"] = self.topdown_info()

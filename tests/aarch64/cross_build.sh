@@ -96,10 +96,11 @@ same "--help" --help
 echo "perfmark report/diff under qemu-aarch64: $compared outputs byte-identical to the native build's"
 
 # 3. the arm64 runtime measures a program under qemu
-env -u LD_PRELOAD PERFMARK_ENABLE=1 PERFMARK_OUTPUT="$tmp/arm.h5" PERFMARK_EVENTS=sw \
+clean_env=(env -u LD_PRELOAD $(env | sed -n 's/^\(PERFMARK_[A-Za-z0-9_]*\)=.*/-u \1/p'))
+"${clean_env[@]}" PERFMARK_ENABLE=1 PERFMARK_OUTPUT="$tmp/arm.h5" PERFMARK_EVENTS=sw \
   timeout 300 qemu-aarch64-static "$out/bin/nested_regions" >"$tmp/arm.log" 2>&1
 rc=$?
-env -u LD_PRELOAD PERFMARK_ENABLE=1 PERFMARK_OUTPUT="$tmp/x86.h5" PERFMARK_EVENTS=none \
+"${clean_env[@]}" PERFMARK_ENABLE=1 PERFMARK_OUTPUT="$tmp/x86.h5" PERFMARK_EVENTS=none \
   timeout 300 "$build/bin/nested_regions" >"$tmp/x86.log" 2>&1
 if [ $rc -ne 0 ] || [ ! -f "$tmp/arm.h5" ]; then
   echo "FAIL: nested_regions under qemu-aarch64 with perfmark: exit $rc, file $([ -f "$tmp/arm.h5" ] &&

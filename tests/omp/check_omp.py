@@ -25,6 +25,8 @@ usage: /usr/bin/python3 check_omp.py BUILD_DIR CASE
                  variables removed: the local rank comes from MPI_Init
   pin_taskset    --pin ranks|threads under a narrower affinity (taskset): shares
                  from those CPUs only
+  pin_ranks_inside_launcher   mpirun --bind-to core ... perfmark run --pin ranks:
+                 the launcher's binding of each rank does not narrow its share
   pin_keep_launcher_binding   mpirun --bind-to core, no PERFMARK_PIN: the
                  launcher's binding is kept and recorded
 Exit 0 = pass, 77 = skipped (reason printed), anything else = failure.
@@ -497,6 +499,26 @@ def case_pin_taskset():
                 print(mode, "under taskset -c %d:" % cpu, pinning)
     finally:
         os.sched_setaffinity(0, set(allowed))
+
+
+def case_pin_ranks_inside_launcher():
+    """`mpirun --bind-to core ... perfmark run --pin ranks`: each perfmark run
+    is a rank, its affinity the launcher's binding of it; the shares still
+    come from every core (pinning replaces the launcher's binding)."""
+    need(CLANG_MPI, "no clang")
+    shares = rank_shares(2)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.h5")
+        p = e2e.run(["mpirun", "--oversubscribe", "--bind-to", "core:overload-allowed", "-np", "2",
+                     e2e.PERFMARK, "run", "-e", "sw", "--pin", "ranks", "-o", out, "--",
+                     CLANG_MPI, str(MPI_PAGES), "20"],
+                    env=dict(e2e.MPI_ENV, OMP_NUM_THREADS="2", TMPDIR=tmp), cwd=tmp)
+        m = Omp(out)
+        pinning = text(m.attr("pinning"))
+        check(pinning.startswith("ranks: ") and "PERFMARK_PIN_CPUS" not in pinning,
+              "pinning %r" % pinning)
+        check_rank_bindings(m, 2, shares)
+        print("shares:", shares, "pinning:", pinning, "threads seen:", len(mpi_threads_of(p.stdout)))
 
 
 def case_pin_keep_launcher_binding():

@@ -251,6 +251,44 @@ def check_by_rank(ck, run, j):
             ck.same(int(used["rank"].iloc[vals.index(top)]), want["max_rank"], w + ".max_rank")
 
 
+def check_by_rank_rows(ck, run, perfmark, path):
+    """by_rank(): the (region, rank) pairs with a value are the rows
+    `perfmark report --by rank` prints, for time and for the first event
+    (timer-only cells have no count there)."""
+    keys = run.event_keys()
+    b = run.by_rank()
+    names = dict(zip(run.regions()["index"], run.regions()["name"]))
+    for metric, q in [("time", "wall_ns")] + ([(keys[0], keys[0])] if keys else []):
+        if "#" in metric:
+            continue
+        p = subprocess.run([perfmark, "report", path, "--by", "rank", "--metric", metric],
+                           capture_output=True, timeout=300)
+        out = p.stdout.decode("utf-8", "replace").splitlines()
+        head = [i for i, line in enumerate(out) if line.startswith("region ") and " rank " in line]
+        if not ck.ok(p.returncode == 0 and len(head) == 1, "--by rank --metric %s: no table" %
+                     metric):
+            continue
+        got, end = [], out[head[0]].index(" rank") + 5  # the rank column ends there
+        for line in out[head[0] + 1:]:
+            left = line[:end].rsplit(None, 1)
+            if len(left) != 2 or not left[1].isdigit() or line.startswith("share"):
+                break
+            got.append((left[0].strip(), int(left[1])))
+        rows = b[(b["quantity"] == q) & b["value"].notna()]
+        want = [(text_name(names[i]), int(r)) for i, r in zip(rows["index"], rows["rank"])]
+        same = len(got) == len(want) and all(
+            g[1] == w[1] and (w[0] is None or g[0] == w[0]) for g, w in zip(got, want))
+        ck.ok(same, "--by rank --metric %s: report rows %r..., by_rank() %r..." %
+              (metric, got[:6], want[:6]))
+
+
+def text_name(name):
+    """A region name as the text report prints it; None (any) for a name the
+    text shortens or cleans (long, or not plain ASCII)."""
+    return name if len(name) <= 30 and name.isascii() and name.isprintable() and \
+        name == name.strip() else None
+
+
 def check_tables(ck, run, j):
     meta = run.metadata
     for k in ("perfmark_version", "command", "host", "start_time", "clock", "events_requested",
@@ -405,6 +443,8 @@ def check_file(ck, perfmark, path, name):
             check_tables(ck, run, j)
             check_regions(ck, run, j)
             check_ranks(ck, run, j)
+            if len(set(run.threads()["rank"])) > 1:
+                check_by_rank_rows(ck, run, perfmark, path)
             check_omp(ck, run, j)
             check_cells(ck, run, j)
             check_totals(ck, run, j)

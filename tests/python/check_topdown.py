@@ -105,7 +105,7 @@ def check_topdown(ck, run, j):
     whole = td[td["index"].isna()]
     if ck.ok(len(whole) == 1, "topdown(): no whole-run row"):
         check_stat(ck, whole.iloc[0], want["whole_run"], "topdown.whole_run")
-    for k, dt in (("index", "Int64"), ("row", "Int64"), ("slots", "int64"),
+    for k, dt in (("index", "Int64"), ("row", "Int64"), ("slots", "uint64"),
                   ("cells_used", "int64"), ("estimate", "bool")):
         ck.ok(str(td[k].dtype) == dt, "topdown().%s: dtype %s, not %s" % (k, td[k].dtype, dt))
 
