@@ -12,28 +12,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import h5py
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import check, clean_env, run_cases  # noqa: E402
+
 BURST = 2000
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-def clean_env(extra=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_") and
-           k != "LD_PRELOAD"}
-    env.update(extra or {})
-    return env
 
 
 class Busy:
@@ -207,24 +193,8 @@ def case_interval(build, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
-    build, case = os.path.abspath(sys.argv[1]), sys.argv[2]
-    fn = globals().get("case_" + case)
-    if not fn:
-        sys.stderr.write("unknown case %s\n" % case)
-        return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            rc = fn(build, tmp)
-        except Failure as e:
-            print("FAIL attach_%s: %s" % (case, e))
-            return 1
-    if rc == 77:
-        return 77
-    print("PASS attach_%s" % case)
-    return 0
+    return run_cases("attach", globals(), __doc__,
+                     lambda args, tmp: (os.path.abspath(args[0]), tmp))
 
 
 if __name__ == "__main__":

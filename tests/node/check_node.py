@@ -13,32 +13,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import h5py
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import Skip, check, clean_env, run_cases  # noqa: E402
+
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-
-
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-def clean_env(extra=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_") and
-           k != "LD_PRELOAD"}
-    env.update(extra or {})
-    return env
 
 
 def paranoid():
@@ -255,25 +237,8 @@ def case_mpi(build, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
-    build, case = os.path.abspath(sys.argv[1]), sys.argv[2]
-    fn = globals().get("case_" + case)
-    if not fn:
-        sys.stderr.write("unknown case %s\n" % case)
-        return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            fn(build, tmp)
-        except Skip as e:
-            print("skip node_%s: %s" % (case, e))
-            return 77
-        except Failure as e:
-            print("FAIL node_%s: %s" % (case, e))
-            return 1
-    print("PASS node_%s" % case)
-    return 0
+    return run_cases("node", globals(), __doc__,
+                     lambda args, tmp: (os.path.abspath(args[0]), tmp))
 
 
 if __name__ == "__main__":

@@ -94,6 +94,17 @@ class Checker:
         return self.ok(got == want, "%s: %r, report %r" % (where, got, want))
 
 
+def build_arg(doc):
+    """BUILD_DIR from the command line, with BUILD_DIR/python (the package as
+    the build lays it out) first on sys.path; None after printing the usage."""
+    if len(sys.argv) != 2:
+        sys.stderr.write(doc)
+        return None
+    build = os.path.abspath(sys.argv[1])
+    sys.path.insert(0, os.path.join(build, "python"))
+    return build
+
+
 def report_json(perfmark, path):
     p = subprocess.run([perfmark, "report", path, "--format", "json"], capture_output=True,
                        timeout=300)
@@ -669,11 +680,9 @@ def real_files(build, tmp):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write(__doc__)
+    build = build_arg(__doc__)
+    if build is None:
         return 2
-    build = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.join(build, "python"))
     os.environ.pop("PERFMARK_REPORT_BLOCK", None)
     perfmark = os.path.join(build, "bin", "perfmark")
     ck = Checker()

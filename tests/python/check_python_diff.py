@@ -30,7 +30,7 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "tests", "report"))
 sys.path.insert(0, HERE)
 import make_fixture  # noqa: E402
-from check_python import MPI_ENV, Checker  # noqa: E402
+from check_python import MPI_ENV, Checker, build_arg  # noqa: E402
 from check_report import GOOD_VARIANTS  # noqa: E402
 
 SIDE = ("value", "estimate", "untrusted", "units", "mean", "min", "max")
@@ -132,11 +132,9 @@ def real_pairs(build, tmp):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write(__doc__)
+    build = build_arg(__doc__)
+    if build is None:
         return 2
-    build = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.join(build, "python"))
     perfmark = os.path.join(build, "bin", "perfmark")
     ck = Checker()
     with tempfile.TemporaryDirectory(prefix="pm-python-diff-") as tmp:

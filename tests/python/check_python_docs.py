@@ -37,7 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 DOC = os.path.join(SRC, "docs", "python.md")
 sys.path.insert(0, HERE)
-from check_python import MPI_ENV, Checker  # noqa: E402
+from check_python import MPI_ENV, Checker, build_arg  # noqa: E402
 
 
 def session_blocks(text):
@@ -173,11 +173,9 @@ def check_snippets(ck, build, tmp, env):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write(__doc__)
+    build = build_arg(__doc__)
+    if build is None:
         return 2
-    build = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.join(build, "python"))
     ck = Checker()
     with open(DOC, encoding="utf-8") as f:
         blocks = session_blocks(f.read())

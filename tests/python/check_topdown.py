@@ -39,7 +39,7 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(SRC, "tests", "report"))
 import make_fixture  # noqa: E402
-from check_python import Checker, report_json  # noqa: E402
+from check_python import Checker, build_arg, report_json  # noqa: E402
 from check_report import GOOD_VARIANTS  # noqa: E402
 
 BLOCK_VARIANTS = ["topdown_spr", "topdown_skl", "topdown_adl", "topdown_arm", "branch_icl"]
@@ -191,11 +191,9 @@ def check_no_models(ck, build, tmp):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write(__doc__)
+    build = build_arg(__doc__)
+    if build is None:
         return 2
-    build = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.join(build, "python"))
     os.environ.pop("PERFMARK_REPORT_BLOCK", None)
     perfmark = os.path.join(build, "bin", "perfmark")
     ck = Checker()

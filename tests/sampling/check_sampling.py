@@ -16,22 +16,15 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import Failure, check, run_cases  # noqa: E402
 
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
 
 
 def run(args, env=None, expect=0, cwd=None):
@@ -437,25 +430,9 @@ def case_counting(env):
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.stderr.write(__doc__)
-        return 2
-    build, src, case = sys.argv[1:]
-    fn_ = globals().get("case_" + case)
-    if not fn_:
-        sys.stderr.write("unknown case %s\n" % case)
-        return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        env = Env(os.path.abspath(build), os.path.abspath(src), tmp)
-        try:
-            rc = fn_(env)
-        except Failure as e:
-            print("FAIL sampling_%s: %s" % (case, e))
-            return 1
-    if rc == 77:
-        return 77
-    print("PASS sampling_%s" % case)
-    return 0
+    return run_cases("sampling", globals(), __doc__,
+                     lambda args, tmp: (Env(os.path.abspath(args[0]), os.path.abspath(args[1]),
+                                            tmp),), nargs=2)
 
 
 if __name__ == "__main__":

@@ -15,22 +15,15 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import Failure, check, run_cases  # noqa: E402
+
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
 
 
 def run(args, env=None, expect=0):
@@ -287,24 +280,8 @@ def case_topdown(build, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
-    build, case = os.path.abspath(sys.argv[1]), sys.argv[2]
-    fn = globals().get("case_" + case)
-    if not fn:
-        sys.stderr.write("unknown case %s\n" % case)
-        return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            rc = fn(build, tmp)
-        except Failure as e:
-            print("FAIL series_%s: %s" % (case, e))
-            return 1
-    if rc == 77:
-        return 77
-    print("PASS series_%s" % case)
-    return 0
+    return run_cases("series", globals(), __doc__,
+                     lambda args, tmp: (os.path.abspath(args[0]), tmp))
 
 
 if __name__ == "__main__":
