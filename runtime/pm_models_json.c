@@ -11,25 +11,9 @@
 #include "pm_cpu_id.h"
 #include "pm_cpu_models.h"
 
-#include <stdio.h>
+#include "pm_json_str.h"
 
-static void pm_json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f); /* UTF-8 (×, −) passes through: JSON is UTF-8 */
-    }
-    fputc('"', f);
-}
+#include <stdio.h>
 
 /* The names a file's topdown_method attribute uses (report_topdown.c). */
 static const char *pm_method_name(enum pm_td_method m)
@@ -42,9 +26,9 @@ static const char *pm_method_name(enum pm_td_method m)
 static void pm_json_group(FILE *f, const struct pm_cpu_model *m, const struct pm_model_group *g)
 {
     fputs("{\"name\": ", f);
-    pm_json_str(f, g->name);
+    pm_json_put_str(f, g->name);
     fputs(", \"description\": ", f);
-    pm_json_str(f, g->description);
+    pm_json_put_str(f, g->description);
     fputs(",\n       \"events\": [", f);
     for (int i = 0; i < pm_model_group_nevents(g); i++) {
         char q[256];
@@ -53,11 +37,11 @@ static void pm_json_group(FILE *f, const struct pm_cpu_model *m, const struct pm
         int named = pm_cpu_model_event_name(m, g->events[i].pfm, q, sizeof q) == 0;
 
         fprintf(f, "%s{\"pfm\": ", i ? ", " : "");
-        pm_json_str(f, g->events[i].pfm);
+        pm_json_put_str(f, g->events[i].pfm);
         fputs(", \"qualified\": ", f);
-        pm_json_str(f, named ? q : NULL);
+        pm_json_put_str(f, named ? q : NULL);
         fputs(", \"label\": ", f);
-        pm_json_str(f, g->events[i].label);
+        pm_json_put_str(f, g->events[i].label);
         fputc('}', f);
     }
     fputs("],\n       \"derived\": [", f);
@@ -65,9 +49,9 @@ static void pm_json_group(FILE *f, const struct pm_cpu_model *m, const struct pm
         const struct pm_derived_def *d = &g->derived[k];
 
         fprintf(f, "%s{\"name\": ", k ? ", " : "");
-        pm_json_str(f, d->name);
+        pm_json_put_str(f, d->name);
         fputs(", \"description\": ", f);
-        pm_json_str(f, d->formula);
+        pm_json_put_str(f, d->formula);
         /* %.17g: the reader's double is the table's, bit for bit */
         fprintf(f, ", \"num\": %d, \"den\": %d, \"scale\": %.17g}", d->num, d->den, d->scale);
     }
@@ -88,7 +72,7 @@ static void pm_json_cpus(FILE *f, const struct pm_cpu_model *m)
                    "\"name\": ",
                 n++ ? ", " : "", (unsigned)c->vendor < 4 ? vendors[c->vendor] : "other",
                 c->family, c->model_lo, c->model_hi);
-        pm_json_str(f, c->cpu_name);
+        pm_json_put_str(f, c->cpu_name);
         fputc('}', f);
     }
     fputc(']', f);
@@ -110,16 +94,16 @@ int main(int argc, char **argv)
     fputs("],\n  \"models\": [\n", f);
     for (const struct pm_cpu_model *m = pm_cpu_models; m->name; m++) {
         fputs("    {\"name\": ", f);
-        pm_json_str(f, m->name);
+        pm_json_put_str(f, m->name);
         fputs(", \"pfm_pmu\": ", f);
-        pm_json_str(f, m->pfm_pmu);
+        pm_json_put_str(f, m->pfm_pmu);
         fputs(", \"description\": ", f);
-        pm_json_str(f, m->description);
+        pm_json_put_str(f, m->description);
         fprintf(f, ",\n     \"td_method\": \"%s\", \"td_levels\": %d, \"hybrid\": %s, "
                    "\"td_slots_per_cycle\": %d, \"td_fe_mispred_cycles\": %d,\n     \"note\": ",
                 pm_method_name(m->td_method), m->td_levels, m->hybrid ? "true" : "false",
                 m->td_slots_per_cycle, m->td_fe_mispred_cycles);
-        pm_json_str(f, m->note);
+        pm_json_put_str(f, m->note);
         fputs(",\n     \"cpus\": ", f);
         pm_json_cpus(f, m);
         /* by group id, null where the model has none (e.g. no TopDown) */

@@ -5,21 +5,9 @@
  */
 #include "pm_schema.h"
 
-#include <stdio.h>
+#include "pm_json_str.h"
 
-static void pm_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
+#include <stdio.h>
 
 static void pm_json_dims(FILE *f, const char *dims)
 {
@@ -50,17 +38,17 @@ int main(int argc, char **argv)
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];
         fprintf(f, "    {\"id\": ");
-        pm_json_str(f, e->id);
+        pm_json_put_str(f, e->id);
         fprintf(f, ", \"kind\": \"%s\", \"path\": ", pm_schema_kind_name(e->kind));
-        pm_json_str(f, e->path);
+        pm_json_put_str(f, e->path);
         fprintf(f, ", \"name\": ");
-        pm_json_str(f, pm_schema_name((enum pm_schema_id)i));
+        pm_json_put_str(f, pm_schema_name((enum pm_schema_id)i));
         fprintf(f, ", \"dims\": ");
         pm_json_dims(f, e->dims);
         fprintf(f, ", \"type\": \"%s\", \"since\": %d, \"rule\": \"%s\", \"meaning\": ",
                 pm_schema_type_name(e->type), e->since,
                 e->rule == PM_SR_NEEDED ? "needed" : "default");
-        pm_json_str(f, e->meaning);
+        pm_json_put_str(f, e->meaning);
         fprintf(f, "}%s\n", i + 1 < PM_S_COUNT ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
