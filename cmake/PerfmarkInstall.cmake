@@ -14,7 +14,7 @@ target_include_directories(perfmark_runtime PUBLIC
 install(TARGETS perfmark_runtime EXPORT perfmarkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The HDF5 writer the runtime loads from its own directory (runtime/pm_writer.h).
-install(TARGETS perfmark_writer LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS perfmark_writer perfmark_cli LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS perfmark RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/perfmark.h include/perfmark.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -82,7 +82,7 @@ def case_install_layout():
         want = ["bin/perfmark", "include/perfmark.h", "include/perfmark.hpp",
                 "include/perfmark/shims/caliper/cali.h",
                 rel + "/libperfmark-likwid.so", rel + "/libperfmark-papi.so",
-                rel + "/libperfmark-caliper.so",
+                rel + "/libperfmark-caliper.so", rel + "/libperfmark_cli.so",
                 rel + "/cmake/perfmark/perfmarkConfig.cmake",
                 rel + "/cmake/perfmark/perfmarkConfigVersion.cmake",
                 rel + "/pkgconfig/perfmark.pc", rel + "/pkgconfig/perfmark-papi.pc",
@@ -114,6 +114,13 @@ def case_install_layout():
                  os.path.join(tmp, "env2.h5"), "--", "printenv", "LD_PRELOAD"], cwd=tmp)
         got = os.path.realpath(p.stdout.strip().split(":")[0])
         check(got.startswith(os.path.realpath(moved) + os.sep), "moved install preloads %r" % got)
+        # ... and its other commands load the moved install's libperfmark_cli.so
+        p = run([os.path.join(moved, "bin", "perfmark"), "report", "--format", "json",
+                 os.path.join(tmp, "env2.h5")], cwd=tmp, env={"LD_DEBUG": "files"})
+        loaded = [l for l in p.stderr.splitlines() if "libperfmark_cli.so" in l and "file=" in l]
+        check(loaded and all(os.path.realpath(moved) in l or moved in l for l in loaded),
+              "moved install's perfmark report loaded %r" % loaded)
+        check('"regions"' in p.stdout, "moved install's perfmark report printed %r" % p.stdout[:200])
         print("installed:", len(want), "files checked; CLI preloads", got)
 
 
