@@ -149,7 +149,7 @@ struct pm_file {
                                this reader does not know) */
     int32_t topdown_levels; /* 0 when absent */
     char *cpu_model;        /* the CPU-model table of the topdown group, or "" */
-    char *throttle;         /* which visits read counters ("warmup=1000,k=40", "off"), or
+    char *throttle;         /* which visits read counters ("warmup=100,k=40", "off"), or
                                "" (files before the throttle) */
 
     size_t T, R, E, G, N, M;

@@ -4,8 +4,9 @@
  * usage: overhead throttle N   "big" holds N visits of the empty region
  *                               "tiny"; visit i of tiny (from 1) touches one
  *                               fresh page when i % 100 == 0, so tiny holds
- *                               N/100 page faults in all, 10 of them in its
- *                               first 1000 visits; big touches nothing else
+ *                               N/100 page faults in all, 1 of them in its
+ *                               first 100 visits (the default warm-up), 5 in
+ *                               its first 500; big touches nothing else
  *                               itself and spins SPIN_MS of CPU time
  *        overhead shares       "light": 400 visits of the empty "leaf" and
  *                               almost no work of its own; "heavy": 400

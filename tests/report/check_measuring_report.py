@@ -4,14 +4,14 @@ h5py (check_report.check_file, the same independent recomputation as the
 fixtures get), and what the report must say about them.
 
 - `overhead_regions throttle 100000`: region big/tiny (100,000 empty visits)
-  is THROTTLED from visit 1001 and OVERHEAD; its visits are exact; the text
-  says so ("from visit 1001"), and says what perfmark's reads cost
+  is THROTTLED from visit 101 and OVERHEAD; its visits are exact; the text
+  says so ("from visit 101"), and says what perfmark's reads cost
   ("perfmark's reads: ~X, Y % of the thread time", recomputed here).
 - `mpirun -np 2 mpi_poll 1200000`: MPI_Test is TIMER_ONLY on both ranks, its
   1.2 M calls exact, only some timed: its time is the estimate
   wall x visits / timed (~), above the raw sum of the timed calls; its
   counts show as "timer only"; "compute" (1,200 visits, one page each) is
-  THROTTLED from 1001 on both ranks.
+  THROTTLED from 101 on both ranks.
 
 usage: /usr/bin/python3 tests/report/check_measuring_report.py BUILD_DIR
 Exit 0 = pass, 77 = skipped (programs not built, or no mpirun), 1 = failure.
@@ -29,8 +29,8 @@ import check_report  # noqa: E402
 SKIP = 77
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_mpi_yield_when_idle": "1"}
-POLLS = 1200000  # compute: POLLS / 1000 visits, above the warm-up of 1000
-WARMUP = 1000    # runtime/pm_config.h
+POLLS = 1200000  # compute: POLLS / 1000 visits, above the warm-up
+WARMUP = 100     # runtime/pm_config.h
 
 
 def measure(cmd, out, cwd):
