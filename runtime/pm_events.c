@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
@@ -20,6 +21,49 @@ extern const char *const pm_default_with_pmu[];
 
 static pthread_once_t pm_pfm_once = PTHREAD_ONCE_INIT;
 static int pm_pfm_status = -1;
+static char pm_pfm_why[256];
+
+#ifndef PM_LIBPFM_SONAME
+#define PM_LIBPFM_SONAME "libpfm.so.4"
+#endif
+
+/* libpfm4 is loaded on first use, not linked: its 41,000 relocations cost
+ * ~1.2 ms in every process it is mapped into, and under LD_PRELOAD that is
+ * every process of a job (the launcher, shells, ranks that count nothing).
+ * RTLD_LOCAL: its names stay out of the program's way (PAPI carries its own
+ * copy of libpfm4). */
+static struct {
+    __typeof__(pfm_initialize) *initialize;
+    __typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+    __typeof__(pfm_get_pmu_info) *get_pmu_info;
+    __typeof__(pfm_get_event_next) *get_event_next;
+    __typeof__(pfm_get_event_info) *get_event_info;
+    __typeof__(pfm_strerror) *strerror;
+} pm_pfm;
+
+static int pm_pfm_load(void)
+{
+    void *lib = dlopen(PM_LIBPFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(pm_pfm_why, sizeof pm_pfm_why, "%s", dlerror());
+        return -1;
+    }
+    struct { void **slot; const char *name; } fns[] = {
+        {(void **)&pm_pfm.initialize, "pfm_initialize"},
+        {(void **)&pm_pfm.get_os_event_encoding, "pfm_get_os_event_encoding"},
+        {(void **)&pm_pfm.get_pmu_info, "pfm_get_pmu_info"},
+        {(void **)&pm_pfm.get_event_next, "pfm_get_event_next"},
+        {(void **)&pm_pfm.get_event_info, "pfm_get_event_info"},
+        {(void **)&pm_pfm.strerror, "pfm_strerror"},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+        if (!(*fns[i].slot = dlsym(lib, fns[i].name))) {
+            snprintf(pm_pfm_why, sizeof pm_pfm_why, "%s has no %s", PM_LIBPFM_SONAME,
+                     fns[i].name);
+            return -1;
+        }
+    return 0;
+}
 
 static void pm_pfm_init_once(void)
 {
@@ -27,7 +71,11 @@ static void pm_pfm_init_once(void)
      * let the tables of PMUs that are not active here encode (tests only). */
     if (pm_cpu_id()->from_override)
         setenv("LIBPFM_ENCODE_INACTIVE", "1", 0);
-    pm_pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -1;
+    if (pm_pfm_load() != 0)
+        return;
+    pm_pfm_status = pm_pfm.initialize() == PFM_SUCCESS ? 0 : -1;
+    if (pm_pfm_status != 0)
+        snprintf(pm_pfm_why, sizeof pm_pfm_why, "pfm_initialize failed");
 }
 
 int pm_events_init(void)
@@ -159,12 +207,12 @@ static void pm_suggest_from_libpfm(struct pm_suggestions *s)
     for (int pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX; pmu++) {
         memset(&pinfo, 0, sizeof pinfo);
         pinfo.size = sizeof pinfo;
-        if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+        if (pm_pfm.get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
             continue;
-        for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+        for (int idx = pinfo.first_event; idx != -1; idx = pm_pfm.get_event_next(idx)) {
             memset(&einfo, 0, sizeof einfo);
             einfo.size = sizeof einfo;
-            if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) == PFM_SUCCESS)
+            if (pm_pfm.get_event_info(idx, PFM_OS_NONE, &einfo) == PFM_SUCCESS)
                 pm_suggest_consider(s, einfo.name);
         }
     }
@@ -214,7 +262,8 @@ int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
         return -1;
     }
     if (pm_events_init() != 0) {
-        snprintf(err, errlen, "libpfm4 failed to initialise: cannot encode '%s'", name);
+        snprintf(err, errlen, "libpfm4 is not usable (%s): cannot encode '%s'", pm_pfm_why,
+                 name);
         return -1;
     }
     snprintf(ev->name, sizeof ev->name, "%s", name);
@@ -226,7 +275,7 @@ int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
     arg.fstr = &fstr;
     arg.size = sizeof arg;
     int plm = user_only ? PFM_PLM3 : (PFM_PLM0 | PFM_PLM3);
-    int rc = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+    int rc = pm_pfm.get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
     if (rc != PFM_SUCCESS) {
         free(fstr);
         char close[3 * PM_EVENT_NAME_LEN + 16] = "";
@@ -247,7 +296,7 @@ int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
             snprintf(err, errlen, "bad or missing unit mask in '%s'", name);
             break;
         default:
-            snprintf(err, errlen, "cannot encode '%s': %s", name, pfm_strerror(rc));
+            snprintf(err, errlen, "cannot encode '%s': %s", name, pm_pfm.strerror(rc));
             break;
         }
         return -1;
@@ -320,7 +369,7 @@ int pm_pfm_pmu_encodes(const char *pmu)
         pfm_pmu_info_t info;
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
-        if (pfm_get_pmu_info(i, &info) == PFM_SUCCESS && info.name &&
+        if (pm_pfm.get_pmu_info(i, &info) == PFM_SUCCESS && info.name &&
             strcmp(info.name, pmu) == 0)
             return info.is_present || (inactive && *inactive && strcmp(inactive, "0") != 0);
     }

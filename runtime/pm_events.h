@@ -70,7 +70,8 @@ static inline void pm_fallback_cause_words(unsigned causes, char *out, size_t le
              causes & PM_FALLBACK_NOT_COUNTED ? "not_counted" : "");
 }
 
-/* pfm_initialize() once; 0 or -1 (libpfm4 unusable: timer only). */
+/* libpfm4 loaded (dlopen, on first use) and pfm_initialize() run, once;
+ * 0 or -1 (libpfm4 missing or unusable: timer only). */
 int pm_events_init(void);
 /* 1 if the kernel exposes a CPU PMU (cpu, cpu_core, cpu_atom, armv8...). */
 int pm_pmu_present(void);

@@ -630,6 +630,25 @@ def case_inert_without_perfmark():
     check(not os.listdir(tmp), "files written: %s" % os.listdir(tmp))
 
 
+def case_libpfm_on_demand():
+    """libpfm4 is mapped only into processes that encode event names
+    (runtime/pm_events.c): not into a -e none process, nor a shell under
+    -e sw; it is in a process measured with -e sw."""
+    def maps_of(events, cmd):
+        with tempfile.TemporaryDirectory() as tmp:
+            p, out = perfmark_run(tmp, cmd, events=events)
+            return p.stdout
+    none = maps_of("none", ["/bin/cat", "/proc/self/maps"])
+    check("libperfmark" in none, "-e none: libperfmark.so not preloaded?")
+    check("libpfm" not in none, "-e none: libpfm4 mapped into a process that counts nothing")
+    sw = maps_of("sw", ["/bin/cat", "/proc/self/maps"])
+    check("libpfm" in sw, "-e sw: libpfm4 not loaded where sw events were encoded")
+    # `; true` keeps sh from exec'ing cat: these are the shell's own maps
+    shell = maps_of("sw", ["/bin/sh", "-c", "cat /proc/$$/maps; true"])
+    check("libperfmark" in shell and "libpfm" not in shell,
+          "-e sw: a shell (never measured) has libpfm4 mapped")
+
+
 def case_two_copies():
     """App linked with one libperfmark, another copy preloaded: one file, from
     the copy the program's calls reach."""
