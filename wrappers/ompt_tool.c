@@ -359,9 +359,20 @@ static void pm_ompt_parallel_begin(ompt_data_t *encountering_task_data,
         return;
     }
     struct pm_ompt_parallel *p = &t->par[t->depth];
-    *p = (struct pm_ompt_parallel){.codeptr = codeptr_ra, .owner = t, .depth = t->depth};
-    int32_t n = pm_auto_path(p->path, PM_OMPT_PATH);
-    p->npath = n > 0 && n <= PM_OMPT_PATH ? n : 0;  /* deeper: workers stay at the top */
+    int32_t path[PM_OMPT_PATH];
+    int32_t n = pm_auto_path(path, PM_OMPT_PATH);
+    n = n > 0 && n <= PM_OMPT_PATH ? n : 0;  /* deeper: workers stay at the top */
+    /* The team's workers read this from their cores. A loop running the
+     * same construct finds it unchanged: rewriting it anyway would pull its
+     * cache lines back here and make every worker miss on them again. */
+    if (p->codeptr != codeptr_ra || p->owner != t || p->depth != t->depth || p->npath != n ||
+        memcmp(p->path, path, (size_t)n * sizeof *path) != 0) {
+        p->codeptr = codeptr_ra;
+        p->owner = t;
+        p->depth = t->depth;
+        p->npath = n;
+        memcpy(p->path, path, (size_t)n * sizeof *path);
+    }
     parallel_data->ptr = p;
 }
 
