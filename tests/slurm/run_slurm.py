@@ -42,6 +42,10 @@ import time
 
 import h5py
 
+# the checkers' shared check(), Failure, Skip and SKIP (tests/cases.py)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import SKIP, Failure, Skip, check  # noqa: E402
+
 BUILD = os.path.abspath(sys.argv[1])
 CASE = sys.argv[2]
 SRC = os.path.dirname(os.path.abspath(__file__))
@@ -52,24 +56,10 @@ PERFMARK = os.path.join(BUILD, "bin", "perfmark")
 LONG_APP = os.path.join(BUILD, "tests", "slurm_long")
 DIR = os.path.join(BUILD, "tests", "slurm", CASE)
 CONF = os.path.join(DIR, "slurm.conf")
-SKIP = 77
 KILLWAIT = 10  # seconds from SIGTERM to SIGKILL: ample for writing the files
 PAGES = 500    # slurm_long: rank r touches (r+1) x PAGES pages
 PARTIAL = 0x40
 STEPS = 20     # mpi_omp_demo's steps
-
-
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
 
 
 def log(msg):
