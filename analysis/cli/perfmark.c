@@ -193,23 +193,12 @@ static int pm_report_write_many(const char *const *files, int n, const char *for
  * program, or in ../libexec/perfmark, with the same arguments. */
 static int pm_cmd_attach(int argc, char **argv)
 {
-    char self[PATH_MAX], path[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        fprintf(stderr, "perfmark attach: cannot find this program's directory\n");
-        return 2;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash)
-        *slash = '\0';
-    const char *rel[] = {"perfmark-attach", "../libexec/perfmark/perfmark-attach"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(path, sizeof path, "%s/%s", self, rel[i]);
-        if (access(path, X_OK) == 0) {
-            argv[0] = path;
-            execv(path, argv);
-        }
+    static const char *const dirs[] = {".", "../libexec/perfmark"};
+    char path[PATH_MAX];
+    if (pm_cli_find("perfmark-attach", dirs, sizeof dirs / sizeof *dirs, X_OK, path,
+                    sizeof path) == 0) {
+        argv[0] = path;
+        execv(path, argv);
     }
     (void)argc;
     fprintf(stderr, "perfmark attach: cannot find perfmark-attach next to this program\n");
@@ -579,8 +568,6 @@ __attribute__((visibility("default"))) int pm_cli_main(int argc, char **argv)
             fputs(usages[i].usage, stdout);
             return 0;
         }
-    if (!strcmp(cmd, "run"))
-        return pm_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "attach"))
         return pm_cmd_attach(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))

@@ -93,10 +93,8 @@ int pm_cli_wants_help(int argc, char **argv)
 
 /* ---- run ------------------------------------------------------------------ */
 
-/* A library of perfmark's beside the binary: bin/perfmark → lib/NAME in the
- * build tree, the configured bindir → libdir once installed (relative, so an
- * install moved or staged with --prefix still finds its own libraries). */
-int pm_cli_find_library(const char *name, char *out, size_t len)
+int pm_cli_find(const char *name, const char *const *dirs, size_t ndirs, int mode, char *out,
+                size_t len)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -107,14 +105,9 @@ int pm_cli_find_library(const char *name, char *out, size_t len)
     if (!slash)
         return -1;
     *slash = '\0';
-#ifndef PERFMARK_REL_LIBDIR
-#define PERFMARK_REL_LIBDIR "../lib"
-#endif
-    const char *rel[] = {PERFMARK_REL_LIBDIR, "../lib", "../lib64", ".",
-                         "../lib/x86_64-linux-gnu"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(out, len, "%s/%s/%s", exe, rel[i], name);
-        char *real = realpath(out, NULL);
+    for (size_t i = 0; i < ndirs; i++) {
+        snprintf(out, len, "%s/%s/%s", exe, dirs[i], name);
+        char *real = access(out, mode) == 0 ? realpath(out, NULL) : NULL;
         if (real) {
             snprintf(out, len, "%s", real);
             free(real);
@@ -122,6 +115,19 @@ int pm_cli_find_library(const char *name, char *out, size_t len)
         }
     }
     return -1;
+}
+
+/* A library of perfmark's beside the binary: bin/perfmark → lib/NAME in the
+ * build tree, the configured bindir → libdir once installed (relative, so an
+ * install moved or staged with --prefix still finds its own libraries). */
+int pm_cli_find_library(const char *name, char *out, size_t len)
+{
+#ifndef PERFMARK_REL_LIBDIR
+#define PERFMARK_REL_LIBDIR "../lib"
+#endif
+    static const char *const dirs[] = {PERFMARK_REL_LIBDIR, "../lib", "../lib64", ".",
+                                       "../lib/x86_64-linux-gnu"};
+    return pm_cli_find(name, dirs, sizeof dirs / sizeof *dirs, R_OK, out, len);
 }
 
 /* The runtime to preload: PERFMARK_LIBRARY, else libperfmark.so beside. */
