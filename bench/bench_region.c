@@ -320,8 +320,8 @@ static double rss_bytes(void)
 static void memory_check(const char *mode, long visits)
 {
     /* perfmark loads its HDF5 writer and the machine's topology on a thread
-     * 500 ms after start (docs/design.md, "The writer library"): megabytes
-     * of libraries that are not region visits. Let that happen first. */
+     * as it starts measuring (docs/design.md, "The writer library"):
+     * megabytes of libraries that are not region visits. Let that end. */
     usleep(1000 * 1000);
     int k = 0;
     long v = 0;

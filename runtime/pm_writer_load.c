@@ -21,16 +21,13 @@ extern int pm_writer_attach(const struct pm_writer_host *host, struct pm_writer_
 
 static pthread_mutex_t pm_load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pm_load_done = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t pm_load_go = PTHREAD_COND_INITIALIZER;
-static int pm_load_now;  /* someone waits for the writer: no more delay */
-
-/* The loading thread first lets the program start. A rank's own start is
- * CPU-bound (dynamic loading), and MPI_Init dlopens dozens of Open MPI
- * components, each behind the dynamic loader's one lock: loading the writer
- * then slowed a 2-rank MPI_Init by ~13 ms (50 ms delay), against ~5 ms of
- * CPU for the load itself later on. A program that ends sooner loads it
- * when it writes. */
-#define PM_LOAD_DELAY_MS 500
+/* The load starts as soon as a process starts measuring, not after a
+ * delay. A 2-rank MPI hello under -e none, 2 vCPUs (2026-11-27): loaded at
+ * once, MPI_Init took ~8 ms longer (its own dlopens wait behind ours) and
+ * MPI_Finalize ~21 ms less (no load left to wait for): 371 -> 360 ms; hpcc
+ * 789 -> 760 ms (medians of 31). Loaded 500 ms after start, as before, the
+ * same CPU was taken from the computing ranks instead, or, in a run shorter
+ * than that, added serially at the end. */
 static enum { PM_W_IDLE, PM_W_LOADING, PM_W_READY, PM_W_FAILED } pm_load_state;
 static struct pm_writer_entry pm_entry;
 static char pm_load_error[512];
@@ -127,15 +124,6 @@ static void pm_load(void)
 static void *pm_load_thread(void *arg)
 {
     (void)arg;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += PM_LOAD_DELAY_MS * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
-    pthread_mutex_lock(&pm_load_lock);
-    while (!pm_load_now && pthread_cond_timedwait(&pm_load_go, &pm_load_lock, &until) == 0)
-        ;
-    pthread_mutex_unlock(&pm_load_lock);
     pm_load();
     return NULL;
 }
@@ -169,8 +157,6 @@ static const struct pm_writer_entry *pm_writer_ready(void)
 {
     pm_writer_preload();
     pthread_mutex_lock(&pm_load_lock);
-    pm_load_now = 1;
-    pthread_cond_broadcast(&pm_load_go);
     while (pm_load_state == PM_W_LOADING)
         pthread_cond_wait(&pm_load_done, &pm_load_lock);
     int ready = pm_load_state == PM_W_READY;
@@ -206,8 +192,6 @@ void pm_writer_before_fork(void)
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
     pthread_mutex_lock(&pm_load_lock);
-    pm_load_now = 1;
-    pthread_cond_broadcast(&pm_load_go);
     while (pm_load_state == PM_W_LOADING &&
            pthread_cond_timedwait(&pm_load_done, &pm_load_lock, &until) == 0)
         ;
@@ -222,7 +206,6 @@ void pm_writer_after_fork(void)
      * when the child needs it. */
     pthread_mutex_init(&pm_load_lock, NULL);
     pthread_cond_init(&pm_load_done, NULL);
-    pthread_cond_init(&pm_load_go, NULL);
     if (pm_load_state == PM_W_LOADING)
         pm_load_state = PM_W_IDLE;
 }
