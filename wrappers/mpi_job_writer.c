@@ -695,62 +695,62 @@ static herr_t pm_copy_attr(hid_t from, const char *name, const H5A_info_t *info,
 }
 
 /* Dataset `path` of every rows file, one after the other in rank order, into
- * `job` (created there with the summed first dimension). */
+ * `job` (created there with the summed first dimension). Each rank's dataset
+ * is opened once: H5Dopen2 was the largest part of building the job's file. */
 static int pm_merge_rowset(hid_t job, const hid_t *rows, int nranks, const char *path)
 {
     hsize_t total = 0, dims[3] = {0, 0, 0};
     int ndims = -1, rc = 0;
     hid_t type = -1, first = -1;
+    hid_t *ds = malloc((size_t)nranks * sizeof *ds);
+    hsize_t(*d)[3] = malloc((size_t)nranks * sizeof *d);
+    if (!ds || !d) {
+        free(ds), free(d);
+        return -1;
+    }
+    for (int r = 0; r < nranks; r++)
+        ds[r] = -1;
     for (int r = 0; r < nranks && rc == 0; r++) {
-        hid_t ds = H5Dopen2(rows[r], path, H5P_DEFAULT);
-        hid_t sp = ds >= 0 ? H5Dget_space(ds) : -1;
-        hsize_t d[3];
-        int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, d, NULL) : -1;
+        ds[r] = H5Dopen2(rows[r], path, H5P_DEFAULT);
+        hid_t sp = ds[r] >= 0 ? H5Dget_space(ds[r]) : -1;
+        int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, d[r], NULL) : -1;
         if (nd < 1 || nd > 3 || (ndims >= 0 && nd != ndims))
             rc = -1;
         else {
             if (ndims < 0) {
                 ndims = nd;
-                memcpy(dims, d, sizeof d);
-                type = H5Dget_type(ds);
+                memcpy(dims, d[r], sizeof dims);
+                type = H5Dget_type(ds[r]);
                 first = r;
             }
             for (int i = 1; i < nd; i++)
-                rc |= d[i] != dims[i];
-            total += d[0];
+                rc |= d[r][i] != dims[i];
+            total += d[r][0];
         }
         if (sp >= 0)
             H5Sclose(sp);
-        if (ds >= 0)
-            H5Dclose(ds);
     }
-    if (rc != 0 || ndims < 0) {
-        if (type >= 0)
-            H5Tclose(type);
-        return -1;
+    hid_t out = -1, fspace = -1;
+    if (rc == 0 && ndims >= 0) {
+        dims[0] = total;
+        fspace = H5Screate_simple(ndims, dims, NULL);
+        hid_t dcpl = pm_h5out_dcpl(ndims, dims), lcpl = H5Pcreate(H5P_LINK_CREATE);
+        H5Pset_create_intermediate_group(lcpl, 1);
+        out = H5Dcreate2(job, path, type, fspace, lcpl, dcpl, H5P_DEFAULT);
+        H5Pclose(lcpl), H5Pclose(dcpl);
     }
-    dims[0] = total;
-    hid_t fspace = H5Screate_simple(ndims, dims, NULL), dcpl = pm_h5out_dcpl(ndims, dims);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t out = H5Dcreate2(job, path, type, fspace, lcpl, dcpl, H5P_DEFAULT);
-    H5Pclose(lcpl), H5Pclose(dcpl);
     rc = out >= 0 ? 0 : -1;
     hsize_t row0 = 0;
-    size_t esize = H5Tget_size(type);
+    size_t esize = rc == 0 ? H5Tget_size(type) : 0;
     for (int r = 0; r < nranks && rc == 0; r++) {
-        hid_t ds = H5Dopen2(rows[r], path, H5P_DEFAULT);
-        hid_t sp = H5Dget_space(ds);
-        hsize_t d[3], start[3] = {row0, 0, 0};
-        H5Sget_simple_extent_dims(sp, d, NULL);
-        hsize_t cells = 1;
+        hsize_t start[3] = {row0, 0, 0}, cells = 1;
         for (int i = 0; i < ndims; i++)
-            cells *= d[i];
+            cells *= d[r][i];
         if (cells > 0) {
             void *buf = malloc(cells * esize);
-            hid_t mspace = H5Screate_simple(ndims, d, NULL);
-            rc = buf && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 &&
-                         H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, d, NULL) >= 0 &&
+            hid_t mspace = H5Screate_simple(ndims, d[r], NULL);
+            rc = buf && H5Dread(ds[r], type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 &&
+                         H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, d[r], NULL) >= 0 &&
                          H5Dwrite(out, type, mspace, fspace, H5P_DEFAULT, buf) >= 0
                      ? 0
                      : -1;
@@ -758,15 +758,19 @@ static int pm_merge_rowset(hid_t job, const hid_t *rows, int nranks, const char 
             free(buf);
         }
         if (rc == 0 && r == first)
-            H5Aiterate2(ds, H5_INDEX_NAME, H5_ITER_INC, NULL, pm_copy_attr, &out);
-        row0 += d[0];
-        H5Sclose(sp);
-        H5Dclose(ds);
+            H5Aiterate2(ds[r], H5_INDEX_NAME, H5_ITER_INC, NULL, pm_copy_attr, &out);
+        row0 += d[r][0];
     }
+    for (int r = 0; r < nranks; r++)
+        if (ds[r] >= 0)
+            H5Dclose(ds[r]);
     if (out >= 0)
         H5Dclose(out);
-    H5Sclose(fspace);
-    H5Tclose(type);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (type >= 0)
+        H5Tclose(type);
+    free(ds), free(d);
     return rc;
 }
 
