@@ -801,7 +801,7 @@ hid_t pm_h5out_mem_create(char *err, size_t errlen)
     snprintf(name, sizeof name, "perfmark-image-%ld-%u", (long)getpid(), serial++);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
-    H5Pset_fapl_core(fapl, (size_t)1 << 20, 0);
+    H5Pset_fapl_core(fapl, PM_H5_MEM_INCREMENT, 0);
     hid_t file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (file < 0)

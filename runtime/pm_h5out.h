@@ -93,6 +93,11 @@ int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *e
 /* The dataset creation properties of a dataset of these dimensions
  * (chunked and compressed when large). */
 hid_t pm_h5out_dcpl(int ndims, const hsize_t *dims);
+/* How a file in memory grows (HDF5's core driver). The driver allocates
+ * and clears a whole increment up front: 1 MiB cost ~0.5 ms per file, and
+ * the job writer creates one per rank and opens one per rank on rank 0;
+ * 64 KiB cost 0.04 ms, and large files build as fast (26 MB: same time). */
+#define PM_H5_MEM_INCREMENT ((size_t)64 << 10)
 /* The two halves, for the job writer: an empty file in memory, and its
  * bytes (the file is closed either way). */
 hid_t pm_h5out_mem_create(char *err, size_t errlen);

@@ -623,7 +623,7 @@ static hid_t pm_open_image(void *image, size_t len)
     char name[64];
     snprintf(name, sizeof name, "perfmark-rows-%ld-%u", (long)getpid(), serial++);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_core(fapl, (size_t)1 << 20, 0);
+    H5Pset_fapl_core(fapl, PM_H5_MEM_INCREMENT, 0);
     H5Pset_file_image(fapl, image, len);
     hid_t file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
