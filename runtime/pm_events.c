@@ -248,8 +248,24 @@ void pm_event_suggest(const char *bad, char *out, size_t outlen)
 
 /* ---- encoding ------------------------------------------------------------ */
 
-int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
-                    char *err, size_t errlen)
+/* What every encoding gets, from the table or from libpfm4. */
+static void pm_event_finish(struct pm_event *ev)
+{
+    /* libpfm4 leaves size at 0; the kernel needs it. */
+    ev->attr.size = sizeof ev->attr;
+#if defined(__aarch64__)
+    /* arm64 grants user-space counter reads only to events that ask (the
+     * PMU's "rdpmc" format bit, config1:1) and where perf_user_access=1;
+     * elsewhere reads fall back to read(). */
+    if (ev->attr.type == PERF_TYPE_RAW || ev->attr.type == PERF_TYPE_HARDWARE)
+        ev->attr.config1 |= 0x2;
+#endif
+    ev->attr.disabled = 0;
+    ev->attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                           PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+}
+
+static int pm_event_name_check(const char *name, struct pm_event *ev, char *err, size_t errlen)
 {
     memset(ev, 0, sizeof *ev);
     if (!*name) {
@@ -261,12 +277,31 @@ int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
                  sizeof ev->name - 1);
         return -1;
     }
+    snprintf(ev->name, sizeof ev->name, "%s", name);
+    return 0;
+}
+
+int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
+                    char *err, size_t errlen)
+{
+    if (pm_event_name_check(name, ev, err, errlen) != 0)
+        return -1;
+    if (pm_sw_event_encode(name, user_only, ev) != 0)
+        return pm_event_encode_pfm(name, user_only, ev, err, errlen);
+    pm_event_finish(ev);
+    return 0;
+}
+
+int pm_event_encode_pfm(const char *name, int user_only, struct pm_event *ev,
+                        char *err, size_t errlen)
+{
+    if (pm_event_name_check(name, ev, err, errlen) != 0)
+        return -1;
     if (pm_events_init() != 0) {
         snprintf(err, errlen, "libpfm4 is not usable (%s): cannot encode '%s'", pm_pfm_why,
                  name);
         return -1;
     }
-    snprintf(ev->name, sizeof ev->name, "%s", name);
 
     char *fstr = NULL;
     pfm_perf_encode_arg_t arg;
@@ -301,18 +336,7 @@ int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
         }
         return -1;
     }
-    /* libpfm4 leaves size at 0; the kernel needs it. */
-    ev->attr.size = sizeof ev->attr;
-#if defined(__aarch64__)
-    /* arm64 grants user-space counter reads only to events that ask (the
-     * PMU's "rdpmc" format bit, config1:1) and where perf_user_access=1;
-     * elsewhere reads fall back to read(). */
-    if (ev->attr.type == PERF_TYPE_RAW || ev->attr.type == PERF_TYPE_HARDWARE)
-        ev->attr.config1 |= 0x2;
-#endif
-    ev->attr.disabled = 0;
-    ev->attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-                           PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+    pm_event_finish(ev);
     snprintf(ev->pfm_name, sizeof ev->pfm_name, "%s", fstr ? fstr : name);
     free(fstr);
     return 0;

@@ -82,9 +82,17 @@ int pm_topdown_level2_asked(void);
 int pm_user_only(void);
 
 /* Encode one event. Returns 0, or -1 with a sentence in err naming the
- * problem (unknown event + close matches, bad modifier, bad value). */
+ * problem (unknown event + close matches, bad modifier, bad value). The
+ * kernel's software events by their plain names come from perfmark's own
+ * table (pm_sw_events.c), everything else from libpfm4. */
 int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
                     char *err, size_t errlen);
+/* The same through libpfm4 only (the unit test holds the table to it). */
+int pm_event_encode_pfm(const char *name, int user_only, struct pm_event *ev,
+                        char *err, size_t errlen);
+/* A software event of the table into ev->attr and ev->pfm_name (the rest
+ * of ev untouched): 0, or -1 when the name is not in the table. */
+int pm_sw_event_encode(const char *name, int user_only, struct pm_event *ev);
 
 /* Up to three known event or group names close to `bad`, as "a, b or c",
  * or "" when nothing is close. */

@@ -631,9 +631,11 @@ def case_inert_without_perfmark():
 
 
 def case_libpfm_on_demand():
-    """libpfm4 is mapped only into processes that encode event names
-    (runtime/pm_events.c): not into a -e none process, nor a shell under
-    -e sw; it is in a process measured with -e sw."""
+    """libpfm4 is mapped only into processes that encode event names it must
+    decide (runtime/pm_events.c): not into a -e none process, nor into one
+    measured with -e sw (the kernel's software events come from perfmark's
+    own table, runtime/pm_sw_events.c), nor a shell; it is in a process
+    measured with an event only libpfm4 knows how to spell (a modifier)."""
     def maps_of(events, cmd):
         with tempfile.TemporaryDirectory() as tmp:
             p, out = perfmark_run(tmp, cmd, events=events)
@@ -642,11 +644,14 @@ def case_libpfm_on_demand():
     check("libperfmark" in none, "-e none: libperfmark.so not preloaded?")
     check("libpfm" not in none, "-e none: libpfm4 mapped into a process that counts nothing")
     sw = maps_of("sw", ["/bin/cat", "/proc/self/maps"])
-    check("libpfm" in sw, "-e sw: libpfm4 not loaded where sw events were encoded")
+    check("libperfmark" in sw and "libpfm" not in sw,
+          "-e sw: libpfm4 loaded though the software table encodes every sw event")
+    modified = maps_of("task-clock:u", ["/bin/cat", "/proc/self/maps"])
+    check("libpfm" in modified, "-e task-clock:u: libpfm4 not loaded where it encoded the event")
     # `; true` keeps sh from exec'ing cat: these are the shell's own maps
-    shell = maps_of("sw", ["/bin/sh", "-c", "cat /proc/$$/maps; true"])
+    shell = maps_of("task-clock:u", ["/bin/sh", "-c", "cat /proc/$$/maps; true"])
     check("libperfmark" in shell and "libpfm" not in shell,
-          "-e sw: a shell (never measured) has libpfm4 mapped")
+          "a shell (never measured) has libpfm4 mapped")
 
 
 def case_two_copies():

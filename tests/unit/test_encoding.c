@@ -56,6 +56,51 @@ static const struct golden table[] = {
     ROW("", 0, 0, 0, 0, 0, "empty event name"),
 };
 
+/* perfmark's table of software events (runtime/pm_sw_events.c) must
+ * encode every name exactly as libpfm4 does, attr and qualified name, in
+ * both privilege modes; and names off the table (other case, modifiers,
+ * unknown) must still reach libpfm4. */
+static void sw_table_is_libpfm(void)
+{
+    static const char *const names[] = {"cpu-clock", "task-clock", "page-faults",
+                                        "context-switches", "cpu-migrations",
+                                        "minor-faults", "major-faults"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        for (int user_only = 0; user_only <= 1; user_only++) {
+            struct pm_event table_ev, pfm_ev, probe;
+            char err[PM_NOTE_LEN] = "";
+            memset(&probe, 0, sizeof probe);
+            CHECK(pm_sw_event_encode(names[i], user_only, &probe) == 0,
+                  "'%s' is not in the software table", names[i]);
+            CHECK(pm_event_encode(names[i], user_only, &table_ev, err, sizeof err) == 0,
+                  "'%s': %s", names[i], err);
+            CHECK(pm_event_encode_pfm(names[i], user_only, &pfm_ev, err, sizeof err) == 0,
+                  "'%s' through libpfm4: %s", names[i], err);
+            CHECK(memcmp(&table_ev.attr, &pfm_ev.attr, sizeof table_ev.attr) == 0,
+                  "'%s' (user_only %d): the table's attr differs from libpfm4's "
+                  "(type %u/%u config %llu/%llu exclude_kernel %d/%d exclude_hv %d/%d "
+                  "exclude_guest %d/%d)", names[i], user_only, table_ev.attr.type,
+                  pfm_ev.attr.type, (unsigned long long)table_ev.attr.config,
+                  (unsigned long long)pfm_ev.attr.config, table_ev.attr.exclude_kernel,
+                  pfm_ev.attr.exclude_kernel, table_ev.attr.exclude_hv, pfm_ev.attr.exclude_hv,
+                  table_ev.attr.exclude_guest, pfm_ev.attr.exclude_guest);
+            CHECK(strcmp(table_ev.pfm_name, pfm_ev.pfm_name) == 0,
+                  "'%s' (user_only %d): table name '%s', libpfm4 '%s'", names[i], user_only,
+                  table_ev.pfm_name, pfm_ev.pfm_name);
+            CHECK(strcmp(table_ev.name, names[i]) == 0, "'%s': name '%s'", names[i],
+                  table_ev.name);
+        }
+    }
+    static const char *const off_table[] = {"TASK-CLOCK", "task-clock:u", "page-faults:k=1",
+                                            "perf::PERF_COUNT_SW_TASK_CLOCK", "cycles"};
+    for (size_t i = 0; i < sizeof off_table / sizeof *off_table; i++) {
+        struct pm_event probe;
+        memset(&probe, 0, sizeof probe);
+        CHECK(pm_sw_event_encode(off_table[i], 0, &probe) != 0,
+              "'%s' taken by the software table: libpfm4 must decide it", off_table[i]);
+    }
+}
+
 int main(void)
 {
     /* Must be set before libpfm4 initialises: encode PMUs not present. */
@@ -91,5 +136,6 @@ int main(void)
     CHECK(pm_event_encode("task-clock", 1, &ev, err, sizeof err) == 0 &&
               ev.attr.exclude_kernel == 1 && ev.attr.exclude_user == 0,
           "user_only did not give exclude_kernel");
+    sw_table_is_libpfm();
     return TEST_DONE("test_encoding");
 }
