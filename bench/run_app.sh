@@ -8,8 +8,8 @@
 # "Over time") and, as the floor of any perf_event tool, `perf stat` counting
 # the same software events as -e sw over the whole job (where perf can), all
 # interleaved in every round (the order rotates so that drift hits all
-# alike), medians of R rounds, each printed as a ratio against the plain run
-# of the same app.
+# alike), the median time of R rounds, and each mode's ratio against the
+# plain run of the same app as the median of its R per-round ratios.
 #
 #   hpcc     Debian's hpcc (HPC Challenge), 2 ranks, its tiny input (N=1000,
 #            NB=64, a 1x2 grid): its RandomAccess phase polls with ~4 M
@@ -142,7 +142,18 @@ one() {
   echo "$(( (t1 - t0) / 1000 ))" >>"$tmp/$app.$mode"  # microseconds
 }
 
-median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# The median over the rounds of each round's A/B (files of one time per
+# round, in round order): what drifts between rounds hits both sides of a
+# round alike and cancels (on a 2-vCPU VM the same command drifts by a few
+# percent from minute to minute).
+ratio() {
+  local f; f=$(mktemp "$tmp/ratio.XXXXXX")
+  paste "$1" "$2" | awk '{printf "%.6f\n", $1 / $2}' >"$f"
+  median "$f"
+  rm -f "$f"
+}
 
 # perf stat's events: perfmark's sw group (docs/event-groups.md)
 sw_events=task-clock,page-faults,context-switches,cpu-migrations
@@ -182,20 +193,25 @@ done
 printf "\n%-9s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n" app "plain s" "none s" \
   "none/pl" "sw s" "sw/pl" "sample s" "smp/pl" "ivl s" "ivl/pl" "ivl/sw" "pstat s" "pst/pl"
 for app in $ran; do
-  p=$(median "$tmp/$app.plain"); n=$(median "$tmp/$app.none"); s=$(median "$tmp/$app.sw")
-  m=$(median "$tmp/$app.smp"); i=$(median "$tmp/$app.ivl")
-  ps=0
-  [ -s "$tmp/$app.pstat" ] && ps=$(median "$tmp/$app.pstat")
+  d=$tmp/$app
+  p=$(median "$d.plain"); n=$(median "$d.none"); s=$(median "$d.sw")
+  m=$(median "$d.smp"); i=$(median "$d.ivl")
+  rn=$(ratio "$d.none" "$d.plain"); rs=$(ratio "$d.sw" "$d.plain")
+  rsm=$(ratio "$d.smp" "$d.plain"); ri=$(ratio "$d.ivl" "$d.plain"); ris=$(ratio "$d.ivl" "$d.sw")
+  ps=0 rps=0
+  [ -s "$d.pstat" ] && ps=$(median "$d.pstat") && rps=$(ratio "$d.pstat" "$d.plain")
   awk -v a="$app" -v p="$p" -v n="$n" -v s="$s" -v m="$m" -v i="$i" -v ps="$ps" \
+      -v rn="$rn" -v rs="$rs" -v rsm="$rsm" -v ri="$ri" -v ris="$ris" -v rps="$rps" \
     'BEGIN {printf "%-9s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f", a,
-            p/1e6, n/1e6, n/p, s/1e6, s/p, m/1e6, m/p, i/1e6, i/p, i/s
-            if (ps > 0) printf " %8.3f %8.3f\n", ps/1e6, ps/p; else printf " %8s %8s\n", "-", "-"}'
+            p/1e6, n/1e6, rn, s/1e6, rs, m/1e6, rsm, i/1e6, ri, ris
+            if (ps > 0) printf " %8.3f %8.3f\n", ps/1e6, rps; else printf " %8s %8s\n", "-", "-"}'
 done
 echo "targets (hpcc, omp): none/pl <= 1.02, sw/pl <= 1.05, smp/pl <= 1.03, ivl/pl <= 1.02"
 echo "(sample = -e none --sample cpu-clock@1ms: sampling alone; ivl = -e sw --interval 10ms:"
 echo " ivl/sw is the series' own part; pstat = perf stat over the whole command, counting"
 echo " $sw_events: the kernel's own cost of counting, the floor of -e sw)"
-printf "\n(medians of %d interleaved rounds; wall time of the whole command)\n" "$rounds"
+printf "\n(times: medians of %d interleaved rounds, wall time of the whole command; ratios:\n" "$rounds"
+echo " the median of each round's ratio, so that drift between rounds cancels)"
 for app in $ran; do
   f=$tmp/$app/last_sw.h5
   [ -s "$f" ] || continue
