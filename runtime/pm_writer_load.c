@@ -29,10 +29,11 @@ static int pm_load_now;  /* someone waits for the load: no more delay */
  * hello under -e none, 2 vCPUs (2026-11-27): MPI_Init ~8 ms longer (its own
  * dlopens wait behind ours), MPI_Finalize ~17 ms shorter; hpcc 789 -> 760 ms.
  * The topology waits PM_TOPOLOGY_DELAY_MS (or until someone needs the load):
- * hwloc dlopens its plugins (libxml2 and ICU, X11, OpenCL) and their
- * constructors, and doing that while a PAPI program ran PAPI_library_init
- * corrupted its heap ("malloc(): corrupted top size", shim_papi_wrong_order,
- * nearly every run); a program's own start is where such code runs. */
+ * hwloc dlopens its plugins (libxml2 and ICU, X11, OpenCL), and doing that
+ * while a PAPI program ran PAPI_library_init corrupted its heap ("malloc():
+ * corrupted top size", shim_papi_wrong_order, nearly every run; the gl or
+ * the libxml2 plugin alone was enough, the mechanism is not known); a
+ * program's own start is where such initialisation runs. */
 #define PM_TOPOLOGY_DELAY_MS 500
 static enum { PM_W_IDLE, PM_W_LOADING, PM_W_READY, PM_W_FAILED } pm_load_state;
 static struct pm_writer_entry pm_entry;
