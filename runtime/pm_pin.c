@@ -371,12 +371,8 @@ void pm_pin_describe(char *out, size_t len)
     pthread_mutex_unlock(&pm_pin_lock);
 }
 
-void pm_pin_preload(void)
-{
-    pthread_mutex_lock(&pm_pin_lock);
-    (void)pm_topology_locked();
-    pthread_mutex_unlock(&pm_pin_lock);
-}
+void pm_pin_before_fork(void) { pthread_mutex_lock(&pm_pin_lock); }
+void pm_pin_after_fork(void) { pthread_mutex_unlock(&pm_pin_lock); }
 
 void pm_pin_place(int cpu, struct pm_place *out)
 {

@@ -58,8 +58,9 @@ struct pm_place {
     int32_t core, package, numa;
 };
 void pm_pin_place(int cpu, struct pm_place *out);
-/* Load the topology now (the writer's loading thread does, so that the
- * placement of threads at the end does not wait 2-5 ms for it). */
-void pm_pin_preload(void);
+/* Around fork(): the child must not inherit the topology's lock held by a
+ * thread that was loading it (pm_pin_place loads it when the file is written). */
+void pm_pin_before_fork(void);
+void pm_pin_after_fork(void);
 
 #endif

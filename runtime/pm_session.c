@@ -577,10 +577,12 @@ static void pm_atfork_prepare(void)
     pm_writer_before_fork();
     pm_names_lock();
     pthread_mutex_lock(&pm_threads_lock);
+    pm_pin_before_fork();
 }
 
 static void pm_atfork_parent(void)
 {
+    pm_pin_after_fork();
     pthread_mutex_unlock(&pm_threads_lock);
     pm_names_unlock();
 }
@@ -590,6 +592,7 @@ static void pm_atfork_parent(void)
  * LOST_GENERATION because the counters are reopened. */
 static void pm_atfork_child(void)
 {
+    pm_pin_after_fork();
     pthread_mutex_unlock(&pm_threads_lock);
     pm_names_unlock();
     if (pm_state != PM_ON)

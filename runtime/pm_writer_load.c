@@ -21,20 +21,18 @@ extern int pm_writer_attach(const struct pm_writer_host *host, struct pm_writer_
 
 static pthread_mutex_t pm_load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pm_load_done = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t pm_load_go = PTHREAD_COND_INITIALIZER;
-static int pm_load_now;  /* someone waits for the load: no more delay */
 /* The writer is loaded as soon as a process starts measuring. Loaded 500 ms
  * later, as before, its CPU was taken from the computing ranks instead, or,
  * in a run shorter than that, added serially at MPI_Finalize. A 2-rank MPI
  * hello under -e none, 2 vCPUs (2026-11-27): MPI_Init ~8 ms longer (its own
  * dlopens wait behind ours), MPI_Finalize ~17 ms shorter; hpcc 789 -> 760 ms.
- * The topology waits PM_TOPOLOGY_DELAY_MS (or until someone needs the load):
- * hwloc dlopens its plugins (libxml2 and ICU, X11, OpenCL), and doing that
- * while a PAPI program ran PAPI_library_init corrupted its heap ("malloc():
- * corrupted top size", shim_papi_wrong_order, nearly every run; the gl or
- * the libxml2 plugin alone was enough, the mechanism is not known); a
- * program's own start is where such initialisation runs. */
-#define PM_TOPOLOGY_DELAY_MS 500
+ * The machine's topology is not loaded here: hwloc dlopens its plugins
+ * (libxml2 and ICU, X11, OpenCL), and doing that on this thread while a
+ * PAPI program ran PAPI_library_init corrupted that program's heap
+ * ("malloc(): corrupted top size"): nearly every run when both happened at
+ * start, 5 of 8 runs of a program that initialised PAPI 496 ms after start
+ * when the topology loaded at 500 ms (the mechanism is not known). It loads
+ * when the file is written (pm_pin_place), on the writing thread. */
 static enum { PM_W_IDLE, PM_W_LOADING, PM_W_READY, PM_W_FAILED } pm_load_state;
 static struct pm_writer_entry pm_entry;
 static char pm_load_error[512];
@@ -97,23 +95,8 @@ static void *pm_open_writer(char *err, size_t errlen)
     return s.lib;
 }
 
-/* The loading thread's pause before the topology: PM_TOPOLOGY_DELAY_MS
- * from `start`, cut short when someone waits for the load. */
-static void pm_topology_pause(const struct timespec *start)
-{
-    struct timespec until = *start;
-    until.tv_nsec += PM_TOPOLOGY_DELAY_MS * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
-    pthread_mutex_lock(&pm_load_lock);
-    while (!pm_load_now && pthread_cond_timedwait(&pm_load_go, &pm_load_lock, &until) == 0)
-        ;
-    pthread_mutex_unlock(&pm_load_lock);
-}
-
-/* Under pm_load_lock is not needed: one loader at a time (state LOADING).
- * `start`: when the loading thread started (NULL: no thread, no pause). */
-static void pm_load(const struct timespec *start)
+/* Under pm_load_lock is not needed: one loader at a time (state LOADING). */
+static void pm_load(void)
 {
     struct pm_writer_entry entry = {0};
     char err[sizeof pm_load_error] = "";
@@ -127,12 +110,6 @@ static void pm_load(const struct timespec *start)
     }
     if (attach && attach(&pm_host, &entry) != 0)
         snprintf(err, sizeof err, "the HDF5 writer is from another build of perfmark");
-    /* The writer places threads on the machine's topology: load that here
-     * too, off the program's threads, and before the state says done, so
-     * that a fork (which waits for the load) never inherits its lock held. */
-    if (start)
-        pm_topology_pause(start);
-    pm_pin_preload();
     pthread_mutex_lock(&pm_load_lock);
     if (!err[0]) {
         pm_entry = entry;
@@ -148,9 +125,7 @@ static void pm_load(const struct timespec *start)
 static void *pm_load_thread(void *arg)
 {
     (void)arg;
-    struct timespec start;
-    clock_gettime(CLOCK_REALTIME, &start);
-    pm_load(&start);
+    pm_load();
     return NULL;
 }
 
@@ -173,7 +148,7 @@ void pm_writer_preload(void)
         pthread_attr_destroy(&attr);
     }
     if (!ok)
-        pm_load(NULL);  /* no thread to spare: load now */
+        pm_load();  /* no thread to spare: load now */
     errno = saved;
 }
 
@@ -183,8 +158,6 @@ static const struct pm_writer_entry *pm_writer_ready(void)
 {
     pm_writer_preload();
     pthread_mutex_lock(&pm_load_lock);
-    pm_load_now = 1;
-    pthread_cond_broadcast(&pm_load_go);
     while (pm_load_state == PM_W_LOADING)
         pthread_cond_wait(&pm_load_done, &pm_load_lock);
     int ready = pm_load_state == PM_W_READY;
@@ -220,8 +193,6 @@ void pm_writer_before_fork(void)
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
     pthread_mutex_lock(&pm_load_lock);
-    pm_load_now = 1;
-    pthread_cond_broadcast(&pm_load_go);
     while (pm_load_state == PM_W_LOADING &&
            pthread_cond_timedwait(&pm_load_done, &pm_load_lock, &until) == 0)
         ;
@@ -236,7 +207,6 @@ void pm_writer_after_fork(void)
      * when the child needs it. */
     pthread_mutex_init(&pm_load_lock, NULL);
     pthread_cond_init(&pm_load_done, NULL);
-    pthread_cond_init(&pm_load_go, NULL);
     if (pm_load_state == PM_W_LOADING)
         pm_load_state = PM_W_IDLE;
 }
