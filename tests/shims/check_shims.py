@@ -156,8 +156,34 @@ def wrong_order(api, lib, args, right):
               "a message for a correctly linked program: %r" % q.stderr)
 
 
+def case_papi_init_at():
+    """A program of PAPI's own initialising PAPI at several moments after it
+    starts, up to past the half second: under perfmark it must end and print
+    as without it (perfmark once corrupted its heap by loading libraries on a
+    thread of its own meanwhile: runtime/pm_writer_load.c)."""
+    prog = os.path.join(PROGS, "papi_init_at")
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    plain = subprocess.run([prog, "0"], env=env, capture_output=True, text=True)
+    # around the half second most densely: where perfmark loaded hwloc's
+    # topology until 2026-11-27 (a crash in about half the runs at 496 ms)
+    moments = [0, 2000, 5000, 250000] + list(range(490000, 508001, 2000))
+    with tempfile.TemporaryDirectory() as tmp:
+        for us in moments:
+            out = os.path.join(tmp, "at%d.h5" % us)
+            p = subprocess.run([PERFMARK, "run", "-q", "-e", "sw", "-o", out, "--", prog, str(us)],
+                               env=env, capture_output=True, text=True)
+            check(p.returncode == plain.returncode and p.stdout == plain.stdout,
+                  "PAPI initialised at %d us: status %d / stdout %r under perfmark, %d / %r "
+                  "without; stderr %r" % (us, p.returncode, p.stdout, plain.returncode,
+                                          plain.stdout, p.stderr[-600:]))
+            check(os.path.exists(out), "PAPI initialised at %d us: no perfmark file" % us)
+        print("PAPI initialised at %d moments, 0 to 508 ms: as without perfmark" % len(moments))
+
+
 if __name__ == "__main__":
-    sys.exit(main({"likwid": case_likwid, "likwid_pin": case_likwid_pin, "papi": case_papi, "caliper": case_caliper,
+    sys.exit(main({"likwid": case_likwid, "likwid_pin": case_likwid_pin, "papi": case_papi,
+                   "papi_init_at": case_papi_init_at, "caliper": case_caliper,
                    "likwid_wrong_order": lambda: wrong_order("likwid", "liblikwid", ["5", "2"], 1),
                    "papi_hl_set": case_papi_hl_set,
                    "papi_wrong_order": lambda: wrong_order("papi", "libpapi", ["3"], 1),
