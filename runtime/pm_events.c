@@ -281,13 +281,16 @@ static int pm_event_name_check(const char *name, struct pm_event *ev, char *err,
     return 0;
 }
 
+static int pm_event_libpfm(const char *name, int user_only, struct pm_event *ev, char *err,
+                           size_t errlen);
+
 int pm_event_encode(const char *name, int user_only, struct pm_event *ev,
                     char *err, size_t errlen)
 {
     if (pm_event_name_check(name, ev, err, errlen) != 0)
         return -1;
     if (pm_sw_event_encode(name, user_only, ev) != 0)
-        return pm_event_encode_pfm(name, user_only, ev, err, errlen);
+        return pm_event_libpfm(name, user_only, ev, err, errlen);
     pm_event_finish(ev);
     return 0;
 }
@@ -297,6 +300,13 @@ int pm_event_encode_pfm(const char *name, int user_only, struct pm_event *ev,
 {
     if (pm_event_name_check(name, ev, err, errlen) != 0)
         return -1;
+    return pm_event_libpfm(name, user_only, ev, err, errlen);
+}
+
+/* A checked name (ev->name set) through libpfm4. */
+static int pm_event_libpfm(const char *name, int user_only, struct pm_event *ev, char *err,
+                           size_t errlen)
+{
     if (pm_events_init() != 0) {
         snprintf(err, errlen, "libpfm4 is not usable (%s): cannot encode '%s'", pm_pfm_why,
                  name);

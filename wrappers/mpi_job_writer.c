@@ -700,8 +700,8 @@ static herr_t pm_copy_attr(hid_t from, const char *name, const H5A_info_t *info,
 static int pm_merge_rowset(hid_t job, const hid_t *rows, int nranks, const char *path)
 {
     hsize_t total = 0, dims[3] = {0, 0, 0};
-    int ndims = -1, rc = 0;
-    hid_t type = -1, first = -1;
+    int ndims = -1, rc = 0, first = -1;  /* first: the rank whose attributes are copied */
+    hid_t type = -1;
     hid_t *ds = malloc((size_t)nranks * sizeof *ds);
     hsize_t(*d)[3] = malloc((size_t)nranks * sizeof *d);
     if (!ds || !d) {
