@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pm_place.h"
+
 enum pm_pin_mode { PM_PIN_KEEP = 0, PM_PIN_NONE, PM_PIN_RANKS, PM_PIN_THREADS };
 
 /* "keep", "none", "ranks", "threads" → mode; -1 if unknown. */
@@ -52,11 +54,9 @@ void pm_pin_affinity(pid_t tid, char *out, size_t len);
  * done (shares, oversubscription). */
 void pm_pin_describe(char *out, size_t len);
 
-/* Placement of an OS CPU number: logical core index, package and NUMA node
- * OS indices; -1 where unknown (cpu < 0, or no topology). */
-struct pm_place {
-    int32_t core, package, numa;
-};
+/* Placement of an OS CPU number (pm_place.h); -1 where unknown (cpu < 0,
+ * or no topology). From sysfs (pm_place.c) unless hwloc's topology is
+ * loaded already (pinning) or sysfs cannot say as hwloc would. */
 void pm_pin_place(int cpu, struct pm_place *out);
 /* Around fork(): the child must not inherit the topology's lock held by a
  * thread that was loading it (pm_pin_place loads it when the file is written). */
