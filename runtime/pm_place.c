@@ -15,7 +15,10 @@ extern char **environ;
 
 /* The object kinds hwloc's Linux backend builds from sysfs (caches and I/O
  * are filtered out of perfmark's topology, so they are not read). */
-enum pm_kind { PM_CORE, PM_CLUSTER, PM_DIE, PM_PACKAGE, PM_NODE, PM_KINDS };
+enum pm_kind { PM_CORE, PM_CLUSTER, PM_DIE, PM_PACKAGE, PM_NODE, PM_GROUP };
+/* Groups of NUMA nodes by distance, one kind per level of grouping. */
+#define PM_GROUP_LEVELS 4
+#define PM_KINDS (PM_GROUP + PM_GROUP_LEVELS)
 
 struct pm_obj {
     uint64_t *bits;   /* its CPUs, among the present ones */
@@ -357,22 +360,123 @@ static int pm_read_allowed(struct pm_loader *l, uint64_t *cpus, uint64_t *mems, 
     return 0;
 }
 
-/* The NUMA nodes, as objects. 0; 1 when there is no node directory (hwloc
- * then makes one node 0); -1 where hwloc's tree could differ: a node
- * without CPUs (placed by its initiators or distances) or more than two
- * distance levels (hwloc groups nodes by distance). */
+/* hwloc's groups of NUMA nodes by distance (hwloc__groups_by_distances,
+ * exact values): `n` objects (nodes, then groups) with the distance matrix
+ * `v`; those joined through the smallest distance form a group, unless
+ * one group would hold them all; then the same over the groups with mean
+ * distances. 0, or -1 when there are more levels than modelled. */
+static int pm_group_by_distance(struct pm_loader *l, int n, const int *obj, const uint64_t *v, int level)
+{
+    if (n <= 2)
+        return 0;
+    uint64_t least = UINT64_MAX;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (j > i && (v[i * n + j] != v[j * n + i] || v[i * n + j] <= v[i * n + i]))
+                return 0;  /* hwloc does not group from such a matrix */
+            if (i != j && v[i * n + j] < least)
+                least = v[i * n + j];
+        }
+    int *group = calloc((size_t)n, sizeof *group), groups = 0, skipped = 0, rc = 0;
+    if (!group)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (group[i])
+            continue;
+        group[i] = groups + 1;
+        int size = 1;
+        for (int grew = 1; grew;) {  /* joined through `least`, transitively */
+            grew = 0;
+            for (int j = 0; j < n; j++)
+                for (int k = 0; group[j] == groups + 1 && k < n; k++)
+                    if (!group[k] && v[j * n + k] == least) {
+                        group[k] = groups + 1;
+                        size++;
+                        grew = 1;
+                    }
+        }
+        if (size == 1) {
+            group[i] = 0;
+            skipped++;
+        } else {
+            groups++;
+        }
+    }
+    if (groups == 0 || (groups == 1 && !skipped))
+        goto out;
+    if (level == PM_GROUP_LEVELS) {
+        rc = -1;
+        goto out;
+    }
+    int *objs = malloc((size_t)groups * sizeof *objs), *sizes = calloc((size_t)groups, sizeof *sizes);
+    uint64_t *mean = calloc((size_t)groups * (size_t)groups, sizeof *mean);
+    for (int g = 0; objs && sizes && mean && g < groups && rc == 0; g++) {
+        uint64_t *bits = calloc((size_t)l->nwords, sizeof *bits);
+        if (!bits) {
+            rc = -1;
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            if (group[i] == g + 1) {
+                sizes[g]++;
+                for (int k = 0; k < l->nwords; k++)
+                    bits[k] |= l->objs[obj[i]].bits[k];
+            }
+        objs[g] = l->nobjs;
+        rc = pm_add(l, PM_GROUP + level, bits, -1);
+    }
+    if (!objs || !sizes || !mean)
+        rc = -1;
+    if (rc == 0) {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (group[i] && group[j])
+                    mean[(group[i] - 1) * groups + group[j] - 1] += v[i * n + j];
+        for (int g = 0; g < groups; g++)
+            for (int h = 0; h < groups; h++)
+                mean[g * groups + h] /= (uint64_t)(sizes[g] * sizes[h]);
+        rc = pm_group_by_distance(l, groups, objs, mean, level + 1);
+    }
+    free(objs);
+    free(sizes);
+    free(mean);
+out:
+    free(group);
+    return rc;
+}
+
+/* Each node's row of the distance matrix into v; -1 if one is missing or
+ * short (hwloc then has no distances and makes no groups). */
+static int pm_read_distances(struct pm_loader *l, const int *nodes, int n, uint64_t *v)
+{
+    for (int i = 0; i < n; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/devices/system/node/node%d/distance", nodes[i]);
+        if (pm_read(l, path) <= 0)
+            return -1;
+        char *s = l->buf, *end;
+        for (int j = 0; j < n; j++, s = end) {
+            v[i * n + j] = strtoul(s, &end, 0);
+            if (end == s)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The NUMA nodes and hwloc's groups of them, as objects. 0; 1 when there
+ * is no node directory (hwloc then makes one node 0); -1 where hwloc's
+ * tree could differ: a node without CPUs (hwloc places it by its
+ * initiators or distances). */
 static int pm_read_nodes(struct pm_loader *l, int *max_node)
 {
     char path[128];
     int nodes[1024], n = 0;  /* Linux's MAX_NUMNODES on x86 */
+    uint64_t set[1024 / 64] = {0};
     *max_node = -1;
     if (pm_read(l, "/sys/devices/system/node/online") > 0) {
-        uint64_t set[1024 / 64] = {0};
         if (pm_parse_list(l->buf, set, 1024) != 0)
             return -1;
-        for (int k = 0; k < 1024; k++)
-            if (pm_bit(set, k))
-                nodes[n++] = k;
     } else {
         char full[PATH_MAX];
         snprintf(full, sizeof full, "%s/sys/devices/system/node", l->root);
@@ -380,7 +484,6 @@ static int pm_read_nodes(struct pm_loader *l, int *max_node)
         if (!d)
             return 1;
         struct dirent *e;
-        uint64_t set[1024 / 64] = {0};
         while ((e = readdir(d)) != NULL) {
             char *end;
             long k = strncmp(e->d_name, "node", 4) == 0 ? strtol(e->d_name + 4, &end, 10) : -1;
@@ -388,27 +491,29 @@ static int pm_read_nodes(struct pm_loader *l, int *max_node)
                 pm_set(set, (int)k);
         }
         closedir(d);
-        for (int k = 0; k < 1024; k++)
-            if (pm_bit(set, k))
-                nodes[n++] = k;
-        if (n == 0)
-            return 1;
     }
-    long remote = -1;
+    for (int k = 0; k < 1024; k++)
+        if (pm_bit(set, k))
+            nodes[n++] = k;
+    if (n == 0)
+        return 1;
+    int *obj = malloc((size_t)n * sizeof *obj);
     uint64_t *seen = calloc((size_t)l->nwords, sizeof *seen);
-    if (!seen)
+    if (!obj || !seen) {
+        free(obj);
+        free(seen);
         return -1;
-    int rc = 0;
+    }
+    int rc = 0, skipped = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpumap", nodes[i]);
         uint64_t *cpus = pm_read_set(l, path, 0);
-        if (!cpus)
-            continue;  /* hwloc skips it too */
         int overlap = 0;
-        for (int k = 0; k < l->nwords; k++)
+        for (int k = 0; cpus && k < l->nwords; k++)
             overlap |= (cpus[k] & seen[k]) != 0;
-        if (overlap) {  /* hwloc keeps the first of overlapping nodes */
+        if (!cpus || overlap) {  /* hwloc skips it (keeps the first of overlapping ones) */
             free(cpus);
+            skipped++;
             continue;
         }
         if (pm_first(cpus, l->nwords) < 0) {
@@ -418,25 +523,22 @@ static int pm_read_nodes(struct pm_loader *l, int *max_node)
         }
         for (int k = 0; k < l->nwords; k++)
             seen[k] |= cpus[k];
-        snprintf(path, sizeof path, "/sys/devices/system/node/node%d/distance", nodes[i]);
-        if (pm_read(l, path) > 0) {
-            char *s = l->buf, *end;
-            for (int j = 0;; j++, s = end) {
-                long d = strtol(s, &end, 10);
-                if (end == s)
-                    break;
-                if (j != i && remote < 0)
-                    remote = d;
-                else if (j != i && d != remote)
-                    rc = -1;
-            }
-        }
+        obj[i] = l->nobjs;
         if (pm_add(l, PM_NODE, cpus, nodes[i]) != 0)
             rc = -1;
         if (nodes[i] > *max_node)
             *max_node = nodes[i];
     }
     free(seen);
+    if (rc == 0 && !skipped && n > 2) {  /* a skipped node: hwloc drops the distances */
+        uint64_t *v = malloc((size_t)n * (size_t)n * sizeof *v);
+        if (!v)
+            rc = -1;
+        else if (pm_read_distances(l, nodes, n, v) == 0)
+            rc = pm_group_by_distance(l, n, obj, v, 0);
+        free(v);
+    }
+    free(obj);
     return rc;
 }
 
@@ -484,16 +586,31 @@ static int pm_core_order(const void *pa, const void *pb, void *loader)
     return first[0] < first[1] ? -1 : first[0] > first[1] ? 1 : a->first - b->first;
 }
 
-/* What hwloc would do differently here: its own environment variables
- * (another source, restrictions, components) or AMD compute units (one
- * core per thread, Bulldozer family 0x15/0x16). */
-static int pm_hwloc_would_differ(void)
+/* AMD compute units (Bulldozer, family 0x15/0x16): hwloc makes one core
+ * per thread there. From CPUID on this machine (reading /proc/cpuinfo can
+ * take milliseconds on a big node), from the tree's cpuinfo under a root. */
+static int pm_amd_compute_units(struct pm_loader *l)
+{
+    if (!l->root[0]) {
+        const struct pm_cpu_id *id = pm_cpu_id();
+        return id->vendor == PM_CPU_AMD && (id->family == 0x15 || id->family == 0x16);
+    }
+    if (pm_read(l, "/proc/cpuinfo") <= 0)
+        return 0;
+    const char *family = strstr(l->buf, "cpu family");
+    family = family ? strchr(family, ':') : NULL;
+    int value = family ? atoi(family + 1) : 0;
+    return strstr(l->buf, "AuthenticAMD") && (value == 21 || value == 22);
+}
+
+/* Any HWLOC_* variable may give hwloc another source, restriction or set
+ * of components: then hwloc answers. */
+static int pm_hwloc_environment(void)
 {
     for (char **e = environ; e && *e; e++)
         if (strncmp(*e, "HWLOC_", 6) == 0)
             return 1;
-    const struct pm_cpu_id *id = pm_cpu_id();
-    return id->vendor == PM_CPU_AMD && (id->family == 0x15 || id->family == 0x16);
+    return 0;
 }
 
 static struct pm_place_map *pm_build(struct pm_loader *l, const uint64_t *allowed,
@@ -575,7 +692,10 @@ static int pm_read_present(struct pm_loader *l)
             for (int c = 0; c < l->nbits; c++)
                 l->of[k][c] = -1;
     }
-    if (!l->buf || !l->present || !l->of[PM_KINDS - 1] || !l->of[0] || !l->of[1] || !l->of[2] || !l->of[3])
+    for (int k = 0; k < PM_KINDS; k++)
+        if (!l->of[k])
+            return -1;
+    if (!l->buf || !l->present)
         return -1;
     /* The list of online CPUs, else each CPU's own online file (older
      * kernels), as hwloc reads them. */
@@ -617,13 +737,13 @@ static int pm_read_names(struct pm_loader *l)
 
 struct pm_place_map *pm_place_map_load(const char *root)
 {
-    if (!root[0] && pm_hwloc_would_differ())
+    if (!root[0] && pm_hwloc_environment())
         return NULL;
     struct pm_loader l = {.root = root};
     struct pm_place_map *map = NULL;
     uint64_t *allowed = NULL, *mems = NULL;
     int max_node = -1, no_nodes = 0;
-    if (pm_read_present(&l) != 0 || pm_read_names(&l) != 0)
+    if (pm_read_present(&l) != 0 || pm_read_names(&l) != 0 || pm_amd_compute_units(&l))
         goto out;
     for (int c = 0; c < l.nbits; c++)
         if (pm_bit(l.present, c) && pm_read_cpu(&l, c) != 0)

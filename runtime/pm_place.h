@@ -8,9 +8,9 @@
  * Linux backend reads for cores, clusters, dies, packages and NUMA nodes,
  * keeps the CPUs and nodes hwloc keeps (online, with topology, allowed by
  * the cgroup cpuset), and orders the cores as hwloc's tree does: siblings
- * by first CPU, depth first. Where that tree could hold something this
- * does not model (more than two NUMA distance levels, which hwloc groups;
- * CPU-less NUMA nodes; sets that do not nest; s390 books; AMD compute
+ * by first CPU, depth first, with hwloc's groups of NUMA nodes by
+ * distance. Where that tree could hold something this does not model
+ * (CPU-less NUMA nodes; sets that do not nest; s390 books; AMD compute
  * units; any HWLOC_* variable), loading says so by returning NULL, and the
  * caller asks hwloc. unit_place compares every CPU with hwloc itself, on
  * this machine and on synthetic sysfs trees (HWLOC_FSROOT). */

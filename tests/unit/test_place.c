@@ -3,9 +3,9 @@
  * hwloc's, on this machine and on synthetic sysfs trees that hwloc reads
  * through HWLOC_FSROOT: packages numbered alternately, dies and clusters
  * that interleave, offline CPUs and a cgroup cpuset, NUMA nodes inside a
- * package, the old file names without a node directory. Trees hwloc would
- * build differently (three NUMA distance levels, a CPU-less node, s390
- * books) must be declined, so that hwloc answers. */
+ * package, NUMA nodes that hwloc groups by distance, the old file names
+ * without a node directory. Trees this does not model (a CPU-less node,
+ * s390 books, AMD compute units) must be declined, so that hwloc answers. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "pm_place.h"
@@ -34,6 +34,7 @@ struct machine {
     const char *cgroup_cpus; /* cgroup v2 cpuset.cpus.effective, NULL: none */
     const char *cgroup_mems;
     int books;               /* s390 book_siblings */
+    int amd_compute_units;   /* /proc/cpuinfo of an AMD family 0x15 */
     int declined;            /* pm_place must say hwloc answers */
     int expect_core[32];     /* hwloc's logical core index, -2: not checked */
 };
@@ -132,6 +133,8 @@ static void build(const struct machine *m, const char *root)
             }
         }
     }
+    if (m->amd_compute_units)
+        put(root, "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 21\n");
     if (m->cgroup_cpus) {
         put(root, "/proc/mounts", "sysfs /sys sysfs rw 0 0\ncgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n");
         put(root, "/sys/fs/cgroup/cgroup.controllers", "cpu cpuset memory\n");
@@ -207,8 +210,8 @@ static struct cpu offline(int c) { return (struct cpu){0, -1, -1, c / 2, c / 6, 
 static struct cpu snc(int c) { return (struct cpu){0, -1, -1, c, c % 2, 1}; }
 /* 8 CPUs, 2 packages of 2 cores of 2 siblings, old names. */
 static struct cpu old(int c) { return (struct cpu){c / 4, -1, -1, c / 2, 0, 1}; }
-/* 8 CPUs, 4 nodes of 2. */
-static struct cpu four(int c) { return (struct cpu){c / 4, -1, -1, c, c / 2, 1}; }
+/* 8 cores, 1 package, 4 nodes: node k holds CPUs k and k + 4. */
+static struct cpu grouped(int c) { return (struct cpu){0, -1, -1, c, c % 4, 1}; }
 
 int main(void)
 {
@@ -229,7 +232,7 @@ int main(void)
     if (topo)
         hwloc_topology_destroy(topo);
 
-    static struct machine m[8];
+    static struct machine m[10];
     int nm = 0;
     m[nm] = (struct machine){.name = "packages numbered alternately", .nnodes = 2,
                              .distance = ALL({10, 21}, {21, 10}),
@@ -251,15 +254,19 @@ int main(void)
     m[nm] = (struct machine){.name = "old names, no node directory", .old_names = 1,
                              .no_node_dir = 1, .expect_core = ALL(0, 0, 1, 1, 2, 2, 3, 3)};
     fill(&m[nm++], 8, old);
-    m[nm] = (struct machine){.name = "three distance levels", .nnodes = 4, .declined = 1,
-                             .distance = ALL({10, 12, 20, 20}, {12, 10, 20, 20},
-                                             {20, 20, 10, 12}, {20, 20, 12, 10})};
-    fill(&m[nm++], 8, four);
+    m[nm] = (struct machine){.name = "NUMA nodes grouped by distance, alternately", .nnodes = 4,
+                             .distance = ALL({10, 20, 12, 20}, {20, 10, 20, 12},
+                                             {12, 20, 10, 20}, {20, 12, 20, 10}),
+                             .expect_core = ALL(0, 4, 2, 6, 1, 5, 3, 7)};
+    fill(&m[nm++], 8, grouped);
     m[nm] = (struct machine){.name = "a CPU-less node", .nnodes = 3, .declined = 1,
                              .distance = ALL({10, 21, 21}, {21, 10, 21}, {21, 21, 10})};
     fill(&m[nm++], 16, alternate);
     m[nm] = (struct machine){.name = "s390 books", .nnodes = 1, .books = 1, .declined = 1,
                              .distance = ALL({10})};
+    fill(&m[nm++], 8, old);
+    m[nm] = (struct machine){.name = "AMD compute units", .nnodes = 1, .amd_compute_units = 1,
+                             .declined = 1, .distance = ALL({10})};
     fill(&m[nm++], 8, old);
 
     char tmpl[] = "/tmp/pm_place_XXXXXX";
