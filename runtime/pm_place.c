@@ -79,12 +79,20 @@ static int pm_read(struct pm_loader *l, const char *path)
     int fd = open(full, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read(fd, l->buf, l->buflen - 1);
+    size_t used = 0;
+    for (;;) {  /* procfs may return less than asked before the end */
+        ssize_t n = read(fd, l->buf + used, l->buflen - 1 - used);
+        if (n < 0) {
+            close(fd);
+            return -1;
+        }
+        used += (size_t)n;
+        if (n == 0 || used == l->buflen - 1)
+            break;
+    }
     close(fd);
-    if (n < 0)
-        return -1;
-    l->buf[n] = '\0';
-    return (int)n;
+    l->buf[used] = '\0';
+    return (int)used;
 }
 
 static int pm_exists(const struct pm_loader *l, const char *path)
@@ -268,13 +276,14 @@ enum pm_cgroup { PM_CG_NONE = -1, PM_CG_V2, PM_CG_V1, PM_CG_CPUSET };
 static int pm_find_cgroup(struct pm_loader *l, char *mount, size_t len, enum pm_cgroup *kind)
 {
     *kind = PM_CG_NONE;
-    if (pm_read(l, "/proc/mounts") < 0)
+    char full[PATH_MAX];
+    snprintf(full, sizeof full, "%s/proc/mounts", l->root);
+    FILE *mounts = fopen(full, "re");  /* by line: a host's list can be long */
+    if (!mounts)
         return 0;
-    char *text = strdup(l->buf), *save = NULL;
-    if (!text)
-        return -1;
-    for (char *line = strtok_r(text, "\n", &save); line && *kind == PM_CG_NONE;
-         line = strtok_r(NULL, "\n", &save)) {
+    char *line = NULL;
+    size_t cap = 0;
+    while (*kind == PM_CG_NONE && getline(&line, &cap, mounts) > 0) {
         char dir[256], type[64], opts[512];
         if (sscanf(line, "%*s %255s %63s %511s", dir, type, opts) != 3)
             continue;
@@ -297,7 +306,8 @@ static int pm_find_cgroup(struct pm_loader *l, char *mount, size_t len, enum pm_
         if (*kind != PM_CG_NONE)
             snprintf(mount, len, "%s", dir);
     }
-    free(text);
+    free(line);
+    fclose(mounts);
     if (strchr(mount, '\\'))
         return -1;  /* an escaped character: not worth decoding */
     static const struct {
