@@ -87,8 +87,12 @@ static int pm_read(struct pm_loader *l, const char *path)
             return -1;
         }
         used += (size_t)n;
-        if (n == 0 || used == l->buflen - 1)
+        if (n == 0)
             break;
+        if (used == l->buflen - 1) {  /* longer than any file read here should be */
+            close(fd);
+            return -1;
+        }
     }
     close(fd);
     l->buf[used] = '\0';
@@ -341,10 +345,18 @@ static int pm_read_allowed(struct pm_loader *l, uint64_t *cpus, uint64_t *mems, 
         return -1;
     if (kind == PM_CG_NONE)
         return 0;
+    /* hwloc reads the name into 128 bytes, /proc/self/cgroup by lines of
+     * 256 and the file's path into 256: it cuts longer ones, finds no file
+     * and allows everything. Such names are left to hwloc. */
     if (pm_read(l, "/proc/self/cpuset") > 0) {
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(l->buf, "\n"), l->buf);
+        size_t len = strcspn(l->buf, "\n");
+        if (len >= 127)
+            return -1;
+        snprintf(name, sizeof name, "%.*s", (int)len, l->buf);
     } else if (pm_read(l, "/proc/self/cgroup") > 0) {
         for (char *line = l->buf; line && *line && !name[0]; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+            if (strcspn(line, "\n") >= 255)
+                return -1;
             char *colon = strchr(line, ':');
             if (colon && strncmp(colon, ":cpuset:", 8) == 0)
                 snprintf(name, sizeof name, "%.*s", (int)strcspn(colon + 8, "\n"), colon + 8);
@@ -354,6 +366,8 @@ static int pm_read_allowed(struct pm_loader *l, uint64_t *cpus, uint64_t *mems, 
     }
     if (!name[0])
         return 0;
+    if (strlen(mount) + strlen(name) + 1 + strlen(files[kind][0]) >= 256)
+        return -1;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s%s/%s", mount, name, files[kind][0]);
     uint64_t *set = pm_read_set(l, path, 1);
@@ -382,7 +396,9 @@ static int pm_group_by_distance(struct pm_loader *l, int n, const int *obj, cons
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            if (j > i && (v[i * n + j] != v[j * n + i] || v[i * n + j] <= v[i * n + i]))
+            /* hwloc checks the matrix it read, not the means it derives */
+            if (level == 0 && j > i &&
+                (v[i * n + j] != v[j * n + i] || v[i * n + j] <= v[i * n + i]))
                 return 0;  /* hwloc does not group from such a matrix */
             if (i != j && v[i * n + j] < least)
                 least = v[i * n + j];
@@ -395,15 +411,20 @@ static int pm_group_by_distance(struct pm_loader *l, int n, const int *obj, cons
             continue;
         group[i] = groups + 1;
         int size = 1;
-        for (int grew = 1; grew;) {  /* joined through `least`, transitively */
-            grew = 0;
-            for (int j = 0; j < n; j++)
+        /* Joined through `least` as hwloc's scan joins them: each pass
+         * starts at the first object the previous pass added, so one
+         * added below it is not scanned itself (not a full closure). */
+        for (int from = i; from >= 0;) {
+            int next = -1;
+            for (int j = from; j < n; j++)
                 for (int k = 0; group[j] == groups + 1 && k < n; k++)
                     if (!group[k] && v[j * n + k] == least) {
                         group[k] = groups + 1;
                         size++;
-                        grew = 1;
+                        if (next < 0)
+                            next = k;
                     }
+            from = next;
         }
         if (size == 1) {
             group[i] = 0;
@@ -474,18 +495,50 @@ static int pm_read_distances(struct pm_loader *l, const int *nodes, int n, uint6
     return 0;
 }
 
+/* 1 if node `id` has an HMAT initiator other than itself (access1, else
+ * access0, as hwloc reads them): hwloc adds that node's CPUs to its set. */
+static int pm_other_initiator(const struct pm_loader *l, int id)
+{
+    static const char *const access[] = {"access1", "access0"};
+    for (int a = 0; a < 2; a++) {
+        char full[PATH_MAX];
+        snprintf(full, sizeof full, "%s/sys/devices/system/node/node%d/%s/initiators", l->root,
+                 id, access[a]);
+        DIR *d = opendir(full);
+        if (!d)
+            continue;
+        int other = 0;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            unsigned m;
+            if (sscanf(e->d_name, "node%u", &m) == 1 && (int)m != id)
+                other = 1;
+        }
+        closedir(d);
+        return other;
+    }
+    return 0;
+}
+
 /* The NUMA nodes and hwloc's groups of them, as objects. 0; 1 when there
  * is no node directory (hwloc then makes one node 0); -1 where hwloc's
  * tree could differ: a node without CPUs (hwloc places it by its
- * initiators or distances). */
+ * initiators or distances), with an HMAT initiator other than itself, with
+ * CPUs that are not online, unreadable or overlapping another (hwloc
+ * skips it), numbered past Linux's limit. */
 static int pm_read_nodes(struct pm_loader *l, int *max_node)
 {
     char path[128];
-    int nodes[1024], n = 0;  /* Linux's MAX_NUMNODES on x86 */
-    uint64_t set[1024 / 64] = {0};
+    enum { PM_MAX_NODES = 1024 };  /* Linux's MAX_NUMNODES on x86 */
+    int nodes[PM_MAX_NODES], n = 0;
+    uint64_t set[PM_MAX_NODES / 64] = {0};
     *max_node = -1;
     if (pm_read(l, "/sys/devices/system/node/online") > 0) {
-        if (pm_parse_list(l->buf, set, 1024) != 0)
+        for (const char *s = l->buf; *s; s++)  /* a list's numbers, checked in range */
+            if (*s >= '0' && *s <= '9' && (s == l->buf || s[-1] < '0' || s[-1] > '9') &&
+                strtol(s, NULL, 10) >= PM_MAX_NODES)
+                return -1;
+        if (pm_parse_list(l->buf, set, PM_MAX_NODES) != 0)
             return -1;
     } else {
         char full[PATH_MAX];
@@ -494,45 +547,49 @@ static int pm_read_nodes(struct pm_loader *l, int *max_node)
         if (!d)
             return 1;
         struct dirent *e;
+        int far = 0;
         while ((e = readdir(d)) != NULL) {
             char *end;
             long k = strncmp(e->d_name, "node", 4) == 0 ? strtol(e->d_name + 4, &end, 10) : -1;
-            if (k >= 0 && k < 1024 && end != e->d_name + 4 && !*end)
-                pm_set(set, (int)k);
+            if (k >= 0 && end != e->d_name + 4 && !*end) {
+                if (k < PM_MAX_NODES)
+                    pm_set(set, (int)k);
+                else
+                    far = 1;
+            }
         }
         closedir(d);
+        if (far)
+            return -1;
     }
-    for (int k = 0; k < 1024; k++)
+    for (int k = 0; k < PM_MAX_NODES; k++)
         if (pm_bit(set, k))
             nodes[n++] = k;
     if (n == 0)
         return 1;
     int *obj = malloc((size_t)n * sizeof *obj);
     uint64_t *seen = calloc((size_t)l->nwords, sizeof *seen);
-    if (!obj || !seen) {
-        free(obj);
-        free(seen);
-        return -1;
-    }
-    int rc = 0, skipped = 0;
+    int rc = obj && seen ? 0 : -1;
     for (int i = 0; i < n && rc == 0; i++) {
         snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpumap", nodes[i]);
-        uint64_t *cpus = pm_read_set(l, path, 0);
-        int overlap = 0;
-        for (int k = 0; cpus && k < l->nwords; k++)
-            overlap |= (cpus[k] & seen[k]) != 0;
-        if (!cpus || overlap) {  /* hwloc skips it (keeps the first of overlapping ones) */
-            free(cpus);
-            skipped++;
-            continue;
+        uint64_t *cpus = pm_read(l, path) > 0 ? calloc((size_t)l->nwords, sizeof *cpus) : NULL;
+        if (!cpus) {
+            rc = -1;
+            break;
         }
-        if (pm_first(cpus, l->nwords) < 0) {
+        pm_parse_mask(l->buf, cpus, l->nbits);
+        int outside = 0, overlap = 0;
+        for (int k = 0; k < l->nwords; k++) {
+            outside |= (cpus[k] & ~l->present[k]) != 0;
+            overlap |= (cpus[k] & seen[k]) != 0;
+            seen[k] |= cpus[k];
+        }
+        if (outside || overlap || pm_first(cpus, l->nwords) < 0 ||
+            pm_other_initiator(l, nodes[i])) {
             free(cpus);
             rc = -1;
             break;
         }
-        for (int k = 0; k < l->nwords; k++)
-            seen[k] |= cpus[k];
         obj[i] = l->nobjs;
         if (pm_add(l, PM_NODE, cpus, nodes[i]) != 0)
             rc = -1;
@@ -540,7 +597,7 @@ static int pm_read_nodes(struct pm_loader *l, int *max_node)
             *max_node = nodes[i];
     }
     free(seen);
-    if (rc == 0 && !skipped && n > 2) {  /* a skipped node: hwloc drops the distances */
+    if (rc == 0 && n > 2) {
         uint64_t *v = malloc((size_t)n * (size_t)n * sizeof *v);
         if (!v)
             rc = -1;
@@ -601,16 +658,24 @@ static int pm_core_order(const void *pa, const void *pb, void *loader)
  * take milliseconds on a big node), from the tree's cpuinfo under a root. */
 static int pm_amd_compute_units(struct pm_loader *l)
 {
-    if (!l->root[0]) {
+    if (!l->root[0]) {  /* under PERFMARK_TEST_CPU the real CPU is not known here */
         const struct pm_cpu_id *id = pm_cpu_id();
-        return id->vendor == PM_CPU_AMD && (id->family == 0x15 || id->family == 0x16);
+        return id->from_override ||
+               (id->vendor == PM_CPU_AMD && (id->family == 0x15 || id->family == 0x16));
     }
-    if (pm_read(l, "/proc/cpuinfo") <= 0)
-        return 0;
-    const char *family = strstr(l->buf, "cpu family");
-    family = family ? strchr(family, ':') : NULL;
-    int value = family ? atoi(family + 1) : 0;
-    return strstr(l->buf, "AuthenticAMD") && (value == 21 || value == 22);
+    char full[PATH_MAX], line[256];
+    snprintf(full, sizeof full, "%s/proc/cpuinfo", l->root);
+    FILE *f = fopen(full, "re");
+    int amd = 0, family = 0;
+    while (f && !family && fgets(line, sizeof line, f)) {  /* the first CPU's lines */
+        if (strncmp(line, "vendor_id", 9) == 0)
+            amd = strstr(line, "AuthenticAMD") != NULL;
+        else if (strncmp(line, "cpu family", 10) == 0 && strchr(line, ':'))
+            family = atoi(strchr(line, ':') + 1);
+    }
+    if (f)
+        fclose(f);
+    return amd && (family == 21 || family == 22);
 }
 
 /* Any HWLOC_* variable may give hwloc another source, restriction or set
@@ -644,6 +709,12 @@ static struct pm_place_map *pm_build(struct pm_loader *l, const uint64_t *allowe
             kept |= (obj->bits[k] & allowed[k]) != 0;
         if (kept && l->of[PM_CORE][obj->first] == o)
             cores[ncores++] = o;
+        /* A core outside the cpuset whose set is an allowed node's: hwloc
+         * keeps it (it holds that node), and counts it. */
+        int node = l->of[PM_NODE][obj->first];
+        if (!kept && l->of[PM_CORE][obj->first] == o && node >= 0 &&
+            l->objs[node].weight == obj->weight && pm_bit(mems, l->objs[node].id))
+            goto fail;
     }
     qsort_r(cores, (size_t)ncores, sizeof *cores, pm_core_order, l);
     for (int i = 0; i < ncores; i++)

@@ -10,9 +10,10 @@
  * the cgroup cpuset), and orders the cores as hwloc's tree does: siblings
  * by first CPU, depth first, with hwloc's groups of NUMA nodes by
  * distance. Where that tree could hold something this does not model
- * (CPU-less NUMA nodes; sets that do not nest; s390 books; AMD compute
- * units; any HWLOC_* variable), loading says so by returning NULL, and the
- * caller asks hwloc. unit_place compares every CPU with hwloc itself, on
+ * (CPU-less NUMA nodes, HMAT initiators across nodes, sets that do not
+ * nest, cgroup names hwloc would cut, s390 books, AMD compute units, any
+ * HWLOC_* variable), loading says so by returning NULL, and the caller
+ * asks hwloc. unit_place compares every CPU with hwloc itself, on
  * this machine and on synthetic sysfs trees (HWLOC_FSROOT). */
 #ifndef PM_PLACE_H
 #define PM_PLACE_H

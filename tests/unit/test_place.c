@@ -5,6 +5,7 @@
  * that interleave, offline CPUs and a cgroup cpuset, NUMA nodes inside a
  * package, NUMA nodes that hwloc groups by distance, the old file names
  * without a node directory. Trees this does not model (a CPU-less node,
+ * HMAT initiators, a cgroup name hwloc cuts, an empty core holding a node,
  * s390 books, AMD compute units) must be declined, so that hwloc answers. */
 #define _GNU_SOURCE
 #include "check.h"
@@ -33,6 +34,8 @@ struct machine {
     int no_node_dir;
     const char *cgroup_cpus; /* cgroup v2 cpuset.cpus.effective, NULL: none */
     const char *cgroup_mems;
+    const char *cgroup_name; /* NULL: "/job" */
+    int initiators;          /* every node an HMAT initiator of every node */
     int books;               /* s390 book_siblings */
     int amd_compute_units;   /* /proc/cpuinfo of an AMD family 0x15 */
     int declined;            /* pm_place must say hwloc answers */
@@ -124,6 +127,10 @@ static void build(const struct machine *m, const char *root)
             put(root, dir, "%08x\n", v);
             snprintf(dir, sizeof dir, "/sys/devices/system/node/node%d/meminfo", k);
             put(root, dir, "Node %d MemTotal:       1048576 kB\n", k);
+            for (int j = 0; m->initiators && j < m->nnodes; j++) {
+                snprintf(dir, sizeof dir, "/sys/devices/system/node/node%d/access1/initiators/node%d", k, j);
+                put(root, dir, "");
+            }
             if (m->distance[0][0]) {
                 n = 0;
                 for (int j = 0; j < m->nnodes; j++)
@@ -140,9 +147,13 @@ static void build(const struct machine *m, const char *root)
         put(root, "/sys/fs/cgroup/cgroup.controllers", "cpu cpuset memory\n");
         put(root, "/sys/fs/cgroup/cpuset.cpus.effective", "0-%d\n", m->ncpus - 1);
         put(root, "/sys/fs/cgroup/cpuset.mems.effective", "0-%d\n", m->nnodes - 1);
-        put(root, "/proc/self/cgroup", "0::/job\n");
-        put(root, "/sys/fs/cgroup/job/cpuset.cpus.effective", "%s\n", m->cgroup_cpus);
-        put(root, "/sys/fs/cgroup/job/cpuset.mems.effective", "%s\n", m->cgroup_mems);
+        const char *name = m->cgroup_name ? m->cgroup_name : "/job";
+        char path[512];
+        put(root, "/proc/self/cgroup", "0::%s\n", name);
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.cpus.effective", name);
+        put(root, path, "%s\n", m->cgroup_cpus);
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.mems.effective", name);
+        put(root, path, "%s\n", m->cgroup_mems);
     }
 }
 
@@ -210,6 +221,12 @@ static struct cpu offline(int c) { return (struct cpu){0, -1, -1, c / 2, c / 6, 
 static struct cpu snc(int c) { return (struct cpu){0, -1, -1, c, c % 2, 1}; }
 /* 8 CPUs, 2 packages of 2 cores of 2 siblings, old names. */
 static struct cpu old(int c) { return (struct cpu){c / 4, -1, -1, c / 2, 0, 1}; }
+/* 8 cores, 4 packages of 2, a node per package. */
+static struct cpu pairs(int c) { return (struct cpu){c / 2, -1, -1, c, c / 2, 1}; }
+/* 8 cores, 1 package, 2 nodes of 4. */
+static struct cpu halves(int c) { return (struct cpu){0, -1, -1, c, c / 4, 1}; }
+/* 2 cores, 1 package, a node per core. */
+static struct cpu snc_core(int c) { return (struct cpu){0, -1, -1, c, c, 1}; }
 /* 8 cores, 1 package, 4 nodes: node k holds CPUs k and k + 4. */
 static struct cpu grouped(int c) { return (struct cpu){0, -1, -1, c, c % 4, 1}; }
 
@@ -232,7 +249,7 @@ int main(void)
     if (topo)
         hwloc_topology_destroy(topo);
 
-    static struct machine m[10];
+    static struct machine m[16];
     int nm = 0;
     m[nm] = (struct machine){.name = "packages numbered alternately", .nnodes = 2,
                              .distance = ALL({10, 21}, {21, 10}),
@@ -259,6 +276,29 @@ int main(void)
                                              {12, 20, 10, 20}, {20, 12, 20, 10}),
                              .expect_core = ALL(0, 4, 2, 6, 1, 5, 3, 7)};
     fill(&m[nm++], 8, grouped);
+    /* hwloc joins nodes through the least distance with a scan that is not
+     * a full closure: here it groups nodes 0, 1 and 3 (packages 0, 1, 3)
+     * and leaves node 2 out; a closure would join all four, no group. */
+    m[nm] = (struct machine){.name = "NUMA groups of hwloc's scan", .nnodes = 4,
+                             .distance = ALL({10, 30, 30, 20}, {30, 10, 20, 20},
+                                             {30, 20, 10, 30}, {20, 20, 30, 10}),
+                             .expect_core = ALL(0, 1, 2, 3, 6, 7, 4, 5)};
+    fill(&m[nm++], 8, pairs);
+    m[nm] = (struct machine){.name = "HMAT initiators across nodes", .nnodes = 2, .initiators = 1,
+                             .declined = 1, .distance = ALL({10, 12}, {12, 10})};
+    fill(&m[nm++], 8, halves);
+    m[nm] = (struct machine){.name = "a cgroup name longer than hwloc reads", .nnodes = 1,
+                             .declined = 1, .distance = ALL({10}), .cgroup_cpus = "2-3",
+                             .cgroup_mems = "0",
+                             .cgroup_name = "/kubepods.slice/kubepods-burstable.slice/"
+                                            "kubepods-burstable-pod0123456789abcdef0123456789abcdef.slice/"
+                                            "cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef"
+                                            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789.scope"};
+    fill(&m[nm++], 8, halves);
+    m[nm] = (struct machine){.name = "a core outside the cpuset holding a node", .nnodes = 2,
+                             .declined = 1, .distance = ALL({10, 21}, {21, 10}), .cgroup_cpus = "1",
+                             .cgroup_mems = "0-1"};
+    fill(&m[nm++], 2, snc_core);
     m[nm] = (struct machine){.name = "a CPU-less node", .nnodes = 3, .declined = 1,
                              .distance = ALL({10, 21, 21}, {21, 10, 21}, {21, 21, 10})};
     fill(&m[nm++], 16, alternate);
