@@ -764,7 +764,8 @@ static int pm_read_present(struct pm_loader *l)
         return -1;
     l->nbits = max + 1;
     l->nwords = (l->nbits + 63) / 64;
-    l->buflen = (size_t)l->nwords * 18 + 4096;  /* masks: 9 characters per 32 CPUs */
+    /* masks: 9 characters per 32 CPUs; distance rows: ~4 per node */
+    l->buflen = (size_t)l->nwords * 18 + 65536;
     l->buf = malloc(l->buflen);
     l->present = calloc((size_t)l->nwords, sizeof *l->present);
     for (int k = 0; k < PM_KINDS; k++) {
