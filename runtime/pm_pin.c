@@ -384,14 +384,16 @@ void pm_pin_place(int cpu, struct pm_place *out)
     pthread_mutex_lock(&pm_pin_lock);
     /* Without a topology loaded for pinning, sysfs answers (pm_place.c):
      * hwloc's load costs ~3.7 ms, most of it plugins placement never uses. */
-    if (pm_topo_state != 1 && pm_map_state == 0) {
-        pm_map = pm_place_map_load("");
-        pm_map_state = pm_map ? 1 : -1;
-    }
-    if (pm_topo_state != 1 && pm_map) {
-        pm_place_map_get(pm_map, cpu, out);
-        pthread_mutex_unlock(&pm_pin_lock);
-        return;
+    if (pm_topo_state != 1) {
+        if (pm_map_state == 0) {
+            pm_map = pm_place_map_load("");
+            pm_map_state = pm_map ? 1 : -1;
+        }
+        if (pm_map) {
+            pm_place_map_get(pm_map, cpu, out);
+            pthread_mutex_unlock(&pm_pin_lock);
+            return;
+        }
     }
     hwloc_topology_t topo = pm_topology_locked();
     hwloc_obj_t pu = topo ? hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu) : NULL;

@@ -149,8 +149,8 @@ static int pm_parse_list(const char *s, uint64_t *w, int nbits)
     return 0;
 }
 
-/* A set read from `path` (a mask, or a list if `list`), restricted to the
- * present CPUs: freshly allocated, NULL if unreadable. */
+/* A set read from `path`: a mask, restricted to the present CPUs, or a
+ * list (`list`) as it stands. Freshly allocated, NULL if unreadable. */
 static uint64_t *pm_read_set(struct pm_loader *l, const char *path, int list)
 {
     if (pm_read(l, path) < 0)
@@ -201,6 +201,21 @@ static int pm_read_int(struct pm_loader *l, const char *path)
     return pm_read(l, path) > 0 ? atoi(l->buf) : -1;
 }
 
+/* The cluster or die set of CPU `i` (`name`), kept as hwloc keeps it: not
+ * a single CPU, and `i` its first CPU (else *notfirst, and NULL). */
+static uint64_t *pm_read_level(struct pm_loader *l, int i, const char *name, int *notfirst)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", i, name);
+    uint64_t *set = pm_read_set(l, path, 0);
+    if (set && pm_weight(set, l->nwords) > 1 && pm_first(set, l->nwords) == i)
+        return set;
+    if (set && pm_weight(set, l->nwords) != 1)
+        *notfirst = 1;
+    free(set);
+    return NULL;
+}
+
 /* The topology files of CPU `i`, read as hwloc reads them: the core for
  * every CPU, the cluster, die and package only from the first CPU of the
  * level below; single-CPU clusters and dies are no level. */
@@ -222,29 +237,11 @@ static int pm_read_cpu(struct pm_loader *l, int i)
         }
     }
     if (!notfirst_core) {
-        snprintf(path, sizeof path, "%s%d/topology/cluster_cpus", dir, i);
-        cluster = pm_read_set(l, path, 0);
-        if (cluster && pm_weight(cluster, l->nwords) == 1) {
-            free(cluster);
-            cluster = NULL;
-        } else if (cluster && pm_first(cluster, l->nwords) != i) {
-            free(cluster);
-            cluster = NULL;
-            notfirst_cluster = notfirst_die = 1;
-        }
+        cluster = pm_read_level(l, i, "cluster_cpus", &notfirst_cluster);
+        notfirst_die |= notfirst_cluster;
     }
-    if (!notfirst_cluster) {
-        snprintf(path, sizeof path, "%s%d/topology/die_cpus", dir, i);
-        die = pm_read_set(l, path, 0);
-        if (die && pm_weight(die, l->nwords) == 1) {
-            free(die);
-            die = NULL;
-        } else if (die && pm_first(die, l->nwords) != i) {
-            free(die);
-            die = NULL;
-            notfirst_die = 1;
-        }
-    }
+    if (!notfirst_cluster)
+        die = pm_read_level(l, i, "die_cpus", &notfirst_die);
     if (!notfirst_die) {
         snprintf(path, sizeof path, "%s%d/topology/%s", dir, i, l->old_names ? "core_siblings" : "package_cpus");
         uint64_t *package = pm_read_set(l, path, 0);
@@ -635,7 +632,7 @@ static int pm_core_order(const void *pa, const void *pb, void *loader)
 {
     const struct pm_loader *l = loader;
     const struct pm_obj *a = &l->objs[*(const int *)pa], *b = &l->objs[*(const int *)pb];
-    int first[2] = {a->first, a->first};
+    int first[2];
     const struct pm_obj *side[2] = {a, b};
     for (int s = 0; s < 2; s++) {
         const struct pm_obj *self = side[s], *other = side[1 - s];

@@ -31,8 +31,9 @@ static pthread_cond_t pm_load_done = PTHREAD_COND_INITIALIZER;
  * PAPI program ran PAPI_library_init corrupted that program's heap
  * ("malloc(): corrupted top size"): nearly every run when both happened at
  * start, 5 of 8 runs of a program that initialised PAPI 496 ms after start
- * when the topology loaded at 500 ms (the mechanism is not known). It loads
- * when the file is written (pm_pin_place), on the writing thread. */
+ * when the topology loaded at 500 ms (the mechanism is not known). Placement
+ * is read when the file is written (pm_pin_place: sysfs, or hwloc where that
+ * declines), on the writing thread. */
 static enum { PM_W_IDLE, PM_W_LOADING, PM_W_READY, PM_W_FAILED } pm_load_state;
 static struct pm_writer_entry pm_entry;
 static char pm_load_error[512];
