@@ -25,17 +25,24 @@
 # own part: ivl/sw, the same run with and without the series).
 # Where the time goes with -e none: bench/README.md, "Whole applications".
 # Timings are wall clock of the whole command (launch, run, file write).
+# Each run starts after --settle S seconds (default 1.2) without a command:
+# the kernel switches its perf scheduling hooks off 1 s after the last perf
+# event on the machine closed, and the next first open waits for an RCU
+# grace period (4-14 ms here), as a batch job's first command does. With
+# --settle 0 a run may find the hooks still on from the run before.
 # Exit 0 when everything ran, 1 when a run failed.
 set -u
-usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers']" >&2; exit 1; }
+usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers'] [--settle S]" >&2; exit 1; }
 [ $# -ge 1 ] || usage
 build=$(cd "$1" && pwd); shift
 rounds=5
+settle=1.2
 apps="hpcc omp omp_fine markers"
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
     --apps)   [ $# -ge 2 ] || usage; apps=$2; shift 2 ;;
+    --settle) [ $# -ge 2 ] || usage; settle=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -111,6 +118,7 @@ one() {
   local app=$1 mode=$2 dir=$tmp/$1 t0 t1 rc
   local cmd; cmd=$(app_cmd "$app")
   rm -f "$dir"/*.h5 "$dir"/HPL.out "$dir"/hpccoutf.txt
+  sleep "$settle"
   t0=$(date +%s%N)
   if [ "$mode" = plain ]; then
     (cd "$dir" && $cmd >"$dir/out.$mode" 2>"$dir/err.$mode")

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 import numpy as np
@@ -754,6 +755,104 @@ def case_cli_preload_kept():
             check(len(ours) == want_ours, "libperfmark entries %r" % entries)
             if given == libm:
                 check(entries[0] == ours[0], "libperfmark not first: %r" % entries)
+
+
+# The job's side of case_cli_perf_hooks: find the holder `perfmark run`
+# started for this process (its pidfd names us), wait until it holds its
+# perf event, and report what it holds and whether we can wait for it.
+HOOKS_JOB = r"""
+import json, os, sys, time
+me = os.getpid()
+
+def holder():
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == me:
+            continue
+        try:
+            fds = {f: os.readlink("/proc/%s/fd/%s" % (d, f)) for f in os.listdir("/proc/%s/fd" % d)}
+            for f, link in fds.items():
+                if link == "anon_inode:[pidfd]" and \
+                        "Pid:\t%d\n" % me in open("/proc/%s/fdinfo/%s" % (d, f)).read():
+                    comm = open("/proc/%s/comm" % d).read().strip()
+                    ppid = int(open("/proc/%s/stat" % d).read().rsplit(")", 1)[1].split()[1])
+                    return {"pid": int(d), "fds": sorted(fds.values()), "comm": comm, "ppid": ppid}
+        except OSError:
+            continue
+    return None
+
+h = holder()
+end = time.time() + 20
+while h and "anon_inode:[perf_event]" not in h["fds"] and time.time() < end:
+    time.sleep(0.01)
+    h = holder() or h
+try:
+    os.waitpid(-1, os.WNOHANG)  # not waiting: a holder that is our child would never end
+    waited = "a child"
+except ChildProcessError:
+    waited = "ECHILD"
+print("HOOKS " + json.dumps({"me": me, "holder": h, "wait": waited}))
+"""
+
+
+def hooks_job(tmp, events, wrap=()):
+    script = os.path.join(tmp, "job.py")
+    with open(script, "w") as f:
+        f.write(HOOKS_JOB)
+    cmd = list(wrap) + [PERFMARK, "run", "-q", "-e", events, "-o", os.path.join(tmp, "o.h5"),
+                        "--", sys.executable, script]
+    p = run(cmd, env={"TMPDIR": tmp}, cwd=tmp)
+    lines = [l[6:] for l in p.stdout.splitlines() if l.startswith("HOOKS ")]
+    check(len(lines) == 1, "the job printed no report: %r %r" % (p.stdout, p.stderr[-500:]))
+    got = json.loads(lines[0])
+    check(got["wait"] == "ECHILD", "the job has a child it did not start: %r" % got)
+    return got
+
+
+def case_cli_perf_hooks():
+    """`perfmark run` keeps the kernel's perf hooks on for the job from a
+    holder process: one disabled perf event and the job's pidfd, nothing of
+    the job's (no stdio), never the job's child (wait() gives ECHILD), gone
+    once the job has exited; none for -e none, none when perfmark run is
+    PID 1 (a container), where the holder would become the job's child."""
+    with tempfile.TemporaryDirectory() as tmp:
+        got = hooks_job(tmp, "sw")
+        h = got["holder"]
+        check(h is not None, "no holder process names the job (pid %d)" % got["me"])
+        check(h["comm"] == "perfmark-hooks", "holder named %r" % h["comm"])
+        check(h["fds"] == ["anon_inode:[perf_event]", "anon_inode:[pidfd]"],
+              "the holder keeps other files open: %r" % h["fds"])
+        check(h["ppid"] != got["me"], "the holder is the job's child")
+        # Gone (or a zombie its new parent has not reaped yet) after the job.
+        end, state = time.time() + 20, "R"
+        while time.time() < end:
+            try:
+                state = [l.split()[1] for l in open("/proc/%d/status" % h["pid"])
+                         if l.startswith("State:")][0]
+            except (OSError, IndexError):
+                state = "gone"
+            if state in ("gone", "Z"):
+                break
+            time.sleep(0.02)
+        check(state in ("gone", "Z"), "the holder still runs after the job: state %s" % state)
+        print("holder %d: %s, then %s after the job" % (h["pid"], h["fds"], state))
+    with tempfile.TemporaryDirectory() as tmp:
+        got = hooks_job(tmp, "none")
+        check(got["holder"] is None, "a holder for -e none: %r" % got["holder"])
+    unshare = shutil.which("unshare")
+    if os.geteuid() != 0 or not unshare:
+        print("not checked: perfmark run as PID 1 (needs root and unshare)")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", "true"],
+                               capture_output=True)
+        if probe.returncode != 0:
+            print("not checked: perfmark run as PID 1 (unshare --pid failed: %s)"
+                  % text(probe.stderr).strip()[:200])
+            return 0
+        got = hooks_job(tmp, "sw", wrap=(unshare, "--pid", "--fork", "--mount-proc"))
+        check(got["me"] == 1, "the job is not PID 1 of its namespace: %r" % got)
+        check(got["holder"] is None, "a holder for a job that is PID 1: %r" % got["holder"])
+        print("as PID 1: no holder, the job's wait() gives ECHILD")
 
 
 # ---- the file without perfmark ------------------------------------------------------
