@@ -98,7 +98,7 @@ int pm_pmu_present(void)
     return found;
 }
 
-static int pm_paranoid_level(void)
+int pm_paranoid_level(void)
 {
     FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
     int level = 2;

@@ -78,6 +78,8 @@ int pm_pmu_present(void);
 /* PERFMARK_TOPDOWN_LEVELS=2: TopDown level 2 also where its events
  * multiplex with level 1's (AMD Zen 4/5); by default only level 1 there. */
 int pm_topdown_level2_asked(void);
+/* kernel.perf_event_paranoid (2, the kernel's default, when unreadable). */
+int pm_paranoid_level(void);
 /* 1 when this process may only count user space (paranoid >= 2, unprivileged). */
 int pm_user_only(void);
 

@@ -318,6 +318,11 @@ static void pm_st_software(struct pm_st *st)
         if (isnan(r[k][0]))
             snprintf(c->note, sizeof c->note, "%s",
                      k == 3 ? "one CPU allowed: no migration to make" : "the kernel did not run");
+        else if (k >= 2 && pm_user_only())
+            /* the kernel counts both in kernel mode: user space only reads 0 */
+            snprintf(c->note, sizeof c->note, "counted in kernel mode, which a normal user at "
+                     "perf_event_paranoid %d may not count (root, or the setting <= 1, may)",
+                     pm_paranoid_level());
         else if (loaded)
             c->perfmark = pm_st_count(&d, pm_st_sw_kernel[k], pm_st_sw_event[k], NULL);
     }
@@ -335,7 +340,7 @@ static void pm_st_software(struct pm_st *st)
     char *sizes[4] = {pages, spin, sleeps, hops};
     for (int k = 0; k < 4; k++) {
         struct pm_st_check *c = &st->checks[first + k];
-        if (isnan(c->lo))
+        if (isnan(c->lo) || c->note[0])
             continue;
         char twice[16];
         snprintf(twice, sizeof twice, "%ld", 2 * atol(sizes[k]));
