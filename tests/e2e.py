@@ -772,9 +772,10 @@ def case_cli_preload_kept():
 
 # The job's side of case_cli_perf_hooks: find the holder `perfmark run`
 # started for this process (its pidfd names us), wait until it holds its
-# perf event, and report what it holds and whether we can wait for it.
+# perf event, and report what it holds, whether we have a child we did not
+# start, whether SIGCHLD is pending for us, and whether we can fork.
 HOOKS_JOB = r"""
-import json, os, sys, time
+import json, os, subprocess, sys, time
 me = os.getpid()
 
 def holder():
@@ -793,6 +794,7 @@ def holder():
             continue
     return None
 
+pending = [l.split()[1] for l in open("/proc/self/status") if l.startswith("ShdPnd:")][0]
 h = holder()
 end = time.time() + 20
 while h and "anon_inode:[perf_event]" not in h["fds"] and time.time() < end:
@@ -803,32 +805,74 @@ try:
     waited = "a child"
 except ChildProcessError:
     waited = "ECHILD"
-print("HOOKS " + json.dumps({"me": me, "holder": h, "wait": waited}))
+forks = subprocess.run(["/bin/true"]).returncode == 0
+print("HOOKS " + json.dumps({"me": me, "holder": h, "wait": waited, "forks": forks,
+                             "sigchld_pending": bool(int(pending, 16) & (1 << 16))}))
+"""
+
+# A launcher that is a child subreaper (PR_SET_CHILD_SUBREAPER survives exec).
+SUBREAPER = r"""
+import ctypes, os, sys
+if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:
+    sys.exit(77)
+os.execv(sys.argv[1], sys.argv[1:])
+"""
+
+# A launcher that blocks SIGCHLD (the mask survives exec).
+BLOCKS_SIGCHLD = r"""
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+os.execv(sys.argv[1], sys.argv[1:])
 """
 
 
-def hooks_job(tmp, events, wrap=()):
+def hooks_job(tmp, events, wrap=(), env=None):
     script = os.path.join(tmp, "job.py")
     with open(script, "w") as f:
         f.write(HOOKS_JOB)
     cmd = list(wrap) + [PERFMARK, "run", "-q", "-e", events, "-o", os.path.join(tmp, "o.h5"),
                         "--", sys.executable, script]
-    p = run(cmd, env={"TMPDIR": tmp}, cwd=tmp)
+    e = {"TMPDIR": tmp}
+    e.update(env or {})
+    p = run(cmd, env=e, cwd=tmp)
     lines = [l[6:] for l in p.stdout.splitlines() if l.startswith("HOOKS ")]
     check(len(lines) == 1, "the job printed no report: %r %r" % (p.stdout, p.stderr[-500:]))
     got = json.loads(lines[0])
     check(got["wait"] == "ECHILD", "the job has a child it did not start: %r" % got)
+    check(got["forks"], "the job cannot start a process: %r" % got)
+    check(not got["sigchld_pending"], "a SIGCHLD is pending for the job: %r" % got)
     return got
+
+
+def hooks_wrapped(tmp, source, events="sw"):
+    path = os.path.join(tmp, "wrap.py")
+    with open(path, "w") as f:
+        f.write(source)
+    return hooks_job(tmp, events, wrap=(sys.executable, path))
 
 
 def case_cli_perf_hooks():
     """`perfmark run` keeps the kernel's perf hooks on for the job from a
     holder process: one disabled perf event and the job's pidfd, nothing of
-    the job's (no stdio), never the job's child (wait() gives ECHILD), gone
-    once the job has exited; none for -e none, none when perfmark run is
-    PID 1 (a container), where the holder would become the job's child."""
+    the job's (no stdio), never the job's child (wait() gives ECHILD), no
+    SIGCHLD left pending, gone once the job has exited. None for -e none,
+    PERFMARK_HOOKS=0, a perfmark run that is one rank of a job, a launcher
+    that is a child subreaper or PID 1 (a container), where the holder would
+    become the job's child; none under `unshare --pid` without --fork, where
+    the job must still be able to start processes."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError) as e:
+        print("SKIP: no pidfd here (%s): the holder watches the job without one, but this "
+              "test finds it by its pidfd" % e)
+        return SKIP
     with tempfile.TemporaryDirectory() as tmp:
         got = hooks_job(tmp, "sw")
+        m = Measured(os.path.join(tmp, "o.h5"))
+        if not m.events:
+            print("SKIP: perf events cannot be opened here (the job measured none): "
+                  "nothing to hold")
+            return SKIP
         h = got["holder"]
         check(h is not None, "no holder process names the job (pid %d)" % got["me"])
         check(h["comm"] == "perfmark-hooks", "holder named %r" % h["comm"])
@@ -849,23 +893,39 @@ def case_cli_perf_hooks():
         check(state in ("gone", "Z"), "the holder still runs after the job: state %s" % state)
         print("holder %d: %s, then %s after the job" % (h["pid"], h["fds"], state))
     with tempfile.TemporaryDirectory() as tmp:
-        got = hooks_job(tmp, "none")
-        check(got["holder"] is None, "a holder for -e none: %r" % got["holder"])
+        got = hooks_wrapped(tmp, BLOCKS_SIGCHLD)
+        check(got["holder"] is not None, "no holder when the launcher blocks SIGCHLD")
+        print("SIGCHLD blocked in the launcher: holder, none pending for the job")
+    for why, events, env in (("-e none", "none", None),
+                             ("PERFMARK_HOOKS=0", "sw", {"PERFMARK_HOOKS": "0"}),
+                             ("one rank of a job", "sw", {"OMPI_COMM_WORLD_RANK": "0"})):
+        with tempfile.TemporaryDirectory() as tmp:
+            got = hooks_job(tmp, events, env=env)
+            check(got["holder"] is None, "a holder for %s: %r" % (why, got["holder"]))
+            print("%s: no holder" % why)
+    with tempfile.TemporaryDirectory() as tmp:
+        got = hooks_wrapped(tmp, SUBREAPER)
+        check(got["holder"] is None, "a holder under a subreaper launcher: %r" % got["holder"])
+        print("subreaper launcher: no holder")
     unshare = shutil.which("unshare")
     if os.geteuid() != 0 or not unshare:
-        print("not checked: perfmark run as PID 1 (needs root and unshare)")
+        print("not checked: PID namespaces (need root and unshare)")
+        return 0
+    probe = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", "true"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        print("not checked: PID namespaces (unshare --pid failed: %s)"
+              % text(probe.stderr).strip()[:200])
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        probe = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", "true"],
-                               capture_output=True)
-        if probe.returncode != 0:
-            print("not checked: perfmark run as PID 1 (unshare --pid failed: %s)"
-                  % text(probe.stderr).strip()[:200])
-            return 0
         got = hooks_job(tmp, "sw", wrap=(unshare, "--pid", "--fork", "--mount-proc"))
         check(got["me"] == 1, "the job is not PID 1 of its namespace: %r" % got)
         check(got["holder"] is None, "a holder for a job that is PID 1: %r" % got["holder"])
         print("as PID 1: no holder, the job's wait() gives ECHILD")
+    with tempfile.TemporaryDirectory() as tmp:
+        got = hooks_job(tmp, "sw", wrap=(unshare, "--pid"))
+        check(got["holder"] is None, "a holder under unshare --pid: %r" % got["holder"])
+        print("unshare --pid without --fork: no holder, the job starts processes")
 
 
 # ---- the file without perfmark ------------------------------------------------------

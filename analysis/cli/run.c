@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +83,8 @@ const char pm_usage_run[] =
     "MPI's SIGTERM and SIGKILL in which killed ranks save their data. Unless -e\n"
     "none alone: while CMD runs, a process named perfmark-hooks holds one perf\n"
     "event that counts nothing, so that CMD's processes open their counters\n"
-    "without waiting for the kernel to switch its perf hooks on (4-14 ms each).\n";
+    "without waiting for the kernel to switch its perf hooks on (4-14 ms each);\n"
+    "not when perfmark run is one rank of a job, nor with PERFMARK_HOOKS=0.\n";
 
 int pm_cli_wants_help(int argc, char **argv)
 {
@@ -197,6 +199,19 @@ static const char *pm_output_dir_problem(char *dir, size_t len, char *why, size_
     return NULL;
 }
 
+/* Was this `perfmark run` started by a launcher as one rank of a job
+ * (`mpirun ... perfmark run -- ./app`, `srun perfmark run ...`)? */
+static int pm_started_as_rank(void)
+{
+    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                            "SLURM_STEP_ID", "MV2_COMM_WORLD_RANK",
+                                            "MPI_LOCALRANKID", "PALS_RANKID"};
+    for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars; i++)
+        if (getenv(rank_vars[i]))
+            return 1;
+    return 0;
+}
+
 /* PERFMARK_PIN_CPUS="HOST:LIST" from this process's affinity, for the
  * ranks and threads modes when the user did not set it: a `taskset` or
  * `numactl` around `perfmark run` bounds the shares of this host, as it
@@ -210,12 +225,8 @@ static void pm_export_pin_cpus(void)
 
     /* under a launcher (`mpirun ... perfmark run`), this process is a rank and
      * its affinity the launcher's binding of it, which pinning replaces */
-    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                            "SLURM_STEP_ID", "MV2_COMM_WORLD_RANK",
-                                            "MPI_LOCALRANKID", "PALS_RANKID"};
-    for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars; i++)
-        if (getenv(rank_vars[i]))
-            return;
+    if (pm_started_as_rank())
+        return;
     if (!mode || (strcmp(mode, "ranks") && strcmp(mode, "threads")) || (set && *set) ||
         sched_getaffinity(0, sizeof cpus, &cpus) != 0 || gethostname(host, sizeof host - 1) != 0)
         return;
@@ -239,14 +250,21 @@ static void pm_export_pin_cpus(void)
     }
 }
 
-/* Will the measured processes open perf events? Not with -e none alone:
- * timer-only regions read none (sampling and node mode open theirs). */
-static int pm_opens_perf_events(void)
+/* Should this run hold the kernel's perf hooks on (cli/run_hooks.c)? Only
+ * where the job's processes open per-task perf events: not with -e none
+ * alone (timer-only regions read none; node mode opens CPU-wide events,
+ * which need no hooks). Not as one rank among many (`mpirun ... perfmark
+ * run`): each would start its own, a few ms before its rank's first open,
+ * where `perfmark run -- mpirun` starts one while mpirun starts. Not with
+ * PERFMARK_HOOKS=0. */
+static int pm_wants_hooks_held(void)
 {
     const char *events = getenv("PERFMARK_EVENTS"), *sample = getenv("PERFMARK_SAMPLE"),
-               *node = getenv("PERFMARK_NODE");
-    return !events || strcmp(events, "none") != 0 || (sample && *sample && strcmp(sample, "none")) ||
-           (node && *node && strcmp(node, "0"));
+               *hooks = getenv("PERFMARK_HOOKS");
+    if ((hooks && strcmp(hooks, "0") == 0) || pm_started_as_rank())
+        return 0;
+    return !events || strcmp(events, "none") != 0 ||
+           (sample && *sample && strcasecmp(sample, "none") != 0);
 }
 
 int pm_cmd_run(int argc, char **argv)
@@ -331,7 +349,7 @@ int pm_cmd_run(int argc, char **argv)
         char pid[32];
         snprintf(pid, sizeof pid, "%ld", (long)getpid());
         setenv("PERFMARK_PID", pid, 1);
-        if (pm_opens_perf_events())
+        if (pm_wants_hooks_held())
             pm_run_hold_perf_hooks();
     }
     execvp(argv[i], argv + i);
