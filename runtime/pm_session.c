@@ -382,19 +382,22 @@ static void pm_session_start(void)
     pm_name_overflow();  /* interned now: it must never be refused */
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
-    /* The writer loads in the background while the program starts. It
-     * starts once the event names are encoded (libpfm4, where a name needs
-     * it, loads first and never waits behind it) and before the first
-     * counter opens: that open can sleep 4-14 ms in the kernel (the first
-     * per-task event on a machine that had none for a second waits for an
-     * RCU grace period), time the load then fills. */
+    /* The writer loads in the background while the program starts, and
+     * its dlopen holds the dynamic loader's lock throughout (~5 ms). So
+     * what takes that lock comes first: libpfm4 for sampled events, the
+     * shims' symbols, the threads of the sample drainer and of the
+     * emergency dump. The load then starts once the event names are encoded
+     * (libpfm4 again) and before the first counter opens: that open can
+     * sleep 4-14 ms in the kernel (the first per-task event on a machine
+     * that had none for a second waits for an RCU grace period), time the
+     * load then fills. */
+    pm_sampling_start();
+    pm_shim_check(pm_rank.rank <= 0);
+    pm_emergency_install(pm_session_emergency);
     if (!pm_cfg.count_sampled)
         pm_eventset_build_then(pm_cfg.events, &pm_set, pm_writer_preload);
     pm_writer_preload();  /* (when the line above did not) */
-    pm_sampling_start();
     pm_report_events();
-    pm_shim_check(pm_rank.rank <= 0);
-    pm_emergency_install(pm_session_emergency);
     pm_session_pin_start();
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
