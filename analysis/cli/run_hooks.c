@@ -107,7 +107,7 @@ static int pm_hooks_proc(pid_t pid, char *state, unsigned long long *start)
     const char *p = strrchr(buf, ')'); /* the command may hold spaces and ')' */
     if (!p || sscanf(p + 2, "%c", state) != 1)
         return -1;
-    for (int field = 3; field < 22 && p; field++) /* starttime is field 22 */
+    for (int field = 3; field <= 22 && p; field++) /* to the space before field 22, starttime */
         p = strchr(p + 1, ' ');
     return p && sscanf(p + 1, "%llu", start) == 1 ? 0 : -1;
 }
