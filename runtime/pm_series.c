@@ -250,6 +250,26 @@ void pm_series_add(struct pm_thread *t)
     pthread_mutex_unlock(&pm_ser_lock);
 }
 
+/* A tick can peek a thread's counters after its final reading was taken and
+ * before this end is called (the thread is exiting, or being settled from
+ * outside): those rows then hold a little more than the totals (perfmark's
+ * own end-of-thread work). Take the excess back from the latest rows so that
+ * the rows sum to the totals exactly. */
+static void pm_take_back(struct pm_series_track *k, const uint64_t *final)
+{
+    for (unsigned i = 0; i < pm_ser.stride; i++) {
+        uint64_t excess = k->last[i] > final[i] ? k->last[i] - final[i] : 0;
+        for (size_t r = k->nrows; excess && r-- > 0;) {
+            uint64_t *d = (uint64_t *)(pm_row(k, r) + 1);
+            uint64_t part = d[i] < excess ? d[i] : excess;
+            d[i] -= part;
+            excess -= part;
+        }
+        if (k->last[i] > final[i])
+            k->last[i] = final[i];
+    }
+}
+
 void pm_series_end_thread(struct pm_thread *t)
 {
     if (!pm_ser.asked_ns)
@@ -259,6 +279,8 @@ void pm_series_end_thread(struct pm_thread *t)
         struct pm_series_track *k = pm_ser.track[i];
         if (k->thread != t || k->ended)
             continue;
+        if (k->gen == t->base_generation)
+            pm_take_back(k, t->base);
         pm_append(k, t->base, t->base_generation, -1, pm_realtime_ns());
         k->ended = 1;
     }
