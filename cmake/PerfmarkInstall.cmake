@@ -11,6 +11,36 @@ add_library(perfmark::markers ALIAS perfmark_runtime)
 target_include_directories(perfmark_runtime PUBLIC
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
+# Every installed binary has the same RUNPATH in the build tree as installed.
+# Where CMake rewrites a RUNPATH at install instead, it leaves a trailing ':'
+# in the build tree's, and the dynamic loader reads that empty entry as the
+# current directory: every library perfmark loads (~45 with HDF5) was first
+# looked for, a dozen names each, in the job's working directory (a storm of
+# failed opens on a parallel file system; a library dropped there would be
+# loaded into the job). The entries hold in both trees: $ORIGIN for the
+# libraries that link libperfmark.so (build/lib, <libdir>), both lib
+# directories for the programs in <libexecdir>/perfmark (build/bin in the
+# build tree), and the directories of what is linked from outside the project
+# (MPI, HDF5).
+set(pm_installed_binaries perfmark_runtime perfmark_writer perfmark_cli perfmark
+  perfmark_likwid perfmark_papi perfmark_caliper perfmark_fortran
+  perfmark-selftest-kernels mpi_omp_demo)
+foreach(t ${pm_installed_binaries})
+  if(NOT TARGET ${t})
+    continue()
+  endif()
+  get_target_property(type ${t} TYPE)
+  get_target_property(rpath ${t} INSTALL_RPATH)
+  if(NOT rpath)
+    set(rpath "")
+  endif()
+  if(type STREQUAL "EXECUTABLE" AND rpath)
+    list(APPEND rpath "$ORIGIN/../lib")  # build/bin -> build/lib
+  endif()
+  set_target_properties(${t} PROPERTIES BUILD_WITH_INSTALL_RPATH ON
+    INSTALL_RPATH_USE_LINK_PATH ON INSTALL_RPATH "${rpath}")
+endforeach()
+
 install(TARGETS perfmark_runtime EXPORT perfmarkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The HDF5 writer the runtime loads from its own directory (runtime/pm_writer.h).

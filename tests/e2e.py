@@ -770,6 +770,33 @@ def case_cli_preload_kept():
                 check(entries[0] == ours[0], "libperfmark not first: %r" % entries)
 
 
+def case_cli_no_cwd_search():
+    """No library perfmark loads is looked for in the job's working
+    directory: a build-tree RUNPATH with an empty entry (CMake left a
+    trailing ':') made the dynamic loader try a dozen names per library
+    there, for the runtime, the writer's ~45 libraries and the report's
+    (a storm of failed opens on a parallel file system, and a library
+    dropped there would have been loaded). Read from the loader's own
+    account (LD_DEBUG=libs): every file it tried has an absolute path."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dbg = os.path.join(tmp, "ld")
+        env = {"LD_DEBUG": "libs", "LD_DEBUG_OUTPUT": dbg}
+        _, out = perfmark_run(tmp, [prog("pagefaults"), "100", "2"], env=env)
+        run([PERFMARK, "report", out], env=env, cwd=tmp)
+        tried = []
+        for name in os.listdir(tmp):
+            if name.startswith("ld."):
+                with open(os.path.join(tmp, name), errors="replace") as f:
+                    tried += [l.split("trying file=", 1)[1].strip() for l in f
+                              if "trying file=" in l]
+        check(any("libhdf5" in t for t in tried), "the loader's account lacks HDF5, the "
+              "writer's (%d files tried): LD_DEBUG not honoured?" % len(tried))
+        relative = sorted(set(t for t in tried if not t.startswith("/")))
+        check(not relative, "%d of %d files tried in the working directory: %s" % (
+            len(relative), len(tried), relative[:8]))
+    print("ok: %d library lookups, all absolute" % len(tried))
+
+
 # The job's side of case_cli_perf_hooks: find the holder `perfmark run`
 # started for this process (its pidfd names us), wait until it holds its
 # perf event, and report what it holds, whether we have a child we did not
