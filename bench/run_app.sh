@@ -164,6 +164,12 @@ ratio() {
 }
 
 # perf stat's events: perfmark's sw group (docs/event-groups.md)
+# The first quartile, median and third quartile of each round's ratio.
+quartiles() {
+  paste "$1" "$2" | awk '{print $1 / $2}' | sort -g |
+    awk '{a[NR]=$1} END {q=int((NR+3)/4); printf "%.3f %.3f %.3f\n", a[q], a[int((NR+1)/2)], a[NR+1-q]}'
+}
+
 sw_events=task-clock,page-faults,context-switches,cpu-migrations
 modes="plain none sw smp ivl"
 if command -v perf >/dev/null && perf stat -x, -o /dev/null -e "$sw_events" true 2>/dev/null; then
@@ -220,6 +226,26 @@ echo " ivl/sw is the series' own part; pstat = perf stat over the whole command,
 echo " $sw_events: the kernel's own cost of counting, the floor of -e sw)"
 printf "\n(times: medians of %d interleaved rounds, wall time of the whole command; ratios:\n" "$rounds"
 echo " the median of each round's ratio, so that drift between rounds cancels)"
+# A verdict only where the rounds can give one: met when even the third
+# quartile of the rounds' ratios is within the target, missed when even the
+# first is beyond it; otherwise this machine's noise is larger than what is
+# judged, and it says so instead of printing a verdict from one median.
+echo
+echo "verdicts (each round's ratio to plain; q1-q3: the middle half of the rounds):"
+for app in $ran; do
+  case $app in hpcc|omp) ;; *) continue ;; esac
+  d=$tmp/$app
+  for mt in none:1.02 sw:1.05 smp:1.03 ivl:1.02; do
+    mode=${mt%%:*} target=${mt#*:}
+    set -- $(quartiles "$d.$mode" "$d.plain")
+    awk -v a="$app" -v m="$mode" -v t="$target" -v q1="$1" -v md="$2" -v q3="$3" 'BEGIN {
+      v = (q3 <= t) ? "met" : (q1 > t) ? "missed" : "cannot tell here (the middle half spans the target)"
+      printf "  %-5s %-5s <= %.2f: median %.3f, q1-q3 %.3f-%.3f: %s\n", a, m, t, md, q1, q3, v }'
+  done
+  set -- $(quartiles "$d.pstat" "$d.plain" 2>/dev/null)
+  [ -s "$d.pstat" ] && echo "  $app  perf stat alone (the kernel's floor): median $2, q1-q3 $1-$3"
+done
+
 for app in $ran; do
   f=$tmp/$app/last_sw.h5
   [ -s "$f" ] || continue
