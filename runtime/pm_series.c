@@ -252,7 +252,8 @@ void pm_series_add(struct pm_thread *t)
 
 /* A tick can peek a thread's counters after its final reading was taken and
  * before this end is called (the thread is exiting, or being settled from
- * outside): those rows then hold a little more than the totals (perfmark's
+ * outside; the process's set on the signal path, where the series thread is
+ * not joined): those rows then hold a little more than the totals (perfmark's
  * own end-of-thread work). Take the excess back from the latest rows so that
  * the rows sum to the totals exactly. */
 static void pm_take_back(struct pm_series_track *k, const uint64_t *final)
@@ -292,8 +293,10 @@ void pm_series_end_process(const uint64_t *reading)
     if (!pm_ser.asked_ns || !pm_ser_process_set || !reading)
         return;
     pthread_mutex_lock(&pm_ser_lock);
-    if (!pm_ser.process.ended)
+    if (!pm_ser.process.ended) {
+        pm_take_back(&pm_ser.process, reading);  /* a tick after the reading (signal path) */
         pm_append(&pm_ser.process, reading, pm_ser.process.gen, -1, pm_realtime_ns());
+    }
     pm_ser.process.ended = 1;
     pthread_mutex_unlock(&pm_ser_lock);
 }
