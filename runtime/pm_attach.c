@@ -135,6 +135,7 @@ static void pm_settle(struct pm_thread *t, uint64_t now, int exited)
         for (unsigned i = 0; i < t->stride; i++)
             t->total[i] = t->scratch[i] - t->base[i];
         memcpy(t->base, t->scratch, t->stride * 8);
+        t->final_read = 1;
     }
     t->end_ticks = now;
     pm_series_end_thread(t);

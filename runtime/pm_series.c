@@ -126,9 +126,10 @@ static void pm_append(struct pm_series_track *k, const uint64_t *now, uint64_t g
         for (unsigned i = 0; i < pm_ser.stride; i++)
             d[i] = now[i] > k->last[i] ? now[i] - k->last[i] : 0;
     }
-    memcpy(k->last, now, pm_ser.stride * 8);
+    int lost_gen = ((struct pm_series_row *)delta)->flags & PM_FLAG_LOST_GENERATION;
     if (k->nrows && pm_row(k, k->nrows - 1)->tick == tick) {
         pm_row_merge(pm_row(k, k->nrows - 1), (struct pm_series_row *)delta);
+        memcpy(k->last, now, pm_ser.stride * 8);
         return;
     }
     while (pm_ser_bytes + words * 8 > pm_ser_memory && pm_ser.merges < 30) {
@@ -137,18 +138,25 @@ static void pm_append(struct pm_series_track *k, const uint64_t *now, uint64_t g
         ((struct pm_series_row *)delta)->tick = tick;
         if (k->nrows && pm_row(k, k->nrows - 1)->tick == tick) {
             pm_row_merge(pm_row(k, k->nrows - 1), (struct pm_series_row *)delta);
+            memcpy(k->last, now, pm_ser.stride * 8);
             return;
         }
     }
     if (k->nrows == k->cap) {
         size_t cap = k->cap ? 2 * k->cap : 64;
         uint64_t *grown = realloc(k->rows, cap * words * 8);
-        if (!grown)
-            return;  /* this interval is lost to the series (the totals keep it) */
+        if (!grown) {
+            /* No room: the next row carries these counts too (from the old
+             * reading), unless the counters were reopened in between. */
+            if (lost_gen)
+                memcpy(k->last, now, pm_ser.stride * 8);
+            return;
+        }
         k->rows = grown;
         k->cap = cap;
     }
     memcpy(pm_row(k, k->nrows++), delta, words * 8);
+    memcpy(k->last, now, pm_ser.stride * 8);
     pm_ser_bytes += words * 8;
 }
 
@@ -169,7 +177,7 @@ static void pm_tick(void)
         pm_append(k, pm_ser_scratch, t->cs.generation, __atomic_load_n(&t->cur, __ATOMIC_RELAXED),
                   now_ns);
     }
-    if (pm_ser_process_set && pm_ser.stride &&
+    if (pm_ser_process_set && pm_ser.stride && !pm_ser.process.ended &&
         pm_counterset_peek(pm_ser_process_set, pm_ser_scratch) == 0)
         pm_append(&pm_ser.process, pm_ser_scratch, pm_ser.process.gen, -1, now_ns);
 }
@@ -261,6 +269,8 @@ static void pm_take_back(struct pm_series_track *k, const uint64_t *final)
     for (unsigned i = 0; i < pm_ser.stride; i++) {
         uint64_t excess = k->last[i] > final[i] ? k->last[i] - final[i] : 0;
         for (size_t r = k->nrows; excess && r-- > 0;) {
+            if (pm_row(k, r)->flags & PM_FLAG_LOST_GENERATION)
+                break;  /* rows before it count another generation */
             uint64_t *d = (uint64_t *)(pm_row(k, r) + 1);
             uint64_t part = d[i] < excess ? d[i] : excess;
             d[i] -= part;
@@ -280,7 +290,7 @@ void pm_series_end_thread(struct pm_thread *t)
         struct pm_series_track *k = pm_ser.track[i];
         if (k->thread != t || k->ended)
             continue;
-        if (k->gen == t->base_generation)
+        if (t->final_read && k->gen == t->base_generation)
             pm_take_back(k, t->base);
         pm_append(k, t->base, t->base_generation, -1, pm_realtime_ns());
         k->ended = 1;

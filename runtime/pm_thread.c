@@ -571,6 +571,7 @@ static void pm_settle_totals(struct pm_thread *t, const uint64_t *now, uint64_t 
         for (unsigned i = 0; i < t->stride; i++)
             t->total[i] += now[i] - t->base[i];
     memcpy(t->base, now, t->stride * sizeof *now);
+    t->final_read = 1;
 }
 
 /* Open frames that are visits (placements are not). */

@@ -140,6 +140,7 @@ struct pm_thread {
     int open_at_end;
     uint64_t *base;         /* reading the thread totals run from */
     uint32_t total_flags;   /* LOST_GENERATION if the totals missed a reopen */
+    int final_read;         /* t->base is a reading taken at the end (take-back may use it) */
     int totals_fresh;       /* totals just (re)started: the next rebase is expected */
     uint64_t *total;        /* whole-thread totals (stride words) */
     uint64_t start_ticks, end_ticks;

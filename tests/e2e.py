@@ -9,6 +9,7 @@ Each CASE is a function below named case_<CASE>. Exit 0 = pass, 77 = skipped
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -776,25 +777,55 @@ def case_cli_no_cwd_search():
     trailing ':') made the dynamic loader try a dozen names per library
     there, for the runtime, the writer's ~45 libraries and the report's
     (a storm of failed opens on a parallel file system, and a library
-    dropped there would have been loaded). Read from the loader's own
-    account (LD_DEBUG=libs): every file it tried has an absolute path."""
+    dropped there would have been loaded). Judged from the loader's own
+    account (LD_DEBUG=libs): every file it tried through a RUNPATH has an
+    absolute path (an empty entry the user's LD_LIBRARY_PATH may hold is
+    not ours to judge); and from the binaries: no RUNPATH in bin/ or lib/
+    has an empty entry (the programs and libraries this run does not load:
+    the shims, the libexec programs)."""
     with tempfile.TemporaryDirectory() as tmp:
         dbg = os.path.join(tmp, "ld")
         env = {"LD_DEBUG": "libs", "LD_DEBUG_OUTPUT": dbg}
         _, out = perfmark_run(tmp, [prog("pagefaults"), "100", "2"], env=env)
         run([PERFMARK, "report", out], env=env, cwd=tmp)
-        tried = []
+        found, tried, relative = [], 0, set()
         for name in os.listdir(tmp):
-            if name.startswith("ld."):
-                with open(os.path.join(tmp, name), errors="replace") as f:
-                    tried += [l.split("trying file=", 1)[1].strip() for l in f
-                              if "trying file=" in l]
-        check(any("libhdf5" in t for t in tried), "the loader's account lacks HDF5, the "
-              "writer's (%d files tried): LD_DEBUG not honoured?" % len(tried))
-        relative = sorted(set(t for t in tried if not t.startswith("/")))
-        check(not relative, "%d of %d files tried in the working directory: %s" % (
-            len(relative), len(tried), relative[:8]))
-    print("ok: %d library lookups, all absolute" % len(tried))
+            if not name.startswith("ld."):
+                continue
+            source = ""
+            with open(os.path.join(tmp, name), errors="replace") as f:
+                for line in f:
+                    if "find library=" in line:
+                        found.append(line.split("find library=", 1)[1].split()[0])
+                    elif "search path=" in line:
+                        source = line.rsplit("(", 1)[-1]
+                    elif "trying file=" in line and ("RUNPATH" in source or "RPATH" in source):
+                        tried += 1
+                        path = line.split("trying file=", 1)[1].strip()
+                        if not path.startswith("/"):
+                            relative.add(path)
+        check(any(x.startswith("libhdf5") for x in found), "the loader's account lacks HDF5, "
+              "the writer's (%d libraries looked up): LD_DEBUG not honoured?" % len(found))
+        check(not relative, "%d files tried in the working directory through a RUNPATH: %s" % (
+            len(relative), sorted(relative)[:8]))
+    empty = []
+    if shutil.which("readelf"):
+        for d in ("bin", "lib"):
+            for name in sorted(os.listdir(os.path.join(BUILD, d))):
+                path = os.path.join(BUILD, d, name)
+                if os.path.islink(path) or not os.path.isfile(path):
+                    continue
+                with open(path, "rb") as f:
+                    if f.read(4) != b"\x7fELF":
+                        continue
+                dyn = subprocess.run(["readelf", "-d", path], capture_output=True, text=True).stdout
+                for m in re.finditer(r"\((?:RUNPATH|RPATH)\)\s+Library (?:runpath|rpath): \[(.*)\]", dyn):
+                    if "" in m.group(1).split(":"):
+                        empty.append("%s/%s: %s" % (d, name, m.group(1)))
+    else:
+        print("(no readelf: the binaries' RUNPATHs are not read)")
+    check(not empty, "RUNPATH with an empty entry: %s" % empty[:6])
+    print("ok: %d library lookups through a RUNPATH, all absolute; no empty RUNPATH entry" % tried)
 
 
 # The job's side of case_cli_perf_hooks: find the holder `perfmark run`
