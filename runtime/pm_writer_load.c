@@ -148,8 +148,13 @@ static void pm_writer_start(void);
 
 void pm_writer_preload(void)
 {
-    if (dl_iterate_phdr(pm_is_papi, NULL))
-        return;  /* loaded by pm_writer_ready when the file is written */
+    /* Only before any load: the loaded objects are not walked while our
+     * own load may be adding to them (the caller's second call). */
+    pthread_mutex_lock(&pm_load_lock);
+    int idle = pm_load_state == PM_W_IDLE;
+    pthread_mutex_unlock(&pm_load_lock);
+    if (!idle || dl_iterate_phdr(pm_is_papi, NULL))
+        return;  /* under way, or loaded by pm_writer_ready when the file is written */
     pm_writer_start();
 }
 
