@@ -32,9 +32,12 @@
 # --settle 0 a run may find the hooks still on from the run before.
 # Exit 0 when everything ran, 1 when a run failed.
 set -u
-usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers'] [--settle S]" >&2; exit 1; }
+usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers'] [--settle S]" >&2; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage
-build=$(cd "$1" && pwd); shift
+case $1 in -h|--help) usage 0 ;; esac
+build=$(cd "$1" 2>/dev/null && pwd) || { echo "$0: $1: not a build directory" >&2; usage; }
+shift
+[ -x "$build/bin/perfmark" ] || { echo "$0: $build/bin/perfmark not found: build perfmark first" >&2; exit 1; }
 rounds=5
 settle=1.2
 apps="hpcc omp omp_fine markers"

@@ -109,55 +109,56 @@ static void pm_decimate(void)
 
 /* Append (or merge into the last row of the same interval) a row to track k:
  * the deltas from k->last to `now`. */
+/* Stores the row in the track: merged into the last row where that has the
+ * same tick (after decimating, if the memory budget is spent), else appended.
+ * -1 where no memory was found for it. */
+static int pm_store_row(struct pm_series_track *k, struct pm_series_row *row, size_t words)
+{
+    for (;;) {
+        if (k->nrows && pm_row(k, k->nrows - 1)->tick == row->tick) {
+            pm_row_merge(pm_row(k, k->nrows - 1), row);
+            return 0;
+        }
+        if (pm_ser_bytes + words * 8 <= pm_ser_memory || pm_ser.merges >= 30)
+            break;
+        pm_decimate();
+        row->tick = pm_ser_tick >> pm_ser.merges;
+    }
+    if (k->nrows == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 64;
+        uint64_t *grown = realloc(k->rows, cap * words * 8);
+        if (!grown)
+            return -1;
+        k->rows = grown;
+        k->cap = cap;
+    }
+    memcpy(pm_row(k, k->nrows++), row, words * 8);
+    pm_ser_bytes += words * 8;
+    return 0;
+}
+
 static void pm_append(struct pm_series_track *k, const uint64_t *now, uint64_t gen, int32_t node,
                       uint64_t time_ns)
 {
-    size_t words = pm_row_words();
-    uint32_t tick = pm_ser_tick >> pm_ser.merges;
-    struct pm_series_row head = {.time_ns = time_ns, .tick = tick, .node = node};
+    struct pm_series_row head = {.time_ns = time_ns, .tick = pm_ser_tick >> pm_ser.merges,
+                                 .node = node};
     uint64_t delta[PM_SERIES_HEADER_WORDS + 3 * PM_MAX_EVENTS];
     memcpy(delta, &head, sizeof head);
+    struct pm_series_row *row = (struct pm_series_row *)delta;
     uint64_t *d = delta + PM_SERIES_HEADER_WORDS;
     if (gen != k->gen) {  /* reopened in between: the deltas would mean nothing */
-        ((struct pm_series_row *)delta)->flags = PM_FLAG_LOST_GENERATION;
+        row->flags = PM_FLAG_LOST_GENERATION;
         memset(d, 0, pm_ser.stride * 8);
         k->gen = gen;
     } else {
         for (unsigned i = 0; i < pm_ser.stride; i++)
             d[i] = now[i] > k->last[i] ? now[i] - k->last[i] : 0;
     }
-    int lost_gen = ((struct pm_series_row *)delta)->flags & PM_FLAG_LOST_GENERATION;
-    if (k->nrows && pm_row(k, k->nrows - 1)->tick == tick) {
-        pm_row_merge(pm_row(k, k->nrows - 1), (struct pm_series_row *)delta);
+    /* A row that found no memory leaves the last reading where it was, so
+     * the next row carries its counts too, unless the counters were reopened
+     * in between. */
+    if (pm_store_row(k, row, pm_row_words()) == 0 || (row->flags & PM_FLAG_LOST_GENERATION))
         memcpy(k->last, now, pm_ser.stride * 8);
-        return;
-    }
-    while (pm_ser_bytes + words * 8 > pm_ser_memory && pm_ser.merges < 30) {
-        pm_decimate();
-        tick = pm_ser_tick >> pm_ser.merges;
-        ((struct pm_series_row *)delta)->tick = tick;
-        if (k->nrows && pm_row(k, k->nrows - 1)->tick == tick) {
-            pm_row_merge(pm_row(k, k->nrows - 1), (struct pm_series_row *)delta);
-            memcpy(k->last, now, pm_ser.stride * 8);
-            return;
-        }
-    }
-    if (k->nrows == k->cap) {
-        size_t cap = k->cap ? 2 * k->cap : 64;
-        uint64_t *grown = realloc(k->rows, cap * words * 8);
-        if (!grown) {
-            /* No room: the next row carries these counts too (from the old
-             * reading), unless the counters were reopened in between. */
-            if (lost_gen)
-                memcpy(k->last, now, pm_ser.stride * 8);
-            return;
-        }
-        k->rows = grown;
-        k->cap = cap;
-    }
-    memcpy(pm_row(k, k->nrows++), delta, words * 8);
-    memcpy(k->last, now, pm_ser.stride * 8);
-    pm_ser_bytes += words * 8;
 }
 
 /* ---- the thread ---------------------------------------------------------------------- */

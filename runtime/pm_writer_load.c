@@ -144,20 +144,6 @@ static int pm_is_papi(struct dl_phdr_info *info, size_t size, void *arg)
     return base && strncmp(base + 1, "libpapi.so", 10) == 0;
 }
 
-static void pm_writer_start(void);
-
-void pm_writer_preload(void)
-{
-    /* Only before any load: the loaded objects are not walked while our
-     * own load may be adding to them (the caller's second call). */
-    pthread_mutex_lock(&pm_load_lock);
-    int idle = pm_load_state == PM_W_IDLE;
-    pthread_mutex_unlock(&pm_load_lock);
-    if (!idle || dl_iterate_phdr(pm_is_papi, NULL))
-        return;  /* under way, or loaded by pm_writer_ready when the file is written */
-    pm_writer_start();
-}
-
 static void pm_writer_start(void)
 {
     pthread_mutex_lock(&pm_load_lock);
@@ -179,6 +165,18 @@ static void pm_writer_start(void)
     if (!ok)
         pm_load();  /* no thread to spare: load now */
     errno = saved;
+}
+
+void pm_writer_preload(void)
+{
+    /* Only before any load: the loaded objects are not walked while our
+     * own load may be adding to them (the caller's second call). */
+    pthread_mutex_lock(&pm_load_lock);
+    int idle = pm_load_state == PM_W_IDLE;
+    pthread_mutex_unlock(&pm_load_lock);
+    if (!idle || dl_iterate_phdr(pm_is_papi, NULL))
+        return;  /* under way, or loaded by pm_writer_ready when the file is written */
+    pm_writer_start();
 }
 
 /* The writer, loaded (waiting for the load under way), or NULL with the
