@@ -24,7 +24,7 @@ target_include_directories(perfmark_runtime PUBLIC
 # (MPI, HDF5).
 set(pm_installed_binaries perfmark_runtime perfmark_writer perfmark_cli perfmark
   perfmark_likwid perfmark_papi perfmark_caliper perfmark_fortran
-  perfmark-selftest-kernels mpi_omp_demo perfmark-attach)
+  perfmark-selftest-kernels mpi_omp_demo perfmark-attach perfmark-hooks)
 foreach(t ${pm_installed_binaries})
   if(NOT TARGET ${t})
     continue()
@@ -46,8 +46,11 @@ install(TARGETS perfmark_runtime EXPORT perfmarkTargets
 # The HDF5 writer the runtime loads from its own directory (runtime/pm_writer.h).
 install(TARGETS perfmark_writer perfmark_cli LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS perfmark RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# `perfmark attach` execs it from ../libexec/perfmark (analysis/cli/perfmark.c).
-install(TARGETS perfmark-attach RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/perfmark)
+# Programs the `perfmark` program execs from ../libexec/perfmark: `perfmark
+# attach`'s (analysis/cli/perfmark.c) and `perfmark run`'s holder of the perf
+# hooks (analysis/cli/run_hooks.c).
+install(TARGETS perfmark-attach perfmark-hooks
+  RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/perfmark)
 install(FILES include/perfmark.h include/perfmark.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -847,7 +847,10 @@ def holder():
                         "Pid:\t%d\n" % me in open("/proc/%s/fdinfo/%s" % (d, f)).read():
                     comm = open("/proc/%s/comm" % d).read().strip()
                     ppid = int(open("/proc/%s/stat" % d).read().rsplit(")", 1)[1].split()[1])
-                    return {"pid": int(d), "fds": sorted(fds.values()), "comm": comm, "ppid": ppid}
+                    exe = os.readlink("/proc/%s/exe" % d)
+                    env = open("/proc/%s/environ" % d, "rb").read()
+                    return {"pid": int(d), "fds": sorted(fds.values()), "comm": comm, "ppid": ppid,
+                            "exe": exe, "environ": len(env)}
         except OSError:
             continue
     return None
@@ -913,7 +916,8 @@ def case_cli_perf_hooks():
     """`perfmark run` keeps the kernel's perf hooks on for the job from a
     holder process: one disabled perf event and the job's pidfd, nothing of
     the job's (no stdio), never the job's child (wait() gives ECHILD), no
-    SIGCHLD left pending, gone once the job has exited. None for -e none,
+    SIGCHLD left pending, gone once the job has exited; its own program
+    (perfmark-hooks, no environment), so perfmark stays writable. None for -e none,
     PERFMARK_HOOKS=0, a perfmark run that is one rank of a job, a launcher
     that is a child subreaper or PID 1 (a container), where the holder would
     become the job's child; none under `unshare --pid` without --fork, where
@@ -937,6 +941,12 @@ def case_cli_perf_hooks():
         check(h["fds"] == ["anon_inode:[perf_event]", "anon_inode:[pidfd]"],
               "the holder keeps other files open: %r" % h["fds"])
         check(h["ppid"] != got["me"], "the holder is the job's child")
+        # Its own program, not `perfmark`: a running program's file cannot be
+        # written (ETXTBSY), and the holder lives as long as the job. And no
+        # environment: no preloaded runtime in it.
+        check(os.path.basename(h["exe"]) == "perfmark-hooks",
+              "the holder runs %s, keeping it busy for the job" % h["exe"])
+        check(h["environ"] == 0, "the holder has an environment of %d bytes" % h["environ"])
         # Gone (or a zombie its new parent has not reaped yet) after the job.
         end, state = time.time() + 20, "R"
         while time.time() < end:

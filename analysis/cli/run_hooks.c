@@ -27,14 +27,14 @@
 #define _GNU_SOURCE
 #include "cli/run_hooks.h"
 
-#include <dirent.h>
+#include "cli/hooks_hold.h"
+#include "cli/run.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <linux/perf_event.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -43,105 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Kernel headers older than 5.3 and 5.9 lack the names; the numbers are
- * the same on every architecture since 5.1's unified table. */
+/* Kernel headers older than 5.3 lack the name; the number is the same on
+ * every architecture since 5.1's unified table. */
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
-
-/* The dummy event: counts nothing, disabled, on the holder itself. */
-static int pm_hooks_open(void)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_DUMMY;
-    a.disabled = 1;
-    a.exclude_kernel = 1; /* what perf_event_paranoid 2 allows without privileges */
-    a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* Close every file but `keep` (-1: all). */
-static void pm_hooks_close_all_but(int keep)
-{
-    if (keep < 0 ? syscall(SYS_close_range, 0, ~0U, 0) == 0
-                 : (keep == 0 || syscall(SYS_close_range, 0, keep - 1, 0) == 0) &&
-                       syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
-        return;
-    /* Before Linux 5.9: the open files, as /proc lists them, until none is left. */
-    for (int round = 0; round < 64; round++) {
-        int fds[256], n = 0;
-        DIR *d = opendir("/proc/self/fd");
-        if (!d)
-            return;
-        for (struct dirent *e; (e = readdir(d)) != NULL && n < 256;) {
-            int fd = atoi(e->d_name);
-            if (e->d_name[0] != '.' && fd != dirfd(d) && fd != keep)
-                fds[n++] = fd;
-        }
-        closedir(d);
-        if (n == 0)
-            return;
-        for (int i = 0; i < n; i++)
-            close(fds[i]);
-    }
-}
-
-/* The state letter and start time (clock ticks after boot) of a process,
- * from /proc/PID/stat; -1 when it is gone. */
-static int pm_hooks_proc(pid_t pid, char *state, unsigned long long *start)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* the command may hold spaces and ')' */
-    if (!p || sscanf(p + 2, "%c", state) != 1)
-        return -1;
-    for (int field = 3; field <= 22 && p; field++) /* to the space before field 22, starttime */
-        p = strchr(p + 1, ' ');
-    return p && sscanf(p + 1, "%llu", start) == 1 ? 0 : -1;
-}
-
-/* Until the job has exited: its pidfd, else /proc once a second (a zombie
- * has exited; another start time is another process with its pid). */
-static void pm_hooks_wait(pid_t job, int pidfd, unsigned long long job_start)
-{
-    if (pidfd >= 0) {
-        struct pollfd p = {.fd = pidfd, .events = POLLIN};
-        while (poll(&p, 1, -1) < 0 && errno == EINTR)
-            ;
-        return;
-    }
-    char state;
-    unsigned long long start;
-    while (pm_hooks_proc(job, &state, &start) == 0 && state != 'Z' && state != 'X' &&
-           start == job_start)
-        sleep(1);
-}
-
-/* The holder: hold the event, with none of the job's files, until the
- * job's end. Never returns. */
-static void pm_hooks_hold(pid_t job, int pidfd, unsigned long long job_start)
-{
-    pm_hooks_close_all_but(pidfd);
-    if (chdir("/") != 0)
-        _exit(0);
-    prctl(PR_SET_NAME, "perfmark-hooks", 0, 0, 0);
-    if (pm_hooks_open() < 0)
-        _exit(0); /* paranoid 3, seccomp, no perf_event at all: nothing to hold */
-    pm_hooks_wait(job, pidfd, job_start);
-    _exit(0);
-}
 
 /* Would an orphan of ours end up with the job, or with a process that may
  * never reap it, or would our first child start a PID namespace? */
@@ -161,6 +67,29 @@ static int pm_hooks_unsafe(void)
     if (b < 0)
         return errno == ENOENT && lstat("/proc/self/ns/pid_for_children", &st) == 0;
     return a <= 0 || a != b || memcmp(ns, children, (size_t)a) != 0;
+}
+
+/* The holder runs `perfmark-hooks` (beside this program in the build tree,
+ * in ../libexec/perfmark installed) with an empty environment (no preload),
+ * so that it does not keep this program's own file busy for the job
+ * (hooks_hold.c); where that program is missing, it holds here. */
+static void pm_hooks_become_holder(pid_t job, int pidfd, unsigned long long start)
+{
+    static const char *const dirs[] = {".", "../libexec/perfmark"};
+    char path[PATH_MAX];
+    if (pm_cli_find("perfmark-hooks", dirs, sizeof dirs / sizeof *dirs, X_OK, path,
+                    sizeof path) == 0 &&
+        (pidfd < 0 || fcntl(pidfd, F_SETFD, 0) == 0)) {
+        char a_job[32], a_fd[32], a_start[32];
+        snprintf(a_job, sizeof a_job, "%ld", (long)job);
+        snprintf(a_fd, sizeof a_fd, "%d", pidfd);
+        snprintf(a_start, sizeof a_start, "%llu", start);
+        char *argv[] = {path, a_job, a_fd, a_start, NULL};
+        char *envp[] = {NULL};
+        pm_hooks_close_all_but(pidfd);
+        execve(path, argv, envp);
+    }
+    pm_hooks_hold(job, pidfd, start);
 }
 
 void pm_run_hold_perf_hooks(void)
@@ -187,7 +116,7 @@ void pm_run_hold_perf_hooks(void)
             _exit(0);
         int pidfd = (int)syscall(SYS_pidfd_open, job, 0);
         if (fork() == 0)
-            pm_hooks_hold(job, pidfd, start);
+            pm_hooks_become_holder(job, pidfd, start);
         _exit(0);
     }
     if (mid > 0) {
