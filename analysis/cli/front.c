@@ -4,6 +4,7 @@
  * job, 1 % of a short MPI run. Every other command is in libperfmark_cli.so,
  * loaded from beside this program's libraries. */
 #define _GNU_SOURCE
+#include "cli/find.h"
 #include "cli/run.h"
 
 #include <dlfcn.h>

@@ -10,6 +10,7 @@
 #include "read_guard.h"
 #include "cli/report.h"
 #include "cli/report_many.h"
+#include "cli/find.h"
 #include "cli/run.h"
 #include "model/report_stream.h"
 #include "model/report_spool.h"
@@ -193,10 +194,8 @@ static int pm_report_write_many(const char *const *files, int n, const char *for
  * program, or in ../libexec/perfmark, with the same arguments. */
 static int pm_cmd_attach(int argc, char **argv)
 {
-    static const char *const dirs[] = {".", "../libexec/perfmark"};
     char path[PATH_MAX];
-    if (pm_cli_find("perfmark-attach", dirs, sizeof dirs / sizeof *dirs, X_OK, path,
-                    sizeof path) == 0) {
+    if (pm_cli_find_program("perfmark-attach", path, sizeof path) == 0) {
         argv[0] = path;
         execv(path, argv);
     }

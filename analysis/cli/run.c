@@ -4,6 +4,8 @@
  * objects, ~8 ms to load) would otherwise delay every measured job. */
 #define _GNU_SOURCE
 #include "cli/run.h"
+
+#include "cli/find.h"
 #include "cli/run_hooks.h"
 
 #include <errno.h>
@@ -98,43 +100,6 @@ int pm_cli_wants_help(int argc, char **argv)
 }
 
 /* ---- run ------------------------------------------------------------------ */
-
-int pm_cli_find(const char *name, const char *const *dirs, size_t ndirs, int mode, char *out,
-                size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    for (size_t i = 0; i < ndirs; i++) {
-        snprintf(out, len, "%s/%s/%s", exe, dirs[i], name);
-        char *real = access(out, mode) == 0 ? realpath(out, NULL) : NULL;
-        if (real) {
-            snprintf(out, len, "%s", real);
-            free(real);
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* A library of perfmark's beside the binary: bin/perfmark → lib/NAME in the
- * build tree, the configured bindir → libdir once installed (relative, so an
- * install moved or staged with --prefix still finds its own libraries). */
-int pm_cli_find_library(const char *name, char *out, size_t len)
-{
-#ifndef PERFMARK_REL_LIBDIR
-#define PERFMARK_REL_LIBDIR "../lib"
-#endif
-    static const char *const dirs[] = {PERFMARK_REL_LIBDIR, "../lib", "../lib64", ".",
-                                       "../lib/x86_64-linux-gnu"};
-    return pm_cli_find(name, dirs, sizeof dirs / sizeof *dirs, R_OK, out, len);
-}
 
 /* The runtime to preload: PERFMARK_LIBRARY, else libperfmark.so beside. */
 static int pm_find_runtime(char *out, size_t len)

@@ -13,16 +13,6 @@ extern const char pm_usage_run[];
 /* Does argv ask for help (--help or -h before any "--")? */
 int pm_cli_wants_help(int argc, char **argv);
 
-/* NAME in the first of `dirs` (relative to this program's directory) where
- * access(mode) allows it: its real path in `out`, 0; -1 when in none. */
-int pm_cli_find(const char *name, const char *const *dirs, size_t ndirs, int mode, char *out,
-                size_t len);
-
-/* NAME, one of perfmark's libraries, found relative to this program (the
- * build tree's lib/, or the install's libdir): its real path in `out`, 0;
- * -1 when not found. */
-int pm_cli_find_library(const char *name, char *out, size_t len);
-
 /* Run the command; argv[0] is "run". Returns only on failure (exec'd
  * otherwise): 2 on a usage or output-directory error, 126/127 when the
  * program cannot be run. */

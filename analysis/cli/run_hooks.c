@@ -27,8 +27,8 @@
 #define _GNU_SOURCE
 #include "cli/run_hooks.h"
 
+#include "cli/find.h"
 #include "cli/hooks_hold.h"
-#include "cli/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,10 +75,8 @@ static int pm_hooks_unsafe(void)
  * (hooks_hold.c); where that program is missing, it holds here. */
 static void pm_hooks_become_holder(pid_t job, int pidfd, unsigned long long start)
 {
-    static const char *const dirs[] = {".", "../libexec/perfmark"};
     char path[PATH_MAX];
-    if (pm_cli_find("perfmark-hooks", dirs, sizeof dirs / sizeof *dirs, X_OK, path,
-                    sizeof path) == 0 &&
+    if (pm_cli_find_program("perfmark-hooks", path, sizeof path) == 0 &&
         (pidfd < 0 || fcntl(pidfd, F_SETFD, 0) == 0)) {
         char a_job[32], a_fd[32], a_start[32];
         snprintf(a_job, sizeof a_job, "%ld", (long)job);
