@@ -9,7 +9,9 @@
  * where counts were multiplexed): a ratio of sums over threads and ranks,
  * never a mean of per-thread ratios.
  */
-#include "model/report_model.h"
+#include "model/report_derived.h"
+
+#include "model/report_count.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,15 +47,13 @@ static int pm_derived_group_rows(const struct pm_file *d, const struct pm_cpu_mo
 
 /* The file's model (cpu_model attribute) first, then every table row: a file
  * written before the attribute covered every model group still matches. */
-static void pm_derived_find(struct pm_report *rep)
-{
-    const struct pm_file *d = rep->d;
-    const struct pm_cpu_model *own = pm_cpu_model_find(d->cpu_model);
+static void pm_derived_find(struct pm_dgroup *groups, size_t *ngroups, const struct pm_file *d)
+{    const struct pm_cpu_model *own = pm_cpu_model_find(d->cpu_model);
 
     for (int id = PM_GROUP_BRANCH; id < PM_NGROUPS; id++) {
         const struct pm_cpu_model *m = own;
         const struct pm_model_group *g = own ? pm_cpu_model_group(own, id) : NULL;
-        struct pm_dgroup *dg = &rep->dgroups[rep->ndgroups];
+        struct pm_dgroup *dg = &groups[*ngroups];
 
         if (!g || !pm_derived_group_rows(d, own, g, dg->rows))
             for (m = pm_cpu_models, g = NULL; m->name; m++)
@@ -65,19 +65,16 @@ static void pm_derived_find(struct pm_report *rep)
         dg->group = g;
         while (dg->nmetrics < PM_MODEL_MAX_DERIVED && g->derived[dg->nmetrics].name)
             dg->nmetrics++;
-        rep->ndgroups++;
+        (*ngroups)++;
     }
 }
 
-int pm_report_derived_metrics(struct pm_report *rep)
+int pm_report_derived_metrics(struct pm_dgroup *groups, size_t *ngroups, const struct pm_file *d,
+                              const struct pm_evstat *regev)
 {
-    const struct pm_file *d = rep->d;
-
-    pm_derived_find(rep);
-    if (!rep->ndgroups)
-        return 0;
-    for (size_t i = 0; i < rep->ndgroups; i++) {
-        struct pm_dgroup *dg = &rep->dgroups[i];
+    pm_derived_find(groups, ngroups, d);
+    for (size_t i = 0; i < *ngroups; i++) {
+        struct pm_dgroup *dg = &groups[i];
 
         dg->val = calloc((d->R ? d->R : 1) * (size_t)dg->nmetrics, sizeof *dg->val);
         if (!dg->val)
@@ -85,9 +82,9 @@ int pm_report_derived_metrics(struct pm_report *rep)
         for (size_t r = 0; r < d->R; r++)
             for (int k = 0; k < dg->nmetrics; k++) {
                 const struct pm_derived_def *def = &dg->group->derived[k];
-                const struct pm_evstat *num = &rep->reg[r].ev[dg->rows[def->num]];
-                const struct pm_evstat *den = def->den >= 0 ? &rep->reg[r].ev[dg->rows[def->den]]
-                                                            : NULL;
+                const struct pm_evstat *ev = regev + r * d->E;
+                const struct pm_evstat *num = &ev[dg->rows[def->num]];
+                const struct pm_evstat *den = def->den >= 0 ? &ev[dg->rows[def->den]] : NULL;
                 struct pm_dval *v = &dg->val[r * (size_t)dg->nmetrics + (size_t)k];
 
                 if (!num->has_total || (den && (!den->has_total || den->total <= 0)))
@@ -101,9 +98,9 @@ int pm_report_derived_metrics(struct pm_report *rep)
     return 0;
 }
 
-void pm_report_derived_free(struct pm_report *rep)
+void pm_report_derived_free(struct pm_dgroup *groups, size_t *ngroups)
 {
-    for (size_t i = 0; i < rep->ndgroups; i++)
-        free(rep->dgroups[i].val);
-    rep->ndgroups = 0;
+    for (size_t i = 0; i < *ngroups; i++)
+        free(groups[i].val);
+    *ngroups = 0;
 }

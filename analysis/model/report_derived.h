@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-struct pm_report;
+struct pm_evstat;
 
 /* A derived metric of one region (report_derived.c). */
 struct pm_dval {
@@ -28,10 +28,13 @@ struct pm_dgroup {
     struct pm_dval *val;              /* [R][nmetrics] by row */
 };
 
-/* The branch/cache/mem metrics of runtime/pm_cpu_models.c per region, for
- * every group whose events the file holds (report_derived.c). */
-int pm_report_derived_metrics(struct pm_report *rep);
-void pm_report_derived_free(struct pm_report *rep);
+/* The branch/cache/mem metrics of runtime/pm_cpu_models.c per region of
+ * file `d`, from its regions' event statistics (`regev`, [R*E] by row), for
+ * every group whose events the file holds: groups[0 .. *ngroups), at most
+ * PM_NGROUPS. 0, or -1 when out of memory (then free them). */
+int pm_report_derived_metrics(struct pm_dgroup *groups, size_t *ngroups, const struct pm_file *d,
+                              const struct pm_evstat *regev);
+void pm_report_derived_free(struct pm_dgroup *groups, size_t *ngroups);
 /* Does /events row `ev` count the table event whose qualified name is `q`
  * (pm_cpu_model_event_name), under any spelling with neutral modifiers? */
 int pm_event_matches(const char *q, const struct pm_file_event *ev);

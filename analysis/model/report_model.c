@@ -58,8 +58,9 @@ void pm_report_derived(struct pm_report *rep)
             s->omp_wait_share = (double)s->omp_wait_ns / (double)s->wall_total;
         }
     }
-    if (pm_report_derived_metrics(rep) != 0)
-        pm_report_derived_free(rep); /* out of memory: the report goes on without them */
+    /* out of memory: the report goes on without them */
+    if (pm_report_derived_metrics(rep->dgroups, &rep->ndgroups, d, rep->regev) != 0)
+        pm_report_derived_free(rep->dgroups, &rep->ndgroups);
 }
 
 void pm_thread_evstat(const struct pm_file *d, const struct pm_totals *b, size_t t, size_t e,
@@ -312,7 +313,7 @@ static int pm_event_keys(struct pm_report *rep)
 
 void pm_report_free(struct pm_report *rep)
 {
-    pm_report_derived_free(rep);
+    pm_report_derived_free(rep->dgroups, &rep->ndgroups);
     pm_profile_free(rep->profile);
     pm_series_free(rep->series);
     pm_node_free(rep->node);
@@ -390,7 +391,7 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
     rep->ev_cycles = pm_find_event(d, "cycles");
     pm_measure_setup(rep);
     pm_rank_stats(rep);
-    if (pm_report_topdown(rep) < 0 || pm_report_ranks_setup(rep) < 0 || pm_thread_pass(rep) < 0)
+    if (pm_report_topdown(&rep->td, rep->d) < 0 || pm_report_ranks_setup(rep) < 0 || pm_thread_pass(rep) < 0)
         return -1;
     return 0;
 }

@@ -10,7 +10,9 @@
  * missing or too coarse (NOT_COUNTED, LOST_GENERATION, SHORT) are left out of
  * the sums and counted, so that the report can say what the ratios rest on.
  */
-#include "model/report_model.h"
+#include "model/report_topdown.h"
+
+#include "model/report_count.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -327,11 +329,8 @@ void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum
     s->pcore_share = s->has_pcore ? (double)sum->running / (double)sum->enabled : 0.0;
 }
 
-int pm_report_topdown(struct pm_report *rep)
+int pm_report_topdown(struct pm_tdreport *td, const struct pm_file *d)
 {
-    const struct pm_file *d = rep->d;
-    struct pm_tdreport *td = &rep->td;
-
     td->on = d->topdown_method[0] != '\0';
     if (!td->on)
         return 0;

@@ -74,10 +74,10 @@ const char *pm_td_out_name(enum pm_td_out k);
  * categories, the level-2 ones when measured). */
 int pm_td_node_shown(const struct pm_tdreport *td, enum pm_td_node n);
 
-/* Set up the TopDown part of `rep` (method, events, td.reg) before any
- * cell; the whole run's breakdown (td.run) is summed from the /thread
- * totals in pm_report_setup's pass over them. Returns 0, or -1 when out of
- * memory. */
-int pm_report_topdown(struct pm_report *rep);
+/* Set up a report's TopDown part for file `d` (method, events, td->reg)
+ * before any cell; the whole run's breakdown (td->run) is summed from the
+ * /thread totals in pm_report_setup's pass over them. Returns 0, or -1 when
+ * out of memory. */
+int pm_report_topdown(struct pm_tdreport *td, const struct pm_file *d);
 
 #endif /* PM_REPORT_TOPDOWN_H */
