@@ -333,6 +333,7 @@ oom:
     fprintf(stderr, "perfmark diff: out of memory\n");
 out:
     free(text);
+    pm_diff_profile_free(df.prof);
     pm_diff_free(&df);
     if (pm_diff_in_child) {
         fflush(stdout);

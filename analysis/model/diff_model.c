@@ -20,7 +20,6 @@
  * within what that run already shows as noise or imbalance.
  */
 #include "model/diff_model.h"
-#include "model/diff_profile.h"
 #include "model/report_measure.h"
 #include "model/report_model.h"
 #include "model/report_stream.h"
@@ -518,7 +517,6 @@ void pm_diff_free(struct pm_diff *df)
         free(df->f[i].unit);
         free(df->f[i].side);
     }
-    pm_diff_profile_free(df->prof);
     free(df->m);
     free(df->pairs);
     free(df->cells);

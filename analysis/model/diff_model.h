@@ -87,7 +87,10 @@ struct pm_diff {
     int has_threshold;
     double threshold;
     size_t nregress;
-    struct pm_diff_profile *prof; /* the sampled profiles compared (pm_diff_profiles), or NULL */
+    /* the sampled profiles compared, or NULL: built on this model
+     * (pm_diff_profiles) and freed by whoever built them, before
+     * pm_diff_free (diff_profile.h) */
+    struct pm_diff_profile *prof;
 };
 
 /* Open file f->path (its cells stay in the file). Returns 0, or -1 with a
