@@ -10,7 +10,10 @@
  * estimate shown as one (~), perfmark's part is printed beside the raw
  * numbers, never subtracted, and counts stay what the file holds.
  */
-#include "model/report_model.h"
+#include "model/report_measure.h"
+
+#include "model/report_ranks.h"
+#include "model/report_regstat.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -90,44 +93,35 @@ void pm_cell_own(uint64_t reads, uint64_t visits, uint64_t timer_visits, double 
     *wall_ns = (double)reads * cost_ns;
 }
 
-size_t pm_flag_of_kind(const struct pm_report *rep, enum pm_flag_kind kind)
-{
-    for (size_t i = 0; i < rep->nflags; i++)
-        if (rep->flags[i].kind == kind)
-            return i;
-    return PM_NONE;
-}
-
 /* The event that counts CPU time, as the runtime picks it for OVERHEAD
  * (runtime/pm_h5out.c): task-clock, else cpu-clock. */
-void pm_measure_setup(struct pm_report *rep)
+void pm_measure_setup(struct pm_measure *m, const struct pm_file *d)
 {
     static const char *const names[] = {"task-clock", "cpu-clock"};
-    const struct pm_file *d = rep->d;
 
-    rep->measuring = d->has_visit_data || d->has_read_cost || d->throttle[0] != '\0';
-    rep->ev_cpu_time = PM_NONE;
-    for (size_t k = 0; k < sizeof names / sizeof *names && rep->ev_cpu_time == PM_NONE; k++)
-        for (size_t e = 0; e < d->E && rep->ev_cpu_time == PM_NONE; e++)
+    m->measuring = d->has_visit_data || d->has_read_cost || d->throttle[0] != '\0';
+    m->ev_cpu_time = PM_NONE;
+    for (size_t k = 0; k < sizeof names / sizeof *names && m->ev_cpu_time == PM_NONE; k++)
+        for (size_t e = 0; e < d->E && m->ev_cpu_time == PM_NONE; e++)
             if (strcmp(d->events[e].name, names[k]) == 0)
-                rep->ev_cpu_time = e;
+                m->ev_cpu_time = e;
 }
 
-void pm_measure_thread(struct pm_report *rep, const struct pm_totals *b, size_t t)
+void pm_measure_thread(struct pm_measure *m, const struct pm_totals *b, size_t t)
 {
     size_t i = t - b->t0;
     double cost = b->read_cost_ns[i];
 
-    rep->run_reads = pm_add_sat(rep->run_reads, b->reads[i]);
-    rep->run_thread_ns = pm_add_sat(rep->run_thread_ns, b->wall_ns[i]);
+    m->run_reads = pm_add_sat(m->run_reads, b->reads[i]);
+    m->run_thread_ns = pm_add_sat(m->run_thread_ns, b->wall_ns[i]);
     if (!(cost > 0) || !isfinite(cost))
         return;
-    rep->run_reads_ns += (double)b->reads[i] * cost;
-    if (!rep->has_read_cost || cost < rep->cost_min)
-        rep->cost_min = cost;
-    if (!rep->has_read_cost || cost > rep->cost_max)
-        rep->cost_max = cost;
-    rep->has_read_cost = 1;
+    m->run_reads_ns += (double)b->reads[i] * cost;
+    if (!m->has_read_cost || cost < m->cost_min)
+        m->cost_min = cost;
+    if (!m->has_read_cost || cost > m->cost_max)
+        m->cost_max = cost;
+    m->has_read_cost = 1;
 }
 
 /* A timer-only region's counts are the zeros of visits that never read the
@@ -141,22 +135,22 @@ static void pm_no_value(struct pm_evstat *s)
     s->max_index = PM_NONE;
 }
 
-void pm_measure_regions(struct pm_report *rep)
+void pm_measure_regions(struct pm_measure *m, const struct pm_file *d, struct pm_regstat *reg,
+                        size_t timer_only_flag)
 {
-    const struct pm_file *d = rep->d;
-    size_t to = pm_flag_of_kind(rep, PM_FK_TIMER_ONLY);
+    size_t to = timer_only_flag;
 
     for (size_t r = 0; r < d->R; r++) {
-        struct pm_regstat *s = &rep->reg[r];
+        struct pm_regstat *s = &reg[r];
 
-        rep->time_est |= s->time_est > 0;
-        rep->time_na |= s->time_na > 0;
+        m->time_est |= s->time_est > 0;
+        m->time_na |= s->time_na > 0;
         s->timer_only = to != PM_NONE && s->nvisited > 0 && s->flag_cells[to] >= s->nvisited;
         if (s->timer_only)
             for (size_t e = 0; e < d->E; e++)
                 pm_no_value(&s->ev[e]);
-        if (rep->ev_cpu_time != PM_NONE && !s->timer_only) {
-            const struct pm_evstat *c = &s->ev[rep->ev_cpu_time];
+        if (m->ev_cpu_time != PM_NONE && !s->timer_only) {
+            const struct pm_evstat *c = &s->ev[m->ev_cpu_time];
 
             if (c->has_total && c->total > 0) {
                 s->has_own_share = 1;
@@ -166,17 +160,16 @@ void pm_measure_regions(struct pm_report *rep)
     }
 }
 
-void pm_measure_ranks(struct pm_report *rep)
+void pm_measure_ranks(const struct pm_file *d, const struct pm_regstat *reg,
+                      struct pm_xregion *xreg)
 {
-    const struct pm_file *d = rep->d;
-
-    if (!rep->xreg)
+    if (!xreg)
         return;
     for (size_t r = 0; r < d->R; r++) {
-        if (!rep->reg[r].timer_only)
+        if (!reg[r].timer_only)
             continue;
         for (size_t e = 0; e < d->E; e++) {
-            struct pm_xstat *x = &rep->xreg[r].q[PM_Q_EVENTS + e];
+            struct pm_xstat *x = &xreg[r].q[PM_Q_EVENTS + e];
 
             memset(x, 0, sizeof *x);
         }

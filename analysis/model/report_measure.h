@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct pm_report;
+struct pm_regstat;
+struct pm_xregion;
 
 /* report_measure.c: docs/hdf5-schema.md, "Which visits read counters" and
  * "What measuring costs". */
@@ -42,14 +43,31 @@ void pm_thread_times(const struct pm_file *d, const struct pm_cells *c, size_t t
 void pm_cell_own(uint64_t reads, uint64_t visits, uint64_t timer_visits, double cost_ns,
                  double *cpu_ns, double *wall_ns);
 
+/* A report's account of measuring (report_model.h: pm_report.ms). */
+struct pm_measure {
+    int measuring;            /* the file says which visits read counters (a throttle
+                                 attribute or the /region or /thread data): formats add
+                                 what they show of it; older files keep their layout */
+    int has_read_cost;        /* some thread records a read cost > 0 */
+    uint64_t run_reads;       /* Σ /thread/reads */
+    double run_reads_ns;      /* Σ reads x read_cost_ns */
+    uint64_t run_thread_ns;   /* Σ /thread/wall_ns */
+    double cost_min, cost_max; /* read_cost_ns over the threads that have one */
+    size_t ev_cpu_time;       /* the task-clock (else cpu-clock) row, SIZE_MAX */
+    int time_est, time_na;    /* some region's time is an estimate / lacks cells */
+};
+
 /* Setup: the CPU-time event; per /thread row (pm_thread_pass) the run's
  * reads. After the cells: which regions are timer only (their event
  * statistics then have no value, before IPC and derived metrics are made of
- * them), perfmark's share of each region's CPU time; after the statistics
- * across ranks, the same for those. */
-void pm_measure_setup(struct pm_report *rep);
-void pm_measure_thread(struct pm_report *rep, const struct pm_totals *b, size_t t);
-void pm_measure_regions(struct pm_report *rep);
-void pm_measure_ranks(struct pm_report *rep);
+ * them; `timer_only_flag` is the report's index of TIMER_ONLY, SIZE_MAX
+ * without), perfmark's share of each region's CPU time (reg[R]); after the
+ * statistics across ranks (xreg[R], NULL for none), the same for those. */
+void pm_measure_setup(struct pm_measure *m, const struct pm_file *d);
+void pm_measure_thread(struct pm_measure *m, const struct pm_totals *b, size_t t);
+void pm_measure_regions(struct pm_measure *m, const struct pm_file *d, struct pm_regstat *reg,
+                        size_t timer_only_flag);
+void pm_measure_ranks(const struct pm_file *d, const struct pm_regstat *reg,
+                      struct pm_xregion *xreg);
 
 #endif /* PM_REPORT_MEASURE_H */

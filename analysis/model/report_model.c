@@ -200,7 +200,7 @@ static int pm_thread_pass(struct pm_report *rep)
         }
         if (tb->wall_ns[i] > sh->total_ns)
             sh->total_ns = tb->wall_ns[i];
-        pm_measure_thread(rep, tb, t);
+        pm_measure_thread(&rep->ms, tb, t);
         if (td)
             pm_td_add_cell(&rep->td, d, 1, tb->flags[i], &tb->counts[i * d->E],
                            &tb->enabled_ns[i * d->G], &tb->running_ns[i * d->G], &rep->td.run,
@@ -389,7 +389,7 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
         rep->reg[r].ev = rep->regev + r * d->E;
     rep->ev_instructions = pm_find_event(d, "instructions");
     rep->ev_cycles = pm_find_event(d, "cycles");
-    pm_measure_setup(rep);
+    pm_measure_setup(&rep->ms, rep->d);
     pm_rank_stats(rep);
     if (pm_report_topdown(&rep->td, rep->d) < 0 || pm_report_ranks_setup(rep) < 0 || pm_thread_pass(rep) < 0)
         return -1;
@@ -501,4 +501,12 @@ int pm_report_select(struct pm_report *rep, const struct pm_report_opts *o, char
         v->filtered = 1;
     }
     return 0;
+}
+
+size_t pm_flag_of_kind(const struct pm_report *rep, enum pm_flag_kind kind)
+{
+    for (size_t i = 0; i < rep->nflags; i++)
+        if (rep->flags[i].kind == kind)
+            return i;
+    return PM_NONE;
 }

@@ -14,6 +14,7 @@
 #include "model/report_measure.h"
 #include "model/report_omp.h"
 #include "model/report_ranks.h"
+#include "model/report_regstat.h"
 #include "model/profile.h"
 #include "model/node.h"
 #include "model/series.h"
@@ -24,59 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PM_MAX_FLAGS 32 /* flags are uint32: one name per bit at most */
-
-/* What a rank row's "difference" (process - threads sum) means. */
 extern const char pm_unseen_label[];
-
-struct pm_regstat {
-    uint64_t visits;
-    size_t nvisited;
-    uint64_t wall_total, wall_min, wall_max;
-    double wall_mean;
-    size_t flag_cells[PM_MAX_FLAGS]; /* threads whose cell carries flags[i] */
-    struct pm_evstat *ev;       /* [E] */
-    /* added with issue 6 */
-    struct pm_tstat wall_thr;   /* inclusive time over visiting threads */
-    uint64_t excl_total;        /* Σ exclusive time (rep->excl) */
-    struct pm_tstat excl_thr;   /* exclusive time over visiting threads */
-    int has_ipc;                /* the file has instructions and cycles, both with totals */
-    double ipc;                 /* Σinstructions / Σcycles over the region's cells */
-    int ipc_estimate, ipc_untrusted; /* either total is an estimate / undercounts */
-    uint64_t omp_wait_ns;       /* Σ time in omp wait regions below it (pm_is_omp_wait) */
-    int has_omp_wait_share;     /* wall_total > 0 */
-    double omp_wait_share;      /* omp_wait_ns / wall_total */
-    /* added with the throttle (report_measure.c). Every time above is the
-     * report's time of each cell (pm_cell_time): wall_ns, or, where only some
-     * visits were timed (MPI polls after their warm-up), its estimate */
-    size_t nwall;               /* visiting threads with a time: behind wall_min/mean/max */
-    size_t time_est;            /* cells whose time is an estimate */
-    size_t time_na;             /* visiting cells without a time (no visit was timed) */
-    int has_wall;               /* some cell has a time, or none lacks one */
-    int excl_est, excl_bad;     /* exclusive time: from an estimate / a child without a time */
-    uint64_t wall_raw;          /* Σ /region/wall_ns as stored: the timed visits only */
-    uint64_t timed_visits, timer_visits, reads;
-    double own_cpu_ns;          /* perfmark's part in the CPU time: (reads + counted visits) x cost */
-    double own_wall_ns;         /* ... in the wall time: reads x cost */
-    int has_own_share;          /* the region has a CPU-time event total > 0 */
-    double own_share;           /* own_cpu_ns / that total */
-    size_t throttled;           /* cells with throttled_from > 0 */
-    uint64_t throttled_min, throttled_max; /* their throttled_from */
-    int timer_only;             /* every visiting cell is TIMER_ONLY: no count is the region's
-                                   (its event statistics are left without a value) */
-};
-
-/* What a flag is to the report beyond its name: the flags of the throttle
- * change what a row shows (pm_file.flag_timer_only and friends). */
-enum pm_flag_kind { PM_FK_OTHER, PM_FK_TIMER_ONLY, PM_FK_THROTTLED, PM_FK_OVERHEAD };
-
-struct pm_flagdef {
-    uint32_t bit;
-    const char *name;
-    char hex[16]; /* name for a bit the file does not name */
-    size_t cells; /* cells of the whole file carrying it */
-    enum pm_flag_kind kind;
-};
 
 #define PM_FLAG_WHERE 3 /* cells named per flag in the flags summary */
 
@@ -176,13 +125,7 @@ struct pm_report {
 
     /* perfmark's own reads over the whole run, from the /thread totals
      * (report_measure.c) */
-    int has_read_cost;        /* some thread records a read cost > 0 */
-    uint64_t run_reads;       /* Σ /thread/reads */
-    double run_reads_ns;      /* Σ reads x read_cost_ns */
-    uint64_t run_thread_ns;   /* Σ /thread/wall_ns */
-    double cost_min, cost_max; /* read_cost_ns over the threads that have one */
-    size_t ev_cpu_time;       /* the task-clock (else cpu-clock) row, SIZE_MAX */
-    int time_est, time_na;    /* some region's time is an estimate / lacks cells */
+    struct pm_measure ms;     /* which visits were measured, what it cost (report_measure.c) */
     /* the sampled profile (profile.h), made after the pass over the cells
      * for files with samples (pm_profile_build); NULL otherwise */
     struct pm_profile *profile;
@@ -191,9 +134,6 @@ struct pm_report {
     struct pm_series_view *series;
     /* node mode (node.h), for files with watched CPUs; NULL otherwise */
     struct pm_node_view *node;
-    int measuring;            /* the file says which visits read counters (a throttle
-                                 attribute or the /region or /thread data): formats add
-                                 what they show of it; older files keep their layout */
 };
 
 /* The steps of a build around the cells (report_model.c): setup before

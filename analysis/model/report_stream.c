@@ -628,10 +628,10 @@ static int pm_finish(struct pm_engine *g, struct pm_part *all)
     }
     /* timer-only regions have no counts of their own: before IPC and the
      * derived metrics are made of them */
-    pm_measure_regions(rep);
+    pm_measure_regions(&rep->ms, rep->d, rep->reg, pm_flag_of_kind(rep, PM_FK_TIMER_ONLY));
     pm_report_derived(rep);
     pm_report_ranks_finish(rep);
-    pm_measure_ranks(rep);
+    pm_measure_ranks(rep->d, rep->reg, rep->xreg);
     return 0;
 }
 

@@ -217,9 +217,9 @@ static const char pm_csv_measuring_header[] =
 static void pm_csv_measuring_part(FILE *out, const struct pm_report *rep, size_t r)
 {
     const struct pm_regstat *s = &rep->reg[r];
-    int has = rep->has_read_cost;
+    int has = rep->ms.has_read_cost;
 
-    if (!rep->measuring)
+    if (!rep->ms.measuring)
         return;
     fprintf(out, ",%" PRIu64 ",%s,%zu,%s,%" PRIu64 ",%" PRIu64 ",%s,%zu,", s->wall_raw,
             s->time_est ? "true" : "false", s->time_na, s->excl_est ? "true" : "false",
@@ -232,9 +232,9 @@ static void pm_csv_measuring_part(FILE *out, const struct pm_report *rep, size_t
     pm_csv_num(out, has, s->own_cpu_ns);
     pm_csv_num(out, has, s->own_wall_ns);
     pm_csv_num(out, has && s->has_own_share, s->own_share);
-    pm_csv_num(out, has, rep->run_reads_ns);
-    pm_csv_num(out, has && rep->run_thread_ns > 0,
-               rep->run_reads_ns / (double)(rep->run_thread_ns ? rep->run_thread_ns : 1));
+    pm_csv_num(out, has, rep->ms.run_reads_ns);
+    pm_csv_num(out, has && rep->ms.run_thread_ns > 0,
+               rep->ms.run_reads_ns / (double)(rep->ms.run_thread_ns ? rep->ms.run_thread_ns : 1));
 }
 
 void pm_render_csv(FILE *out, const struct pm_report *rep)
@@ -247,7 +247,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
         fputs(pm_csv_rank_header, out);
     pm_csv_td_header(out, rep);
     fputs(pm_csv_more_header, out);
-    if (rep->measuring)
+    if (rep->ms.measuring)
         fputs(pm_csv_measuring_header, out);
     pm_csv_profile_header(out, rep);
     putc('\n', out);

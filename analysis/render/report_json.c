@@ -190,11 +190,11 @@ static void pm_json_measuring(FILE *out, const struct pm_report *rep, const stru
     else
         fputs("null", out);
     fprintf(out, ",\"reads\":%" PRIu64 ",\"perfmark_cpu_ns\":", s->reads);
-    pm_json_num(out, rep->has_read_cost, s->own_cpu_ns);
+    pm_json_num(out, rep->ms.has_read_cost, s->own_cpu_ns);
     fputs(",\"perfmark_wall_ns\":", out);
-    pm_json_num(out, rep->has_read_cost, s->own_wall_ns);
+    pm_json_num(out, rep->ms.has_read_cost, s->own_wall_ns);
     fputs(",\"perfmark_cpu_share\":", out);
-    pm_json_num(out, rep->has_read_cost && s->has_own_share, s->own_share);
+    pm_json_num(out, rep->ms.has_read_cost && s->has_own_share, s->own_share);
     putc('}', out);
 }
 
@@ -256,7 +256,7 @@ static void pm_json_region(FILE *out, const struct pm_report *rep, size_t i)
         }
         putc('}', out);
     }
-    if (rep->measuring) /* appended: files since the throttle only */
+    if (rep->ms.measuring) /* appended: files since the throttle only */
         pm_json_measuring(out, rep, s);
     fputs("}", out);
 }
@@ -293,7 +293,7 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thr
         pm_json_str(out, th->binding ? th->binding : "");
         putc('}', out);
     }
-    if (rep->measuring) /* appended: files since the throttle only */
+    if (rep->ms.measuring) /* appended: files since the throttle only */
         fprintf(out, ",\"reads\":%" PRIu64 ",\"read_cost_ns\":%.17g", tb->reads[t - tb->t0],
                 isfinite(tb->read_cost_ns[t - tb->t0]) ? tb->read_cost_ns[t - tb->t0] : 0.0);
     putc('}', out);
@@ -497,7 +497,7 @@ static void pm_json_xregion(FILE *out, const struct pm_report *rep, size_t i)
     } else {
         fputs("null", out);
     }
-    if (rep->measuring)
+    if (rep->ms.measuring)
         fprintf(out, ",\"time_estimate\":%s", x->q[PM_Q_WALL].estimate ? "true" : "false");
     putc('}', out);
 }
@@ -521,7 +521,7 @@ static void pm_json_mpif(FILE *out, const struct pm_report *rep, size_t f)
     }
     putc(']', out);
     pm_json_xfixed(out, x, "calls");
-    if (rep->measuring)
+    if (rep->ms.measuring)
         fprintf(out, ",\"time_estimate\":%s", x->q[PM_Q_WALL].estimate ? "true" : "false");
     putc('}', out);
 }
@@ -538,7 +538,7 @@ static void pm_json_share(FILE *out, const struct pm_report *rep)
                      ",\"share\":",
                 k ? "," : "", (int)s->rank, s->mpi_ns, s->total_ns);
         pm_json_num(out, s->has_share, s->share);
-        if (rep->measuring)
+        if (rep->ms.measuring)
             fprintf(out, ",\"estimate\":%s", s->estimate ? "true" : "false");
         putc('}', out);
     }
@@ -648,21 +648,21 @@ static void pm_json_where(FILE *out, const struct pm_report *rep)
  * its share of Σ /thread/wall_ns). */
 static void pm_json_run_reads(FILE *out, const struct pm_report *rep)
 {
-    int has = rep->has_read_cost;
+    int has = rep->ms.has_read_cost;
 
-    if (!rep->measuring)
+    if (!rep->ms.measuring)
         return;
     fputs(",\n  \"throttle\":", out);
     pm_json_str(out, rep->d->throttle);
-    fprintf(out, ",\n  \"perfmark_reads\":{\"reads\":%" PRIu64 ",\"ns\":", rep->run_reads);
-    pm_json_num(out, has, rep->run_reads_ns);
-    fprintf(out, ",\"thread_ns\":%" PRIu64 ",\"share\":", rep->run_thread_ns);
-    pm_json_num(out, has && rep->run_thread_ns > 0,
-                rep->run_reads_ns / (double)(rep->run_thread_ns ? rep->run_thread_ns : 1));
+    fprintf(out, ",\n  \"perfmark_reads\":{\"reads\":%" PRIu64 ",\"ns\":", rep->ms.run_reads);
+    pm_json_num(out, has, rep->ms.run_reads_ns);
+    fprintf(out, ",\"thread_ns\":%" PRIu64 ",\"share\":", rep->ms.run_thread_ns);
+    pm_json_num(out, has && rep->ms.run_thread_ns > 0,
+                rep->ms.run_reads_ns / (double)(rep->ms.run_thread_ns ? rep->ms.run_thread_ns : 1));
     fputs(",\"cost_ns_min\":", out);
-    pm_json_num(out, has, rep->cost_min);
+    pm_json_num(out, has, rep->ms.cost_min);
     fputs(",\"cost_ns_max\":", out);
-    pm_json_num(out, has, rep->cost_max);
+    pm_json_num(out, has, rep->ms.cost_max);
     putc('}', out);
 }
 

@@ -220,22 +220,22 @@ static void pm_text_measuring(FILE *out, const struct pm_report *rep)
     }
     if (!d->has_read_cost)
         return;
-    if (!rep->has_read_cost) {
-        snprintf(buf, sizeof buf, "perfmark's reads: %s", rep->run_reads
+    if (!rep->ms.has_read_cost) {
+        snprintf(buf, sizeof buf, "perfmark's reads: %s", rep->ms.run_reads
                  ? "their cost was not measured" : "none (no counter was read)");
     } else {
-        pm_unit_time(a, sizeof a, rep->run_reads_ns);
+        pm_unit_time(a, sizeof a, rep->ms.run_reads_ns);
         n = snprintf(buf, sizeof buf, "perfmark's reads: ~%s, ", a);
-        if (rep->run_thread_ns > 0)
+        if (rep->ms.run_thread_ns > 0)
             n += snprintf(buf + n, sizeof buf - (size_t)n, "%.1f %%",
-                          100.0 * rep->run_reads_ns / (double)rep->run_thread_ns);
+                          100.0 * rep->ms.run_reads_ns / (double)rep->ms.run_thread_ns);
         else
             n += snprintf(buf + n, sizeof buf - (size_t)n, "n/a");
-        pm_unit_count(b, sizeof b, (double)rep->run_reads, "");
-        pm_unit_time(a, sizeof a, rep->cost_min);
+        pm_unit_count(b, sizeof b, (double)rep->ms.run_reads, "");
+        pm_unit_time(a, sizeof a, rep->ms.cost_min);
         n += snprintf(buf + n, sizeof buf - (size_t)n, " of the thread time (%s reads at ~%s",
                       b, a);
-        pm_unit_time(b, sizeof b, rep->cost_max);
+        pm_unit_time(b, sizeof b, rep->ms.cost_max);
         if (strcmp(a, b) != 0) /* processes measured different costs */
             n += snprintf(buf + n, sizeof buf - (size_t)n, " to ~%s", b);
         snprintf(buf + n, sizeof buf - (size_t)n, " each, measured at start); an estimate, "
@@ -554,7 +554,7 @@ static void pm_text_own(FILE *out, const struct pm_report *rep)
     char buf[5][40];
     size_t shown = 0;
 
-    if (!rep->has_read_cost || d->R == 0)
+    if (!rep->ms.has_read_cost || d->R == 0)
         return;
     putc('\n', out);
     pm_text_wrap(out, "perfmark's reads per region: its own part in the region's numbers "
@@ -1237,7 +1237,7 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
     }
     est |= rep->thread_estimate; /* the /thread totals: summed at setup */
     na |= rep->thread_na;
-    if (!est && !na && !bad && rep->flagged_cells == 0 && !rep->time_est && !rep->time_na)
+    if (!est && !na && !bad && rep->flagged_cells == 0 && !rep->ms.time_est && !rep->ms.time_na)
         return;
     fputs("\nNotes\n", out);
     if (rep->flagged_cells)
@@ -1248,13 +1248,13 @@ static void pm_text_notes(FILE *out, const struct pm_report *rep)
                           "scaled by enabled/running time. 'counted' is the share of time "
                           "actually counted (sum running / sum enabled).", 7);
     }
-    if (rep->time_est) {
+    if (rep->ms.time_est) {
         fputs("  ~    ", out);
         pm_text_wrap(out, "on a time: an estimate from sampled visits. MPI polls are timed at "
                           "their first calls, then about one call in 32: time = wall_ns x visits "
                           "/ timed visits", 7);
     }
-    if (rep->time_na) {
+    if (rep->ms.time_na) {
         fputs("  !    ", out);
         pm_text_wrap(out, "on a time: some visiting threads had no timed visit; their time is "
                           "unknown and left out of the sums (n/a when no thread has one)", 7);

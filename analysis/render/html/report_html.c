@@ -84,25 +84,25 @@ static void pm_html_measuring(FILE *out, const struct pm_report *rep)
     if (!d->has_read_cost)
         return;
     fputs("<dt>perfmark&#39;s reads</dt><dd>", out);
-    if (!rep->has_read_cost) {
-        fprintf(out, "%s</dd>\n", rep->run_reads ? "their cost was not measured"
+    if (!rep->ms.has_read_cost) {
+        fprintf(out, "%s</dd>\n", rep->ms.run_reads ? "their cost was not measured"
                                                  : "none (no counter was read)");
         return;
     }
-    pm_html_time(a, sizeof a, rep->run_reads_ns);
-    fprintf(out, "~<span data-k=\"reads_ns\" data-v=\"%.17g\">%s</span>, ", rep->run_reads_ns, a);
-    if (rep->run_thread_ns > 0) {
-        double share = rep->run_reads_ns / (double)rep->run_thread_ns;
+    pm_html_time(a, sizeof a, rep->ms.run_reads_ns);
+    fprintf(out, "~<span data-k=\"reads_ns\" data-v=\"%.17g\">%s</span>, ", rep->ms.run_reads_ns, a);
+    if (rep->ms.run_thread_ns > 0) {
+        double share = rep->ms.run_reads_ns / (double)rep->ms.run_thread_ns;
         fprintf(out, "<span data-k=\"reads_share\" data-v=\"%.17g\">%.1f %%</span>", share,
                 100.0 * share);
     } else {
         fputs("<span data-k=\"reads_share\" data-v=\"\">n/a</span>", out);
     }
-    pm_html_count(b, sizeof b, (double)rep->run_reads);
-    pm_html_time(a, sizeof a, rep->cost_min);
+    pm_html_count(b, sizeof b, (double)rep->ms.run_reads);
+    pm_html_time(a, sizeof a, rep->ms.cost_min);
     fprintf(out, " of the thread time (<span data-k=\"reads\" data-v=\"%" PRIu64 "\">%s</span> "
-            "reads at ~%s", rep->run_reads, b, a);
-    pm_html_time(b, sizeof b, rep->cost_max);
+            "reads at ~%s", rep->ms.run_reads, b, a);
+    pm_html_time(b, sizeof b, rep->ms.cost_max);
     if (strcmp(a, b) != 0) /* processes measured different costs */
         fprintf(out, " to ~%s", b);
     fputs(" each, measured at start); an estimate, subtracted nowhere</dd>\n", out);
@@ -386,7 +386,7 @@ static void pm_html_regions(FILE *out, const struct pm_report *rep)
             "over threads; hover for the per-thread spread. ~ and yellow = estimate "
             "(multiplexed), with the share of time counted; ! = incomplete; n/a = no value."
             "</p>\n", d->R);
-    if (rep->measuring)
+    if (rep->ms.measuring)
         fputs("<p class=\"note\">A time marked ~ is an estimate: some visits were not timed "
               "(MPI polls after their warm-up: about one call in 32), time = wall x visits / "
               "timed visits. Timer only: no counter was read in these visits by design, their "
@@ -401,7 +401,7 @@ static void pm_html_regions(FILE *out, const struct pm_report *rep)
         pm_html_esc(out, d->events[e].name, 60, 1);
         fputs("</th>", out);
     }
-    if (rep->has_read_cost)
+    if (rep->ms.has_read_cost)
         fputs("<th>perfmark est</th>", out);
     fputs("<th>flags (threads)</th></tr>\n", out);
     /* the regions --region/--top chose (all, in tree order, without them) */
@@ -446,7 +446,7 @@ static void pm_html_regions(FILE *out, const struct pm_report *rep)
                 pm_html_event_cell(out, &s->ev[e], e, pm_html_event_is_time(&d->events[e]),
                                    s->throttled > 0);
         }
-        if (rep->has_read_cost)
+        if (rep->ms.has_read_cost)
             pm_html_own(out, s);
         pm_html_region_flags(out, rep, s);
         fputs("</tr>\n", out);
