@@ -79,13 +79,13 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
         rc = rc > 0 ? 0 : -1;
         if (rc < 0 && err && errlen > 0 && err[0] == '\0')
             pm_set_err(err, errlen, path, "out of memory");
-    } else if (d.S && !(rep.profile = pm_profile_build(&d, rep.thread_rank, rep.ranks,
-                                                       rep.nranks, msg, sizeof msg)) &&
+    } else if (d.S && !(rep.profile = pm_profile_build(&d, rep.xr.thread_rank, rep.xr.ranks,
+                                                       rep.xr.nranks, msg, sizeof msg)) &&
                msg[0]) {
         pm_set_err(err, errlen, path, msg);
         rc = -1;
-    } else if (d.I && !(rep.series = pm_series_build(&d, rep.thread_rank, rep.ranks,
-                                                     rep.nranks, msg, sizeof msg)) &&
+    } else if (d.I && !(rep.series = pm_series_build(&d, rep.xr.thread_rank, rep.xr.ranks,
+                                                     rep.xr.nranks, msg, sizeof msg)) &&
                msg[0]) {
         pm_set_err(err, errlen, path, msg);
         rc = -1;

@@ -94,7 +94,7 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
     const struct pm_view *v = &rep->view;
     int by_rank = v->by == PM_BY_RANK;
     size_t B = rep->block_rows ? rep->block_rows : 1, R1 = d->R ? d->R : 1;
-    size_t nu = by_rank ? rep->nranks : d->T, n1 = v->nrows ? v->nrows : 1;
+    size_t nu = by_rank ? rep->xr.nranks : d->T, n1 = v->nrows ? v->nrows : 1;
     struct pm_ctime *tm = malloc(B * R1 * sizeof *tm);
     unsigned char *rec = NULL;
     struct pm_cells cells;
@@ -138,7 +138,7 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
                 if (!skip && h)
                     by->total[i] += x;
                 if (by_rank) {
-                    size_t k = rep->thread_rank[t];
+                    size_t k = rep->xr.thread_rank[t];
 
                     if (skip)
                         continue;

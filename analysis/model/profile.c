@@ -23,7 +23,7 @@ struct pm_pacc {
     uint64_t k1, k2;    /* level << 10 | event << 2 | kind; item */
     uint64_t total;
     uint64_t cur;       /* the current rank's sum */
-    uint32_t cur_rank;  /* index into rep->ranks */
+    uint32_t cur_rank;  /* index into rep->xr.ranks */
     uint32_t folded;    /* ranks folded in */
     double sum, min, max;
     uint32_t max_at;

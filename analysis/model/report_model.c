@@ -53,7 +53,7 @@ void pm_report_derived(struct pm_report *rep)
     for (size_t r = 0; r < d->R; r++) {
         struct pm_regstat *s = &rep->reg[r];
 
-        if (rep->has_omp_wait && s->wall_total > 0) {
+        if (rep->xr.has_omp_wait && s->wall_total > 0) {
             s->has_omp_wait_share = 1;
             s->omp_wait_share = (double)s->omp_wait_ns / (double)s->wall_total;
         }
@@ -176,7 +176,7 @@ static int pm_thread_pass(struct pm_report *rep)
         size_t n = d->N == 1 ? 0
                    : d->tids[t].rank >= 0 && (size_t)d->tids[t].rank < d->N ? (size_t)d->tids[t].rank
                                                                             : PM_NONE;
-        struct pm_mpishare *sh = &rep->share[rep->thread_rank[t]];
+        struct pm_mpishare *sh = &rep->xr.share[rep->xr.thread_rank[t]];
 
         if (n != PM_NONE)
             rep->rank_threads[n]++;
@@ -327,26 +327,11 @@ void pm_report_free(struct pm_report *rep)
     free(rep->regev);
     free(rep->rank);
     free(rep->rank_threads);
-    free(rep->ranks);
-    free(rep->thread_rank);
-    free(rep->xreg);
-    free(rep->mpif);
-    free(rep->xq);
-    free(rep->share);
     free(rep->td.reg);
-    free(rep->xexcl);
-    free(rep->xomp);
+    pm_report_ranks_free(&rep->xr);
     free(rep->where);
     free(rep->nwhere);
     free(rep->view.rows);
-    free(rep->mpi_fn);
-    free(rep->mpi_outer);
-    free(rep->wait_above);
-    free(rep->wait_row);
-    free(rep->mpi_rows);
-    free(rep->mpi_start);
-    free(rep->xacc);
-    free(rep->xtmp);
     free(rep->heat);
     free(rep->heat_in);
     free(rep->top);
@@ -391,7 +376,7 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
     rep->ev_cycles = pm_find_event(d, "cycles");
     pm_measure_setup(&rep->ms, rep->d);
     pm_rank_stats(rep);
-    if (pm_report_topdown(&rep->td, rep->d) < 0 || pm_report_ranks_setup(rep) < 0 || pm_thread_pass(rep) < 0)
+    if (pm_report_topdown(&rep->td, rep->d) < 0 || pm_report_ranks_setup(&rep->xr, rep->d) < 0 || pm_thread_pass(rep) < 0)
         return -1;
     return 0;
 }

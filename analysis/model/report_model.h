@@ -73,40 +73,19 @@ struct pm_report {
     size_t cells;         /* cells with visits > 0 or flags != 0 */
     size_t flagged_cells; /* cells with flags != 0 */
 
-    /* across ranks (report_ranks.c) */
-    int multi_rank;           /* the job had, or the file holds, more than one rank */
-    size_t nranks;            /* distinct /threads rank values */
-    int32_t *ranks;           /* [nranks] ascending */
-    uint32_t *thread_rank;    /* [T] index into ranks (4 bytes: grows with the threads) */
-    struct pm_xregion *xreg;  /* [R] by row */
-    struct pm_xregion *mpif;  /* [nmpif] MPI functions, most time first */
-    size_t nmpif;
-    struct pm_xstat *xq;      /* storage behind xreg[].q and mpif[].q */
-    struct pm_mpishare *share; /* [nranks] */
-    struct pm_xstat share_stat; /* the shares over the ranks that have one */
+    struct pm_xranks xr; /* across ranks (report_ranks.c) */
 
     struct pm_tdreport td; /* report_topdown.c */
 
     /* added with issue 6 */
     size_t ev_instructions, ev_cycles; /* /events rows, SIZE_MAX when absent */
     int thread_estimate, thread_na; /* some /thread total is an estimate / has no value */
-    int has_omp_wait;         /* the file has omp wait regions */
-    struct pm_xstat *xexcl;   /* [R] exclusive time across ranks (multi_rank only) */
-    struct pm_xstat *xomp;    /* [R] omp wait share across ranks (multi_rank, has_omp_wait) */
     struct pm_flagwhere *where; /* [nflags * PM_FLAG_WHERE] first cells carrying each flag */
     size_t *nwhere;             /* [nflags] cells recorded in `where` */
     struct pm_view view;        /* what the options select (pm_report_select) */
 
-    /* streaming (report_stream.c): set up by pm_report_ranks_setup */
-    size_t *mpi_fn;             /* [R] MPI function of a row, SIZE_MAX for other kinds */
-    unsigned char *mpi_outer;   /* [R] no MPI region above it */
-    size_t nwait;               /* OpenMP wait pairs (pm_omp_wait_pairs) */
-    size_t *wait_above, *wait_row;
+    /* streaming (report_stream.c) */
     size_t block_rows;          /* thread rows aggregated per block */
-    size_t *mpi_rows, *mpi_start; /* rows of MPI function f: mpi_rows[mpi_start[f] ..
-                                     mpi_start[f + 1]) */
-    struct pm_xacc *xacc;       /* running state behind xreg, xexcl, xomp and mpif */
-    struct pm_rq *xtmp;         /* [PM_Q_EVENTS] scratch: one rank's MPI function */
 
     /* HTML charts, filled while the cells stream (rep->heat != NULL only
      * for --format html): the heat map's Σ wall_ns per (region, column),

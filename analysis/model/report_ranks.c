@@ -13,7 +13,9 @@
  * slowest rank is from the average one, and the rank holding the max says
  * where to look.
  */
-#include "model/report_model.h"
+#include "model/report_ranks.h"
+
+#include "model/report_omp.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,30 +34,29 @@ static int pm_cmp_i32(const void *a, const void *b)
 /* The distinct rank values of /threads, ascending, and each thread's index
  * among them. The schema keeps rows in rank order, but nothing here relies
  * on it. */
-static int pm_rank_index(struct pm_report *rep)
+static int pm_rank_index(struct pm_xranks *x, const struct pm_file *d)
 {
-    const struct pm_file *d = rep->d;
     size_t n = 0;
 
-    rep->ranks = malloc((d->T ? d->T : 1) * sizeof *rep->ranks);
-    rep->thread_rank = malloc((d->T ? d->T : 1) * sizeof *rep->thread_rank);
-    if (!rep->ranks || !rep->thread_rank || d->T > UINT32_MAX)
+    x->ranks = malloc((d->T ? d->T : 1) * sizeof *x->ranks);
+    x->thread_rank = malloc((d->T ? d->T : 1) * sizeof *x->thread_rank);
+    if (!x->ranks || !x->thread_rank || d->T > UINT32_MAX)
         return -1;
     for (size_t t = 0; t < d->T; t++)
-        rep->ranks[t] = d->tids[t].rank;
-    qsort(rep->ranks, d->T, sizeof *rep->ranks, pm_cmp_i32);
+        x->ranks[t] = d->tids[t].rank;
+    qsort(x->ranks, d->T, sizeof *x->ranks, pm_cmp_i32);
     for (size_t t = 0; t < d->T; t++)
-        if (n == 0 || rep->ranks[n - 1] != rep->ranks[t])
-            rep->ranks[n++] = rep->ranks[t];
-    rep->nranks = n;
+        if (n == 0 || x->ranks[n - 1] != x->ranks[t])
+            x->ranks[n++] = x->ranks[t];
+    x->nranks = n;
     for (size_t t = 0; t < d->T; t++) {
-        const int32_t *k = bsearch(&d->tids[t].rank, rep->ranks, n, sizeof *rep->ranks,
+        const int32_t *k = bsearch(&d->tids[t].rank, x->ranks, n, sizeof *x->ranks,
                                    pm_cmp_i32);
-        rep->thread_rank[t] = (uint32_t)(k - rep->ranks);
+        x->thread_rank[t] = (uint32_t)(k - x->ranks);
     }
     /* a per-rank file of a larger job holds one rank, but its numbers are
      * still one rank's share of a job: say so rather than hide it */
-    rep->multi_rank = n > 1 || d->ranks > 1;
+    x->multi_rank = n > 1 || d->ranks > 1;
     return 0;
 }
 
@@ -179,61 +180,59 @@ static size_t pm_mpi_functions(const struct pm_file *d, size_t *fn, size_t *rows
 
 /* Statistics across ranks (xreg, mpif, xexcl, xomp) and their running
  * state, sized once: pm_report_rank_done fills them rank by rank. */
-static int pm_xstats_alloc(struct pm_report *rep, size_t nf)
+static int pm_xstats_alloc(struct pm_xranks *x, const struct pm_file *d, size_t nf)
 {
-    const struct pm_file *d = rep->d;
     size_t nq = PM_Q_EVENTS + d->E;
 
     if (nq > SIZE_MAX / 4 / (d->R + nf + 1))
         return -1;
-    rep->xreg = calloc(d->R ? d->R : 1, sizeof *rep->xreg);
-    rep->mpif = calloc(nf ? nf : 1, sizeof *rep->mpif);
-    rep->xq = calloc((d->R + nf) * nq + 1, sizeof *rep->xq);
-    rep->share = calloc(rep->nranks ? rep->nranks : 1, sizeof *rep->share);
-    rep->xexcl = calloc(d->R ? d->R : 1, sizeof *rep->xexcl);
-    rep->xomp = calloc(d->R ? d->R : 1, sizeof *rep->xomp);
+    x->xreg = calloc(d->R ? d->R : 1, sizeof *x->xreg);
+    x->mpif = calloc(nf ? nf : 1, sizeof *x->mpif);
+    x->xq = calloc((d->R + nf) * nq + 1, sizeof *x->xq);
+    x->share = calloc(x->nranks ? x->nranks : 1, sizeof *x->share);
+    x->xexcl = calloc(d->R ? d->R : 1, sizeof *x->xexcl);
+    x->xomp = calloc(d->R ? d->R : 1, sizeof *x->xomp);
     /* [R * nq] regions, [R] exclusive, [R] OpenMP wait, [nf * PM_Q_EVENTS] MPI */
-    rep->xacc = calloc((d->R * (nq + 2) + nf * PM_Q_EVENTS) + 1, sizeof *rep->xacc);
-    rep->xtmp = calloc(PM_Q_EVENTS, sizeof *rep->xtmp);
-    if (!rep->xreg || !rep->mpif || !rep->xq || !rep->share || !rep->xexcl || !rep->xomp ||
-        !rep->xacc || !rep->xtmp)
+    x->xacc = calloc((d->R * (nq + 2) + nf * PM_Q_EVENTS) + 1, sizeof *x->xacc);
+    x->xtmp = calloc(PM_Q_EVENTS, sizeof *x->xtmp);
+    if (!x->xreg || !x->mpif || !x->xq || !x->share || !x->xexcl || !x->xomp ||
+        !x->xacc || !x->xtmp)
         return -1;
     for (size_t r = 0; r < d->R; r++) {
-        rep->xreg[r].name = d->regions[r].name;
-        rep->xreg[r].q = rep->xq + r * nq;
+        x->xreg[r].name = d->regions[r].name;
+        x->xreg[r].q = x->xq + r * nq;
     }
     for (size_t f = 0; f < nf; f++) {
-        rep->mpif[f].name = d->regions[rep->mpi_rows[rep->mpi_start[f]]].name;
-        rep->mpif[f].q = rep->xq + (d->R + f) * nq;
+        x->mpif[f].name = d->regions[x->mpi_rows[x->mpi_start[f]]].name;
+        x->mpif[f].q = x->xq + (d->R + f) * nq;
     }
-    for (size_t k = 0; k < rep->nranks; k++)
-        rep->share[k].rank = rep->ranks[k];
-    rep->nmpif = nf;
+    for (size_t k = 0; k < x->nranks; k++)
+        x->share[k].rank = x->ranks[k];
+    x->nmpif = nf;
     return 0;
 }
 
-int pm_report_ranks_setup(struct pm_report *rep)
+int pm_report_ranks_setup(struct pm_xranks *x, const struct pm_file *d)
 {
-    const struct pm_file *d = rep->d;
     size_t np;
 
-    if (pm_rank_index(rep) < 0)
+    if (pm_rank_index(x, d) < 0)
         return -1;
-    rep->mpi_fn = malloc((d->R ? d->R : 1) * sizeof *rep->mpi_fn);
-    rep->mpi_outer = malloc(d->R ? d->R : 1);
-    rep->mpi_rows = malloc((d->R ? d->R : 1) * sizeof *rep->mpi_rows);
-    rep->mpi_start = malloc((d->R + 1) * sizeof *rep->mpi_start);
+    x->mpi_fn = malloc((d->R ? d->R : 1) * sizeof *x->mpi_fn);
+    x->mpi_outer = malloc(d->R ? d->R : 1);
+    x->mpi_rows = malloc((d->R ? d->R : 1) * sizeof *x->mpi_rows);
+    x->mpi_start = malloc((d->R + 1) * sizeof *x->mpi_start);
     np = pm_omp_wait_pairs(d, NULL, NULL);
-    rep->wait_above = malloc((np + 1) * sizeof *rep->wait_above);
-    rep->wait_row = malloc((np + 1) * sizeof *rep->wait_row);
-    if (!rep->mpi_fn || !rep->mpi_outer || !rep->mpi_rows || !rep->mpi_start ||
-        !rep->wait_above || !rep->wait_row)
+    x->wait_above = malloc((np + 1) * sizeof *x->wait_above);
+    x->wait_row = malloc((np + 1) * sizeof *x->wait_row);
+    if (!x->mpi_fn || !x->mpi_outer || !x->mpi_rows || !x->mpi_start ||
+        !x->wait_above || !x->wait_row)
         return -1;
-    rep->nwait = pm_omp_wait_pairs(d, rep->wait_above, rep->wait_row);
+    x->nwait = pm_omp_wait_pairs(d, x->wait_above, x->wait_row);
     for (size_t r = 0; r < d->R; r++)
         if (pm_is_omp_wait(&d->regions[r]))
-            rep->has_omp_wait = 1;
-    if (pm_xstats_alloc(rep, pm_mpi_functions(d, rep->mpi_fn, rep->mpi_rows, rep->mpi_start)) < 0)
+            x->has_omp_wait = 1;
+    if (pm_xstats_alloc(x, d, pm_mpi_functions(d, x->mpi_fn, x->mpi_rows, x->mpi_start)) < 0)
         return -1;
     /* MPI time of a rank: its outermost MPI cells only, so that an MPI call
      * made inside another (not expected: the wrappers call PMPI_) is not
@@ -241,55 +240,51 @@ int pm_report_ranks_setup(struct pm_report *rep)
      * ancestor". */
     for (size_t r = 0; r < d->R; r++) {
         int32_t p = d->regions[r].parent;
-        int mpi_above = p >= 0 && (rep->mpi_fn[p] != PM_NONE || !rep->mpi_outer[p]);
+        int mpi_above = p >= 0 && (x->mpi_fn[p] != PM_NONE || !x->mpi_outer[p]);
 
-        rep->mpi_outer[r] = !mpi_above;
+        x->mpi_outer[r] = !mpi_above;
     }
     return 0;
 }
 
-void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
-                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est)
+void pm_report_rank_done(struct pm_xranks *x, const struct pm_file *d, size_t k,
+                         const struct pm_rq *rq, const uint64_t *omp, uint64_t mpi_ns,
+                         int mpi_est)
 {
-    const struct pm_file *d = rep->d;
     size_t nq = PM_Q_EVENTS + d->E;
-    struct pm_xacc *acc = rep->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    struct pm_xacc *acc = x->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
     struct pm_xacc *accm = acco + d->R;
-    int32_t rank = rep->ranks[k];
+    int32_t rank = x->ranks[k];
 
     for (size_t r = 0; r < d->R; r++) {
         const struct pm_rq *q0 = rq + r * (nq + 1);
         /* a rank entered a region when one of its threads has visits there */
         int entered = q0[PM_Q_VISITS].total > 0;
 
-        rep->xreg[r].entered += (size_t)entered;
+        x->xreg[r].entered += (size_t)entered;
         for (size_t q = 0; q < nq; q++)
-            pm_x_add(&rep->xreg[r].q[q], &acc[r * nq + q], rank, &q0[q], entered, -1);
-        pm_x_add(&rep->xexcl[r], &accx[r], rank, &q0[nq], entered, -1);
-        if (rep->heat && rep->heat_by_rank && k < rep->heat_cols) {
-            rep->heat[r * rep->heat_cols + k] = q0[PM_Q_WALL].total;
-            rep->heat_in[r * rep->heat_cols + k] = (unsigned char)entered;
-        }
-        if (rep->has_omp_wait) {
+            pm_x_add(&x->xreg[r].q[q], &acc[r * nq + q], rank, &q0[q], entered, -1);
+        pm_x_add(&x->xexcl[r], &accx[r], rank, &q0[nq], entered, -1);
+        if (x->has_omp_wait) {
             /* the OpenMP wait share of the rank: its threads' wait below the
              * region over their time in it; none without time in the region */
             uint64_t tns = omp[r * 2], wns = omp[r * 2 + 1];
             struct pm_rq sh = {0};
 
             sh.total = tns > 0 ? (double)wns / (double)tns : 0;
-            pm_x_add(&rep->xomp[r], &acco[r], rank, &sh, entered && tns > 0, tns > 0);
+            pm_x_add(&x->xomp[r], &acco[r], rank, &sh, entered && tns > 0, tns > 0);
         }
     }
     /* an MPI function: the rank's rows summed in row order. The values are
      * integers (calls, bytes, ns), exact in a double below 2^53, so the
      * order does not change them. */
-    for (size_t f = 0; f < rep->nmpif; f++) {
-        struct pm_rq *t = rep->xtmp;
+    for (size_t f = 0; f < x->nmpif; f++) {
+        struct pm_rq *t = x->xtmp;
         int entered = 0;
 
         memset(t, 0, PM_Q_EVENTS * sizeof *t);
-        for (size_t i = rep->mpi_start[f]; i < rep->mpi_start[f + 1]; i++) {
-            const struct pm_rq *q0 = rq + rep->mpi_rows[i] * (nq + 1);
+        for (size_t i = x->mpi_start[f]; i < x->mpi_start[f + 1]; i++) {
+            const struct pm_rq *q0 = rq + x->mpi_rows[i] * (nq + 1);
 
             entered |= q0[PM_Q_VISITS].total > 0;
             for (size_t q = 0; q < PM_Q_EVENTS; q++) {
@@ -300,12 +295,12 @@ void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq
                 t[q].untrusted |= q0[q].untrusted;
             }
         }
-        rep->mpif[f].entered += (size_t)entered;
+        x->mpif[f].entered += (size_t)entered;
         for (size_t q = 0; q < PM_Q_EVENTS; q++)
-            pm_x_add(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q], rank, &t[q], entered, -1);
+            pm_x_add(&x->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q], rank, &t[q], entered, -1);
     }
-    rep->share[k].mpi_ns = mpi_ns;
-    rep->share[k].estimate = mpi_est;
+    x->share[k].mpi_ns = mpi_ns;
+    x->share[k].estimate = mpi_est;
 }
 
 /* The MPI time of each rank (summed over its threads: with
@@ -313,14 +308,14 @@ void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq
  * can exceed 1) over its time: its longest thread, the closest the file has
  * to the rank's elapsed time (threads are timed from first sight, the main
  * thread from the start of measurement). */
-static void pm_mpi_share(struct pm_report *rep)
+static void pm_mpi_share(struct pm_xranks *x)
 {
     struct pm_xacc a = {0};
 
     /* total_ns came with the pass over the /thread totals (pm_report_setup) */
-    memset(&rep->share_stat, 0, sizeof rep->share_stat);
-    for (size_t k = 0; k < rep->nranks; k++) {
-        struct pm_mpishare *s = &rep->share[k];
+    memset(&x->share_stat, 0, sizeof x->share_stat);
+    for (size_t k = 0; k < x->nranks; k++) {
+        struct pm_mpishare *s = &x->share[k];
         struct pm_rq v = {0};
 
         s->has_share = s->total_ns > 0;
@@ -328,9 +323,9 @@ static void pm_mpi_share(struct pm_report *rep)
             s->share = (double)s->mpi_ns / (double)s->total_ns;
         /* every rank takes part: no MPI at all is a share of 0 */
         v.total = s->share;
-        pm_x_add(&rep->share_stat, &a, s->rank, &v, 1, s->has_share);
+        pm_x_add(&x->share_stat, &a, s->rank, &v, 1, s->has_share);
     }
-    pm_x_finish(&rep->share_stat, &a);
+    pm_x_finish(&x->share_stat, &a);
 }
 
 static int pm_cmp_mpif(const void *a, const void *b)
@@ -343,22 +338,41 @@ static int pm_cmp_mpif(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-void pm_report_ranks_finish(struct pm_report *rep)
+void pm_report_ranks_finish(struct pm_xranks *x, const struct pm_file *d)
 {
-    const struct pm_file *d = rep->d;
     size_t nq = PM_Q_EVENTS + d->E;
-    const struct pm_xacc *acc = rep->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    const struct pm_xacc *acc = x->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
     const struct pm_xacc *accm = acco + d->R;
 
     for (size_t r = 0; r < d->R; r++) {
         for (size_t q = 0; q < nq; q++)
-            pm_x_finish(&rep->xreg[r].q[q], &acc[r * nq + q]);
-        pm_x_finish(&rep->xexcl[r], &accx[r]);
-        pm_x_finish(&rep->xomp[r], &acco[r]);
+            pm_x_finish(&x->xreg[r].q[q], &acc[r * nq + q]);
+        pm_x_finish(&x->xexcl[r], &accx[r]);
+        pm_x_finish(&x->xomp[r], &acco[r]);
     }
-    for (size_t f = 0; f < rep->nmpif; f++)
+    for (size_t f = 0; f < x->nmpif; f++)
         for (size_t q = 0; q < PM_Q_EVENTS; q++)
-            pm_x_finish(&rep->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q]);
-    qsort(rep->mpif, rep->nmpif, sizeof *rep->mpif, pm_cmp_mpif);
-    pm_mpi_share(rep);
+            pm_x_finish(&x->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q]);
+    qsort(x->mpif, x->nmpif, sizeof *x->mpif, pm_cmp_mpif);
+    pm_mpi_share(x);
+}
+
+void pm_report_ranks_free(struct pm_xranks *x)
+{
+    free(x->ranks);
+    free(x->thread_rank);
+    free(x->xreg);
+    free(x->mpif);
+    free(x->xq);
+    free(x->share);
+    free(x->xexcl);
+    free(x->xomp);
+    free(x->mpi_fn);
+    free(x->mpi_outer);
+    free(x->wait_above);
+    free(x->wait_row);
+    free(x->mpi_rows);
+    free(x->mpi_start);
+    free(x->xacc);
+    free(x->xtmp);
 }

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct pm_report;
+struct pm_file;
 
 /* The quantities of a region compared across ranks; event e is at
  * PM_Q_EVENTS + e. */
@@ -71,6 +71,33 @@ struct pm_xacc {
     double sum, w_mean, w_m2;
 };
 
+/* The report across ranks: what pm_report_ranks_setup sets up for the
+ * streaming (report_stream.c) and the statistics it folds ranks into
+ * (report_model.h: pm_report.xr). */
+struct pm_xranks {
+    int multi_rank;           /* the job had, or the file holds, more than one rank */
+    size_t nranks;            /* distinct /threads rank values */
+    int32_t *ranks;           /* [nranks] ascending */
+    uint32_t *thread_rank;    /* [T] index into ranks (4 bytes: grows with the threads) */
+    struct pm_xregion *xreg;  /* [R] by row */
+    struct pm_xregion *mpif;  /* [nmpif] MPI functions, most time first */
+    size_t nmpif;
+    struct pm_xstat *xq;      /* storage behind xreg[].q and mpif[].q */
+    struct pm_mpishare *share; /* [nranks] */
+    struct pm_xstat share_stat; /* the shares over the ranks that have one */
+    int has_omp_wait;         /* the file has omp wait regions */
+    struct pm_xstat *xexcl;   /* [R] exclusive time across ranks (multi_rank only) */
+    struct pm_xstat *xomp;    /* [R] omp wait share across ranks (multi_rank, has_omp_wait) */
+    size_t *mpi_fn;             /* [R] MPI function of a row, SIZE_MAX for other kinds */
+    unsigned char *mpi_outer;   /* [R] no MPI region above it */
+    size_t nwait;               /* OpenMP wait pairs (pm_omp_wait_pairs) */
+    size_t *wait_above, *wait_row;
+    size_t *mpi_rows, *mpi_start; /* rows of MPI function f: mpi_rows[mpi_start[f] ..
+                                     mpi_start[f + 1]) */
+    struct pm_xacc *xacc;       /* running state behind xreg, xexcl, xomp and mpif */
+    struct pm_rq *xtmp;         /* [PM_Q_EVENTS] scratch: one rank's MPI function */
+};
+
 /* Rank index, MPI functions, OpenMP wait pairs and the statistics across
  * ranks, before any cell (pm_report_setup). Then, in ascending rank order,
  * each rank's sums once all its threads are in: rq [R][nq + 1] (PM_Q_*
@@ -79,9 +106,11 @@ struct pm_xacc {
  * no rank's sums beyond that call: its memory is bounded by the ranks open
  * at once, not by the ranks of the file. pm_report_ranks_finish completes
  * the statistics after the last rank. */
-int pm_report_ranks_setup(struct pm_report *rep);
-void pm_report_rank_done(struct pm_report *rep, size_t k, const struct pm_rq *rq,
-                         const uint64_t *omp, uint64_t mpi_ns, int mpi_est);
-void pm_report_ranks_finish(struct pm_report *rep);
+int pm_report_ranks_setup(struct pm_xranks *x, const struct pm_file *d);
+void pm_report_rank_done(struct pm_xranks *x, const struct pm_file *d, size_t k,
+                         const struct pm_rq *rq, const uint64_t *omp, uint64_t mpi_ns,
+                         int mpi_est);
+void pm_report_ranks_finish(struct pm_xranks *x, const struct pm_file *d);
+void pm_report_ranks_free(struct pm_xranks *x);
 
 #endif /* PM_REPORT_RANKS_H */

@@ -235,7 +235,7 @@ static size_t pm_block_slots(struct pm_engine *g, size_t b, uint64_t *slot_rank)
     size_t t0 = b * g->B, t1 = t0 + g->B < g->d->T ? t0 + g->B : g->d->T, n = 0;
 
     for (size_t t = t0; t < t1; t++) {
-        size_t k = rep->thread_rank[t];
+        size_t k = rep->xr.thread_rank[t];
 
         if (g->slot_of[k] == PM_NONE) {
             if (slot_rank)
@@ -245,7 +245,7 @@ static size_t pm_block_slots(struct pm_engine *g, size_t b, uint64_t *slot_rank)
     }
     if (!slot_rank) /* counting only: leave the scratch clean */
         for (size_t t = t0; t < t1; t++)
-            g->slot_of[rep->thread_rank[t]] = PM_NONE;
+            g->slot_of[rep->xr.thread_rank[t]] = PM_NONE;
     return n;
 }
 
@@ -395,7 +395,7 @@ static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t 
     if (tm->excl_bad)
         rq[g->nq].untrusted = 1;
     p->omp[(slot * d->R + r) * 2] = pm_add_sat(p->omp[(slot * d->R + r) * 2], w);
-    if (rep->mpi_fn[r] != PM_NONE && rep->mpi_outer[r]) {
+    if (rep->xr.mpi_fn[r] != PM_NONE && rep->xr.mpi_outer[r]) {
         p->mpi_ns[slot] = pm_add_sat(p->mpi_ns[slot], w);
         p->mpi_est[slot] |= tm->kind == PM_V_ESTIMATE;
     }
@@ -422,7 +422,7 @@ static int pm_block(struct pm_engine *g, size_t b, struct pm_part *p)
         return -1;
     }
     for (size_t t = t0; t < t0 + nt; t++) {
-        size_t slot = g->slot_of[rep->thread_rank[t]];
+        size_t slot = g->slot_of[rep->xr.thread_rank[t]];
         double cost = d->has_read_cost ? g->tot.read_cost_ns[t - t0] : 0;
 
         if (!(cost > 0) || cost != cost)
@@ -430,9 +430,9 @@ static int pm_block(struct pm_engine *g, size_t b, struct pm_part *p)
         pm_thread_times(d, &g->cells, t, g->tm);
         for (size_t r = 0; r < d->R; r++)
             pm_cell(g, p, slot, t, r, pm_cell_tr(d, &g->cells, t, r), cost);
-        for (size_t k = 0; k < rep->nwait; k++) {
-            size_t a = rep->wait_above[k];
-            uint64_t w = g->tm[rep->wait_row[k]].ns;
+        for (size_t k = 0; k < rep->xr.nwait; k++) {
+            size_t a = rep->xr.wait_above[k];
+            uint64_t w = g->tm[rep->xr.wait_row[k]].ns;
 
             p->reg[a].omp_wait_ns = pm_add_sat(p->reg[a].omp_wait_ns, w);
             p->omp[(slot * d->R + a) * 2 + 1] = pm_add_sat(p->omp[(slot * d->R + a) * 2 + 1], w);
@@ -535,16 +535,31 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
  * the block holding its last thread is joined; otherwise W = every rank and
  * all are done after the last block. Either way the ranks are folded in the
  * same order, so the numbers do not depend on it. */
+/* The HTML heat map by rank: rank k's time in each region (rq as for
+ * pm_report_rank_done). */
+static void pm_heat_rank(struct pm_report *rep, size_t nq, size_t k, const struct pm_rq *rq)
+{
+    if (!rep->heat || !rep->heat_by_rank || k >= rep->heat_cols)
+        return;
+    for (size_t r = 0; r < rep->d->R; r++) {
+        const struct pm_rq *q0 = rq + r * (nq + 1);
+
+        rep->heat[r * rep->heat_cols + k] = q0[PM_Q_WALL].total;
+        rep->heat_in[r * rep->heat_cols + k] = q0[PM_Q_VISITS].total > 0;
+    }
+}
+
 static void pm_ranks_done(struct pm_engine *g, struct pm_part *all, size_t end)
 {
     const struct pm_file *d = g->d;
     size_t n = d->R * (g->nq + 1);
 
-    while (g->next_done < g->rep->nranks && g->last[g->next_done] < end) {
+    while (g->next_done < g->rep->xr.nranks && g->last[g->next_done] < end) {
         size_t k = g->next_done++, slot = k % g->W;
 
-        pm_report_rank_done(g->rep, k, &all->rq[slot * n], &all->omp[slot * d->R * 2],
+        pm_report_rank_done(&g->rep->xr, d, k, &all->rq[slot * n], &all->omp[slot * d->R * 2],
                             all->mpi_ns[slot], all->mpi_est[slot] != 0);
+        pm_heat_rank(g->rep, g->nq, k, &all->rq[slot * n]);
         memset(&all->rq[slot * n], 0, n * sizeof *all->rq);
         memset(&all->omp[slot * d->R * 2], 0, d->R * 2 * sizeof *all->omp);
         all->mpi_ns[slot] = 0;
@@ -630,8 +645,8 @@ static int pm_finish(struct pm_engine *g, struct pm_part *all)
      * derived metrics are made of them */
     pm_measure_regions(&rep->ms, rep->d, rep->reg, pm_flag_of_kind(rep, PM_FK_TIMER_ONLY));
     pm_report_derived(rep);
-    pm_report_ranks_finish(rep);
-    pm_measure_ranks(rep->d, rep->reg, rep->xreg);
+    pm_report_ranks_finish(&rep->xr, rep->d);
+    pm_measure_ranks(rep->d, rep->reg, rep->xr.xreg);
     return 0;
 }
 
@@ -649,8 +664,8 @@ static int pm_html_alloc(struct pm_report *rep)
     const struct pm_file *d = rep->d;
     size_t R = d->R ? d->R : 1;
 
-    rep->heat_by_rank = rep->nranks > 1;
-    rep->heat_cols = rep->heat_by_rank ? rep->nranks : d->T;
+    rep->heat_by_rank = rep->xr.nranks > 1;
+    rep->heat_cols = rep->heat_by_rank ? rep->xr.nranks : d->T;
     if (rep->heat_cols > PM_HEAT_COLS)
         rep->heat_cols = PM_HEAT_COLS;
     rep->heat = calloc(R * (rep->heat_cols ? rep->heat_cols : 1), sizeof *rep->heat);
@@ -682,16 +697,16 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
     g.nq = PM_Q_EVENTS + d->E;
     g.B = rep->block_rows = pm_block_rows(d);
     g.nblocks = d->T ? (d->T - 1) / g.B + 1 : 0;
-    g.slot_of = malloc((rep->nranks ? rep->nranks : 1) * sizeof *g.slot_of);
-    g.last = malloc((rep->nranks ? rep->nranks : 1) * sizeof *g.last);
+    g.slot_of = malloc((rep->xr.nranks ? rep->xr.nranks : 1) * sizeof *g.slot_of);
+    g.last = malloc((rep->xr.nranks ? rep->xr.nranks : 1) * sizeof *g.last);
     g.tm = malloc((d->R ? d->R : 1) * sizeof *g.tm);
     if (!g.slot_of || !g.tm || !g.last)
         goto agree;
     for (size_t t = 0; t < d->T; t++) {
-        g.last[rep->thread_rank[t]] = t;
-        sorted &= t == 0 || rep->thread_rank[t] >= rep->thread_rank[t - 1];
+        g.last[rep->xr.thread_rank[t]] = t;
+        sorted &= t == 0 || rep->xr.thread_rank[t] >= rep->xr.thread_rank[t - 1];
     }
-    for (size_t k = 0; k < rep->nranks; k++)
+    for (size_t k = 0; k < rep->xr.nranks; k++)
         g.slot_of[k] = PM_NONE;
     for (size_t b = 0; b < g.nblocks; b++) {
         size_t n = pm_block_slots(&g, b, NULL);
@@ -703,7 +718,7 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
         goto agree;
     /* sorted: the ranks open at once are those of one block, consecutive
      * indices, so k % W never collides */
-    g.W = sorted ? (maxslots ? maxslots : 1) : (rep->nranks ? rep->nranks : 1);
+    g.W = sorted ? (maxslots ? maxslots : 1) : (rep->xr.nranks ? rep->xr.nranks : 1);
     if (me == 0) {
         if (pm_part_alloc(rep, g.W, &all) < 0)
             goto agree;

@@ -54,9 +54,9 @@ static void pm_csv_xstat(FILE *out, const struct pm_xstat *x)
 /* The across-ranks columns of region r and event e (none: e = E). */
 static void pm_csv_rank_part(FILE *out, const struct pm_report *rep, size_t r, size_t e)
 {
-    const struct pm_xregion *x = &rep->xreg[r];
+    const struct pm_xregion *x = &rep->xr.xreg[r];
 
-    if (!rep->multi_rank)
+    if (!rep->xr.multi_rank)
         return;
     fprintf(out, ",%zu", x->entered);
     pm_csv_num(out, 1, x->q[PM_Q_BYTES].total);
@@ -200,7 +200,7 @@ static void pm_csv_more_part(FILE *out, const struct pm_report *rep, size_t r, s
         fputs(",,,", out);
     }
     pm_csv_num(out, s->has_ipc, s->ipc);
-    pm_csv_num(out, rep->has_omp_wait, (double)s->omp_wait_ns);
+    pm_csv_num(out, rep->xr.has_omp_wait, (double)s->omp_wait_ns);
     pm_csv_num(out, s->has_omp_wait_share, s->omp_wait_share);
 }
 
@@ -243,7 +243,7 @@ void pm_render_csv(FILE *out, const struct pm_report *rep)
 
     /* the header's own line end: the rank columns go before it */
     fwrite(pm_csv_header, 1, sizeof pm_csv_header - 2, out);
-    if (rep->multi_rank)
+    if (rep->xr.multi_rank)
         fputs(pm_csv_rank_header, out);
     pm_csv_td_header(out, rep);
     fputs(pm_csv_more_header, out);

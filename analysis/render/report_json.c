@@ -169,7 +169,7 @@ static void pm_json_more(FILE *out, const struct pm_report *rep, const struct pm
     fputs("}},\"ipc\":", out);
     pm_json_num(out, s->has_ipc, s->ipc);
     fputs(",\"omp_wait_ns\":", out);
-    pm_json_num(out, rep->has_omp_wait, (double)s->omp_wait_ns);
+    pm_json_num(out, rep->xr.has_omp_wait, (double)s->omp_wait_ns);
     fputs(",\"omp_wait_share\":", out);
     pm_json_num(out, s->has_omp_wait_share, s->omp_wait_share);
 }
@@ -464,7 +464,7 @@ static void pm_json_xregion(FILE *out, const struct pm_report *rep, size_t i)
 {
     const struct pm_file *d = rep->d;
     size_t r = rep->order[i];
-    const struct pm_xregion *x = &rep->xreg[r];
+    const struct pm_xregion *x = &rep->xr.xreg[r];
 
     fprintf(out, "    {\"index\":%zu,\"row\":%zu,\"path\":", i, r);
     pm_json_str(out, d->regions[r].path);
@@ -480,10 +480,10 @@ static void pm_json_xregion(FILE *out, const struct pm_report *rep, size_t i)
         pm_json_xstat(out, &x->q[PM_Q_EVENTS + e], 1);
     }
     fputs("},\"exclusive_ns\":", out);
-    pm_json_xstat(out, &rep->xexcl[r], 0);
+    pm_json_xstat(out, &rep->xr.xexcl[r], 0);
     fputs(",\"omp_wait_share\":", out);
-    if (rep->has_omp_wait) {
-        const struct pm_xstat *o = &rep->xomp[r];
+    if (rep->xr.has_omp_wait) {
+        const struct pm_xstat *o = &rep->xr.xomp[r];
 
         putc('{', out);
         pm_json_spread(out, o);
@@ -505,7 +505,7 @@ static void pm_json_xregion(FILE *out, const struct pm_report *rep, size_t i)
 static void pm_json_mpif(FILE *out, const struct pm_report *rep, size_t f)
 {
     const struct pm_file *d = rep->d;
-    const struct pm_xregion *x = &rep->mpif[f];
+    const struct pm_xregion *x = &rep->xr.mpif[f];
     int first = 1;
 
     fputs("    {\"name\":", out);
@@ -528,11 +528,11 @@ static void pm_json_mpif(FILE *out, const struct pm_report *rep, size_t f)
 
 static void pm_json_share(FILE *out, const struct pm_report *rep)
 {
-    const struct pm_xstat *x = &rep->share_stat;
+    const struct pm_xstat *x = &rep->xr.share_stat;
 
     fputs("{\"ranks\":[", out);
-    for (size_t k = 0; k < rep->nranks; k++) {
-        const struct pm_mpishare *s = &rep->share[k];
+    for (size_t k = 0; k < rep->xr.nranks; k++) {
+        const struct pm_mpishare *s = &rep->xr.share[k];
 
         fprintf(out, "%s\n    {\"rank\":%d,\"mpi_ns\":%" PRIu64 ",\"total_ns\":%" PRIu64
                      ",\"share\":",
@@ -556,9 +556,9 @@ static void pm_json_ranks(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
 
-    if (!rep->multi_rank)
+    if (!rep->xr.multi_rank)
         return;
-    fprintf(out, ",\n  \"ranks\":%zu,\n  \"job_ranks\":", rep->nranks);
+    fprintf(out, ",\n  \"ranks\":%zu,\n  \"job_ranks\":", rep->xr.nranks);
     if (d->ranks > 0)
         fprintf(out, "%d", (int)d->ranks);
     else
@@ -566,7 +566,7 @@ static void pm_json_ranks(FILE *out, const struct pm_report *rep)
     fputs(",\n", out);
     pm_json_list(out, "regions_by_rank", rep, d->R, pm_json_xregion);
     fputs(",\n", out);
-    pm_json_list(out, "mpi_functions", rep, rep->nmpif, pm_json_mpif);
+    pm_json_list(out, "mpi_functions", rep, rep->xr.nmpif, pm_json_mpif);
     fputs(",\n  \"mpi_share\":", out);
     pm_json_share(out, rep);
 }

@@ -599,7 +599,7 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
     const struct pm_file *d = rep->d;
     char buf[40];
 
-    if (!rep->has_omp_wait)
+    if (!rep->xr.has_omp_wait)
         return;
     fputs("\nOpenMP wait (omp barrier/taskwait/taskgroup below the region) / region time\n", out);
     pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
@@ -608,7 +608,7 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
     for (size_t i = 0; i < rep->view.nrows; i++) {
         size_t r = rep->view.rows[i];
         const struct pm_regstat *s = &rep->reg[r];
-        const struct pm_xstat *x = rep->xomp ? &rep->xomp[r] : NULL;
+        const struct pm_xstat *x = rep->xr.xomp ? &rep->xr.xomp[r] : NULL;
 
         if (s->omp_wait_ns == 0)
             continue;
@@ -828,9 +828,9 @@ static void pm_fmt_pct(char *buf, size_t len, int has, double share)
 /* "4 ranks", or "1 rank of the job's 4" for a file of part of a job. */
 static void pm_rank_count(char *buf, size_t len, const struct pm_report *rep)
 {
-    int n = snprintf(buf, len, "%zu rank%s", rep->nranks, rep->nranks == 1 ? "" : "s");
+    int n = snprintf(buf, len, "%zu rank%s", rep->xr.nranks, rep->xr.nranks == 1 ? "" : "s");
 
-    if (n > 0 && (size_t)n < len && rep->d->ranks > 0 && (size_t)rep->d->ranks != rep->nranks)
+    if (n > 0 && (size_t)n < len && rep->d->ranks > 0 && (size_t)rep->d->ranks != rep->xr.nranks)
         snprintf(buf + n, len - (size_t)n, " of the job's %d", (int)rep->d->ranks);
 }
 
@@ -868,8 +868,8 @@ static void pm_text_mpi_functions(FILE *out, const struct pm_report *rep)
     pm_text_cell(out, "function", PM_FUNC_W, PM_LEFT);
     fprintf(out, " %7s %7s %7s %8s %8s %8s %8s %5s %8s\n", "calls", "bytes", "unknown", "time",
             "min", "mean", "max", "imbal", "max@rank");
-    for (size_t f = 0; f < rep->nmpif; f++) {
-        const struct pm_xregion *x = &rep->mpif[f];
+    for (size_t f = 0; f < rep->xr.nmpif; f++) {
+        const struct pm_xregion *x = &rep->xr.mpif[f];
 
         pm_text_cell(out, x->name[0] ? x->name : "\"\"", PM_FUNC_W, PM_LEFT);
         pm_fmt_count(a, sizeof a, x->q[PM_Q_VISITS].total);
@@ -908,12 +908,12 @@ static void pm_text_share_top(FILE *out, const struct pm_report *rep)
     size_t top[3], ntop = 0;
     char buf[32];
 
-    for (size_t k = 0; k < rep->nranks; k++) {
+    for (size_t k = 0; k < rep->xr.nranks; k++) {
         size_t i;
 
-        if (!rep->share[k].has_share)
+        if (!rep->xr.share[k].has_share)
             continue;
-        for (i = ntop; i > 0 && rep->share[top[i - 1]].share < rep->share[k].share; i--)
+        for (i = ntop; i > 0 && rep->xr.share[top[i - 1]].share < rep->xr.share[k].share; i--)
             if (i < 3)
                 top[i] = top[i - 1];
         if (i < 3) {
@@ -923,24 +923,24 @@ static void pm_text_share_top(FILE *out, const struct pm_report *rep)
     }
     fputs("highest:", out);
     for (size_t i = 0; i < ntop; i++) {
-        pm_fmt_pct(buf, sizeof buf, 1, rep->share[top[i]].share);
-        fprintf(out, "%s rank %d %s", i ? "," : "", (int)rep->share[top[i]].rank, buf);
+        pm_fmt_pct(buf, sizeof buf, 1, rep->xr.share[top[i]].share);
+        fprintf(out, "%s rank %d %s", i ? "," : "", (int)rep->xr.share[top[i]].rank, buf);
     }
     putc('\n', out);
 }
 
 static void pm_text_mpi_share(FILE *out, const struct pm_report *rep)
 {
-    const struct pm_xstat *x = &rep->share_stat;
+    const struct pm_xstat *x = &rep->xr.share_stat;
     char a[32], b[32], c[32];
 
     fputs("\nMPI time share per rank: time in MPI calls (the outermost ones, summed over the "
           "rank's\n", out);
     fputs("threads) / the rank's time (its longest thread)\n", out);
-    if (rep->nranks <= PM_SHARE_RANKS) {
+    if (rep->xr.nranks <= PM_SHARE_RANKS) {
         fprintf(out, "%8s %11s %11s %7s\n", "rank", "MPI", "rank time", "share");
-        for (size_t k = 0; k < rep->nranks; k++)
-            pm_text_share_line(out, &rep->share[k]);
+        for (size_t k = 0; k < rep->xr.nranks; k++)
+            pm_text_share_line(out, &rep->xr.share[k]);
     }
     if (x->nspread == 0) {
         fputs("no rank has a time\n", out);
@@ -951,11 +951,11 @@ static void pm_text_mpi_share(FILE *out, const struct pm_report *rep)
     pm_fmt_pct(c, sizeof c, 1, x->max);
     fprintf(out, "min %s (rank %d)   mean %s   max %s (rank %d)", a, (int)x->min_rank, b, c,
             (int)x->max_rank);
-    if (x->nspread < rep->nranks)
-        fprintf(out, "   n/a: %zu rank%s without time", rep->nranks - x->nspread,
-                rep->nranks - x->nspread == 1 ? "" : "s");
+    if (x->nspread < rep->xr.nranks)
+        fprintf(out, "   n/a: %zu rank%s without time", rep->xr.nranks - x->nspread,
+                rep->xr.nranks - x->nspread == 1 ? "" : "s");
     putc('\n', out);
-    if (rep->nranks > PM_SHARE_RANKS)
+    if (rep->xr.nranks > PM_SHARE_RANKS)
         pm_text_share_top(out, rep);
 }
 
@@ -975,7 +975,7 @@ static void pm_text_regions_ranks(FILE *out, const struct pm_report *rep)
             "max/rank", "imbal", "max@rank");
     for (size_t i = 0; i < d->R; i++) {
         size_t r = rep->order[i];
-        const struct pm_xregion *x = &rep->xreg[r];
+        const struct pm_xregion *x = &rep->xr.xreg[r];
 
         if (strcmp(d->regions[r].kind, "mpi") == 0)
             continue;
@@ -992,9 +992,9 @@ static void pm_text_regions_ranks(FILE *out, const struct pm_report *rep)
 /* Shown only for files of several ranks: a single-rank report is unchanged. */
 static void pm_text_ranks(FILE *out, const struct pm_report *rep)
 {
-    if (!rep->multi_rank)
+    if (!rep->xr.multi_rank)
         return;
-    if (rep->nmpif > 0) {
+    if (rep->xr.nmpif > 0) {
         pm_text_mpi_functions(out, rep);
         pm_text_mpi_share(out, rep);
     }
@@ -1352,7 +1352,7 @@ void pm_render_text_by(FILE *out, const struct pm_report *rep, struct pm_bycells
                 continue;
             pm_text_region_name(out, &d->regions[r]);
             if (by_rank)
-                fprintf(out, " %6d %6s", (int)rep->ranks[k], "");
+                fprintf(out, " %6d %6s", (int)rep->xr.ranks[k], "");
             else
                 fprintf(out, " %6d %6d", (int)d->tids[k].rank, (int)d->tids[k].thread);
             if (is_time)

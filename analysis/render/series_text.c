@@ -44,7 +44,7 @@ static void pm_st_table(FILE *out, const struct pm_report *rep, const struct pm_
         putc(' ', out);
         pm_text_cell(out, d->events[e].name, PM_ST_COL, PM_RIGHT);
     }
-    if (job && rep->nranks > 1 && s->E)
+    if (job && rep->xr.nranks > 1 && s->E)
         fprintf(out, " %8s", "max/mean");
     int td = pm_series_td_on(&rep->td, s);
     for (int n = 0; td && n <= PM_TD_N_SMT_CONTENTION; n++)
@@ -68,13 +68,13 @@ static void pm_st_table(FILE *out, const struct pm_report *rep, const struct pm_
             putc(' ', out);
             pm_text_cell(out, buf, PM_ST_COL, PM_RIGHT);
         }
-        if (job && rep->nranks > 1 && s->E) {
+        if (job && rep->xr.nranks > 1 && s->E) {
             double max = 0, sum = 0;
             for (size_t b = b0; b < b1; b++) {
                 max += s->max[b * s->E];
                 sum += s->total[b * s->E];
             }
-            double mean = sum / (double)rep->nranks;
+            double mean = sum / (double)rep->xr.nranks;
             if (mean > 0)
                 fprintf(out, " %8.2f", max / mean);
             else
@@ -112,7 +112,7 @@ void pm_render_text_series(FILE *out, const struct pm_report *rep)
     if (s->kept_ns != s->asked_ns)
         fputs(", the intervals merged where memory ran short", out);
     fputs("): each line is the interval ending at `time`", out);
-    if (rep->nranks > 1)
+    if (rep->xr.nranks > 1)
         fputs("; the job = the sum over ranks, max/mean = of the first event over the ranks", out);
     fputs("\n", out);
     if (s->E > PM_ST_EVENTS)
@@ -120,15 +120,15 @@ void pm_render_text_series(FILE *out, const struct pm_report *rep)
     if (pm_series_td_on(&rep->td, s))
         fputs("TopDown level 1 of each line's interval: the share of its slots (level 2 in the "
               "JSON report)\n", out);
-    if (rep->nranks > 1) {
+    if (rep->xr.nranks > 1) {
         fputs("\nthe job\n", out);
         pm_st_table(out, rep, s, s->total, s->nshown ? s->rank_region : NULL, 1);
     }
     for (size_t k = 0; k < s->nshown && k < PM_ST_RANKS; k++) {
-        if (rep->nranks > 1)
+        if (rep->xr.nranks > 1)
             fprintf(out, "\nrank %d (region: of its first thread)\n", (int)s->shown_rank[k]);
         pm_st_table(out, rep, s, s->rank_value + k * s->nbins * s->E,
-                    s->rank_region + k * s->nbins, rep->nranks <= 1);
+                    s->rank_region + k * s->nbins, rep->xr.nranks <= 1);
     }
     if (s->nshown > PM_ST_RANKS)
         fprintf(out, "(%zu more ranks in the JSON report)\n", s->nshown - PM_ST_RANKS);

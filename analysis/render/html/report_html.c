@@ -147,8 +147,8 @@ static void pm_html_head(FILE *out, const struct pm_report *rep)
     if (d->fallback[0])
         pm_html_dd(out, "fallback", d->fallback);
     fprintf(out, "<dt>shape</dt><dd>%zu region%s, %zu thread%s, %zu rank%s</dd>\n", d->R,
-            d->R == 1 ? "" : "s", d->T, d->T == 1 ? "" : "s", rep->nranks,
-            rep->nranks == 1 ? "" : "s");
+            d->R == 1 ? "" : "s", d->T, d->T == 1 ? "" : "s", rep->xr.nranks,
+            rep->xr.nranks == 1 ? "" : "s");
     pm_html_measuring(out, rep);
     fputs("</dl>\n</header>\n", out);
     if (d->partial)
@@ -534,7 +534,7 @@ static void pm_html_nav(FILE *out, const struct pm_report *rep)
         fputs("<a href=\"#topdown\">TopDown</a>", out);
     if (rep->d->R > 0)
         fputs("<a href=\"#heatmap\">time heat map</a>", out);
-    if (rep->nmpif > 0)
+    if (rep->xr.nmpif > 0)
         fputs("<a href=\"#mpi\">MPI</a>", out);
     if (rep->d->R > 0)
         fputs("<a href=\"#thread-bars\">threads per region</a>", out);

@@ -33,7 +33,7 @@ _Static_assert(PM_SVG_MAX_COLS <= PM_HEAT_COLS, "heat map columns need the sums 
  * or, with one rank, its threads. */
 static int pm_html_by_rank(const struct pm_report *rep)
 {
-    return rep->nranks > 1;
+    return rep->xr.nranks > 1;
 }
 
 static void pm_svg_open(FILE *out, const char *id, int w, int h, const char *label)
@@ -327,7 +327,7 @@ static void pm_svg_heat_color(char *buf, size_t len, double f)
 static void pm_svg_col_label(const struct pm_report *rep, size_t c, char *buf, size_t len)
 {
     if (pm_html_by_rank(rep))
-        snprintf(buf, len, "rank %d", (int)rep->ranks[c]);
+        snprintf(buf, len, "rank %d", (int)rep->xr.ranks[c]);
     else
         snprintf(buf, len, "thread %d", (int)rep->d->tids[c].thread);
 }
@@ -383,7 +383,7 @@ void pm_svg_heatmap(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
     int by_rank = pm_html_by_rank(rep);
-    size_t ncols = by_rank ? rep->nranks : d->T, n = 0;
+    size_t ncols = by_rank ? rep->xr.nranks : d->T, n = 0;
     size_t *rows;
     double *key, *v;
     unsigned char *in;
@@ -431,7 +431,7 @@ void pm_svg_heatmap(FILE *out, const struct pm_report *rep)
         pm_svg_heat_row(out, rep, rows[i], y, cw, v, in, ncols);
     /* column labels where there is room, else every k-th */
     for (size_t c = 0; c < ncols; c += (size_t)(cw >= 24 ? 1 : (24 + cw - 1) / cw)) {
-        snprintf(buf, sizeof buf, "%d", by_rank ? (int)rep->ranks[c] : (int)d->tids[c].thread);
+        snprintf(buf, sizeof buf, "%d", by_rank ? (int)rep->xr.ranks[c] : (int)d->tids[c].thread);
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
                 PM_SVG_LABEL_W + (int)c * cw + cw / 2, y + 12, buf);
     }
@@ -454,7 +454,7 @@ void pm_svg_heatmap(FILE *out, const struct pm_report *rep)
     fputs("</svg>\n", out);
     if (n < d->R)
         fprintf(out, "<p class=\"note\">The %zu regions of most time, of %zu.</p>\n", n, d->R);
-    if ((by_rank ? rep->nranks : d->T) > ncols)
+    if ((by_rank ? rep->xr.nranks : d->T) > ncols)
         fprintf(out, "<p class=\"note\">The first %zu columns only.</p>\n", ncols);
     fputs("</section>\n", out);
 done:
@@ -468,20 +468,20 @@ done:
 
 static void pm_svg_mpi_functions(FILE *out, const struct pm_report *rep)
 {
-    size_t n = rep->nmpif < PM_SVG_MAX_FUNCS ? rep->nmpif : PM_SVG_MAX_FUNCS;
+    size_t n = rep->xr.nmpif < PM_SVG_MAX_FUNCS ? rep->xr.nmpif : PM_SVG_MAX_FUNCS;
     double max = 0;
     int y = 28;
     char a[48], b[48], c[48], m[48], calls[48];
 
     for (size_t f = 0; f < n; f++)
-        if (rep->mpif[f].q[PM_Q_WALL].total > max)
-            max = rep->mpif[f].q[PM_Q_WALL].total;
+        if (rep->xr.mpif[f].q[PM_Q_WALL].total > max)
+            max = rep->xr.mpif[f].q[PM_Q_WALL].total;
     pm_svg_open(out, "mpi-functions-chart", PM_SVG_LABEL_W + PM_SVG_BAR_W + 120,
                 40 + (int)n * 20 + 40, "MPI time per function");
     fprintf(out, "<text class=\"ttl\" x=\"%d\" y=\"16\">MPI time per function (summed over "
             "ranks and call paths)</text>\n", PM_SVG_LABEL_W);
     for (size_t f = 0; f < n; f++, y += 20) {
-        const struct pm_xregion *x = &rep->mpif[f];
+        const struct pm_xregion *x = &rep->xr.mpif[f];
         const struct pm_xstat *q = &x->q[PM_Q_WALL];
         double w = max > 0 ? q->total / max * PM_SVG_BAR_W : 0;
 
@@ -504,27 +504,27 @@ static void pm_svg_mpi_functions(FILE *out, const struct pm_report *rep)
     }
     fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">time in the "
             "function (all ranks)</text>\n</svg>\n", PM_SVG_LABEL_W + PM_SVG_BAR_W / 2, y + 14);
-    if (rep->nmpif > n)
+    if (rep->xr.nmpif > n)
         fprintf(out, "<p class=\"note\">The %zu functions of most time, of %zu.</p>\n", n,
-                rep->nmpif);
+                rep->xr.nmpif);
 }
 
 static void pm_svg_mpi_share(FILE *out, const struct pm_report *rep)
 {
-    size_t n = rep->nranks < PM_SVG_MAX_RANKS ? rep->nranks : PM_SVG_MAX_RANKS;
+    size_t n = rep->xr.nranks < PM_SVG_MAX_RANKS ? rep->xr.nranks : PM_SVG_MAX_RANKS;
     double top = 1.0;
     int y = 28;
     char a[48], b[48], p[32];
 
     for (size_t k = 0; k < n; k++)
-        if (rep->share[k].has_share && rep->share[k].share > top)
-            top = rep->share[k].share;
+        if (rep->xr.share[k].has_share && rep->xr.share[k].share > top)
+            top = rep->xr.share[k].share;
     pm_svg_open(out, "mpi-ranks-chart", PM_SVG_LABEL_W + PM_SVG_BAR_W + 200,
                 40 + (int)n * 16 + 40, "MPI time share per rank");
     fprintf(out, "<text class=\"ttl\" x=\"%d\" y=\"16\">MPI time share per rank (time in MPI / "
             "the rank's time)</text>\n", PM_SVG_LABEL_W);
     for (size_t k = 0; k < n; k++, y += 16) {
-        const struct pm_mpishare *s = &rep->share[k];
+        const struct pm_mpishare *s = &rep->xr.share[k];
         double w = s->has_share ? s->share / top * PM_SVG_BAR_W : 0;
 
         pm_html_time(a, sizeof a, (double)s->mpi_ns);
@@ -547,8 +547,8 @@ static void pm_svg_mpi_share(FILE *out, const struct pm_report *rep)
             "text-anchor=\"middle\" font-size=\"11\">share of the rank's time in MPI</text>\n"
             "</svg>\n", PM_SVG_LABEL_W, y + 14, PM_SVG_LABEL_W + PM_SVG_BAR_W, y + 14, top * 100,
             PM_SVG_LABEL_W + PM_SVG_BAR_W / 2, y + 28);
-    if (rep->nranks > n)
-        fprintf(out, "<p class=\"note\">The first %zu ranks of %zu.</p>\n", n, rep->nranks);
+    if (rep->xr.nranks > n)
+        fprintf(out, "<p class=\"note\">The first %zu ranks of %zu.</p>\n", n, rep->xr.nranks);
 }
 
 static void pm_svg_x_cells(FILE *out, const struct pm_xstat *q)
@@ -587,8 +587,8 @@ static void pm_svg_mpi_table(FILE *out, const struct pm_report *rep)
           "<tr><th>function</th><th>ranks</th><th>calls</th><th>bytes</th><th>bytes unknown"
           "</th><th>time</th><th>min/rank</th><th>mean/rank</th><th>max/rank</th><th>max/mean"
           "</th><th>max@rank</th></tr>\n", out);
-    for (size_t f = 0; f < rep->nmpif; f++) {
-        const struct pm_xregion *x = &rep->mpif[f];
+    for (size_t f = 0; f < rep->xr.nmpif; f++) {
+        const struct pm_xregion *x = &rep->xr.mpif[f];
 
         fprintf(out, "<tr data-f=\"%zu\"><td class=\"name\">", f);
         pm_html_esc(out, x->name, PM_HTML_MAX_CHARS, 1);
@@ -618,7 +618,7 @@ static void pm_svg_mpi_table(FILE *out, const struct pm_report *rep)
 
 void pm_svg_mpi(FILE *out, const struct pm_report *rep)
 {
-    if (rep->nmpif == 0)
+    if (rep->xr.nmpif == 0)
         return;
     fputs("<section id=\"mpi\">\n<h2>MPI</h2>\n<p class=\"note\">Each MPI function summed over "
           "every call path and rank (a rank's value is the sum over its threads); the share "

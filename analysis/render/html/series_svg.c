@@ -51,7 +51,7 @@ static void pm_sv_chart(FILE *out, const struct pm_report *rep, size_t e, const 
     const struct pm_series_view *s = rep->series;
     const struct pm_file *d = rep->d;
     double secs = (double)s->bin_ns / 1e9, max = 0;
-    int lines = s->nshown <= PM_SV_LINES && rep->nranks <= PM_SV_LINES;
+    int lines = s->nshown <= PM_SV_LINES && rep->xr.nranks <= PM_SV_LINES;
     for (size_t b = 0; b < s->nbins; b++) {
         double v = lines ? 0 : s->max[b * s->E + e];
         for (size_t k = 0; lines && k < s->nshown; k++)
@@ -113,7 +113,7 @@ static void pm_sv_chart(FILE *out, const struct pm_report *rep, size_t e, const 
               "stroke=\"#0d47a1\" stroke-width=\"1.5\" points=\"", out);
         for (size_t b = 0; b < s->nbins; b++)
             fprintf(out, "%.1f,%.1f ", pm_sv_x(s, (double)b + 0.5),
-                    pm_sv_y(s->total[b * s->E + e] / (double)rep->nranks / secs, max));
+                    pm_sv_y(s->total[b * s->E + e] / (double)rep->xr.nranks / secs, max));
         fputs("\"><title>mean over the ranks</title></polyline>\n", out);
     }
     /* multiplexed bins: a mark under the axis */
