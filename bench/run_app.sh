@@ -35,7 +35,7 @@ set -u
 usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers'] [--settle S]" >&2; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage
 case $1 in -h|--help) usage 0 ;; esac
-build=$(cd "$1" 2>/dev/null && pwd) || { echo "$0: $1: not a build directory" >&2; usage; }
+build=$(CDPATH= cd -- "$1" 2>/dev/null && pwd) || { echo "$0: $1: not a build directory" >&2; usage; }
 shift
 [ -x "$build/bin/perfmark" ] || { echo "$0: $build/bin/perfmark not found: build perfmark first" >&2; exit 1; }
 rounds=5
@@ -46,6 +46,7 @@ while [ $# -gt 0 ]; do
     --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
     --apps)   [ $# -ge 2 ] || usage; apps=$2; shift 2 ;;
     --settle) [ $# -ge 2 ] || usage; settle=$2; shift 2 ;;
+    -h|--help) usage 0 ;;
     *) usage ;;
   esac
 done

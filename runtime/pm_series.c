@@ -107,8 +107,6 @@ static void pm_decimate(void)
     pm_ser.interval_ns *= 2;
 }
 
-/* Append (or merge into the last row of the same interval) a row to track k:
- * the deltas from k->last to `now`. */
 /* Stores the row in the track: merged into the last row where that has the
  * same tick (after decimating, if the memory budget is spent), else appended.
  * -1 where no memory was found for it. */
@@ -137,6 +135,8 @@ static int pm_store_row(struct pm_series_track *k, struct pm_series_row *row, si
     return 0;
 }
 
+/* Append (or merge into the last row of the same interval) a row to track k:
+ * the deltas from k->last to `now`. */
 static void pm_append(struct pm_series_track *k, const uint64_t *now, uint64_t gen, int32_t node,
                       uint64_t time_ns)
 {

@@ -47,10 +47,13 @@ int pm_cli_find_library(const char *name, char *out, size_t len)
     return pm_cli_find(name, dirs, sizeof dirs / sizeof *dirs, R_OK, out, len);
 }
 
-/* Programs perfmark execs: beside it (the build tree's bin/), or in
- * ../libexec/perfmark installed. */
+/* Programs perfmark execs: beside it (the build tree's bin/), or in the
+ * configured libexecdir/perfmark relative to the bindir once installed. */
 int pm_cli_find_program(const char *name, char *out, size_t len)
 {
-    static const char *const dirs[] = {".", "../libexec/perfmark"};
+#ifndef PERFMARK_REL_LIBEXECDIR
+#define PERFMARK_REL_LIBEXECDIR "../libexec/perfmark"
+#endif
+    static const char *const dirs[] = {".", PERFMARK_REL_LIBEXECDIR, "../libexec/perfmark"};
     return pm_cli_find(name, dirs, sizeof dirs / sizeof *dirs, X_OK, out, len);
 }

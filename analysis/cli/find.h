@@ -16,8 +16,8 @@ int pm_cli_find(const char *name, const char *const *dirs, size_t ndirs, int mod
 int pm_cli_find_library(const char *name, char *out, size_t len);
 
 /* NAME, a program of perfmark's (perfmark-attach, perfmark-hooks): beside
- * this program, or in ../libexec/perfmark; its real path in `out`, 0; -1
- * when not found. */
+ * this program, or in the install's libexecdir/perfmark; its real path in
+ * `out`, 0; -1 when not found. */
 int pm_cli_find_program(const char *name, char *out, size_t len);
 
 #endif /* PM_CLI_FIND_H */

@@ -26,8 +26,7 @@
 #define SYS_close_range 436
 #endif
 
-/* The dummy event: counts nothing, disabled, on the holder itself. */
-static int pm_hooks_open(void)
+int pm_hooks_open(void)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -37,14 +36,22 @@ static int pm_hooks_open(void)
     a.disabled = 1;
     a.exclude_kernel = 1; /* what perf_event_paranoid 2 allows without privileges */
     a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
-void pm_hooks_close_all_but(int keep)
+void pm_hooks_close_all_but(int a, int b)
 {
-    if (keep < 0 ? syscall(SYS_close_range, 0, ~0U, 0) == 0
-                 : (keep == 0 || syscall(SYS_close_range, 0, keep - 1, 0) == 0) &&
-                       syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
+    int keep[2] = {a < b ? a : b, a < b ? b : a}; /* ascending; -1 keeps nothing */
+    unsigned from = 0;
+    int ok = 1;
+    for (int i = 0; i < 2 && ok; i++) {
+        if (keep[i] < 0 || (i == 1 && keep[1] == keep[0]))
+            continue;
+        if ((unsigned)keep[i] > from)
+            ok = syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0) == 0;
+        from = (unsigned)keep[i] + 1;
+    }
+    if (ok && syscall(SYS_close_range, from, ~0U, 0) == 0)
         return;
     /* Before Linux 5.9: the open files, as /proc lists them, until none is left. */
     for (int round = 0; round < 64; round++) {
@@ -54,7 +61,7 @@ void pm_hooks_close_all_but(int keep)
             return;
         for (struct dirent *e; (e = readdir(d)) != NULL && n < 256;) {
             int fd = atoi(e->d_name);
-            if (e->d_name[0] != '.' && fd != dirfd(d) && fd != keep)
+            if (e->d_name[0] != '.' && fd != dirfd(d) && fd != a && fd != b)
                 fds[n++] = fd;
         }
         closedir(d);
@@ -100,14 +107,12 @@ static void pm_hooks_wait(pid_t job, int pidfd, unsigned long long job_start)
         sleep(1);
 }
 
-void pm_hooks_hold(pid_t job, int pidfd, unsigned long long job_start)
+void pm_hooks_hold(pid_t job, int pidfd, unsigned long long job_start, int event)
 {
-    pm_hooks_close_all_but(pidfd);
-    if (chdir("/") != 0)
+    pm_hooks_close_all_but(pidfd, event);
+    if (event < 0 || chdir("/") != 0)
         _exit(0);
     prctl(PR_SET_NAME, "perfmark-hooks", 0, 0, 0);
-    if (pm_hooks_open() < 0)
-        _exit(0); /* paranoid 3, seccomp, no perf_event at all: nothing to hold */
     pm_hooks_wait(job, pidfd, job_start);
     _exit(0);
 }

@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -69,25 +70,35 @@ static int pm_hooks_unsafe(void)
     return a <= 0 || a != b || memcmp(ns, children, (size_t)a) != 0;
 }
 
-/* The holder runs `perfmark-hooks` (beside this program in the build tree,
- * in ../libexec/perfmark installed) with an empty environment (no preload),
- * so that it does not keep this program's own file busy for the job
- * (hooks_hold.c); where that program is missing, it holds here. */
+/* The holder opens its event at once (the kernel's wait for the hooks then
+ * starts while the job is still starting), then runs `perfmark-hooks`
+ * (beside this program in the build tree, in the libexec directory
+ * installed) holding it, with no environment but the loader's search path
+ * (nothing preloaded), so that it does not keep this program's own file busy
+ * for the job (hooks_hold.c); where that program is missing, it holds here. */
 static void pm_hooks_become_holder(pid_t job, int pidfd, unsigned long long start)
 {
+    int event = pm_hooks_open();
+    if (event < 0)
+        _exit(0); /* paranoid 3, seccomp, no perf_event at all: nothing to hold */
     char path[PATH_MAX];
     if (pm_cli_find_program("perfmark-hooks", path, sizeof path) == 0 &&
         (pidfd < 0 || fcntl(pidfd, F_SETFD, 0) == 0)) {
-        char a_job[32], a_fd[32], a_start[32];
+        char a_job[32], a_fd[32], a_start[32], a_event[32];
         snprintf(a_job, sizeof a_job, "%ld", (long)job);
         snprintf(a_fd, sizeof a_fd, "%d", pidfd);
         snprintf(a_start, sizeof a_start, "%llu", start);
-        char *argv[] = {path, a_job, a_fd, a_start, NULL};
-        char *envp[] = {NULL};
-        pm_hooks_close_all_but(pidfd);
+        snprintf(a_event, sizeof a_event, "%d", event);
+        char *argv[] = {path, a_job, a_fd, a_start, a_event, NULL};
+        const char *lib = getenv("LD_LIBRARY_PATH");
+        char *ld = NULL;
+        if (lib && asprintf(&ld, "LD_LIBRARY_PATH=%s", lib) < 0)
+            ld = NULL;
+        char *envp[] = {ld, NULL};
+        pm_hooks_close_all_but(pidfd, event);
         execve(path, argv, envp);
     }
-    pm_hooks_hold(job, pidfd, start);
+    pm_hooks_hold(job, pidfd, start, event);
 }
 
 void pm_run_hold_perf_hooks(void)

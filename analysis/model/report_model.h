@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* What a rank row's "difference" (process - threads sum) means. */
 extern const char pm_unseen_label[];
 
 #define PM_FLAG_WHERE 3 /* cells named per flag in the flags summary */

@@ -13,7 +13,6 @@
 
 #define PM_MAX_FLAGS 32 /* flags are uint32: one name per bit at most */
 
-/* What a rank row's "difference" (process - threads sum) means. */
 struct pm_regstat {
     uint64_t visits;
     size_t nvisited;

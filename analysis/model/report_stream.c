@@ -529,12 +529,6 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
     }
 }
 
-/* Fold every rank whose threads are all in (rows below `end`) into the
- * statistics across ranks, in ascending rank order, and free its slot. With
- * threads in rank order (as perfmark writes them) a rank is done as soon as
- * the block holding its last thread is joined; otherwise W = every rank and
- * all are done after the last block. Either way the ranks are folded in the
- * same order, so the numbers do not depend on it. */
 /* The HTML heat map by rank: rank k's time in each region (rq as for
  * pm_report_rank_done). */
 static void pm_heat_rank(struct pm_report *rep, size_t nq, size_t k, const struct pm_rq *rq)
@@ -549,6 +543,12 @@ static void pm_heat_rank(struct pm_report *rep, size_t nq, size_t k, const struc
     }
 }
 
+/* Fold every rank whose threads are all in (rows below `end`) into the
+ * statistics across ranks, in ascending rank order, and free its slot. With
+ * threads in rank order (as perfmark writes them) a rank is done as soon as
+ * the block holding its last thread is joined; otherwise W = every rank and
+ * all are done after the last block. Either way the ranks are folded in the
+ * same order, so the numbers do not depend on it. */
 static void pm_ranks_done(struct pm_engine *g, struct pm_part *all, size_t end)
 {
     const struct pm_file *d = g->d;

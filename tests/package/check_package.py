@@ -74,6 +74,34 @@ def case_fortran_module():
 
 # ---- against a staged install ----------------------------------------------------
 
+# Run under `perfmark run`: prints the executable of the holder that watches this
+# process through a pidfd (once it holds its perf event), or "none".
+HOLDER_EXE = r"""
+import os, time
+me = os.getpid()
+def holder():
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == me:
+            continue
+        try:
+            fds = {f: os.readlink("/proc/%s/fd/%s" % (d, f)) for f in os.listdir("/proc/%s/fd" % d)}
+            if "anon_inode:[perf_event]" not in fds.values():
+                continue
+            for f, link in fds.items():
+                if link == "anon_inode:[pidfd]" and \
+                        "Pid:\t%d\n" % me in open("/proc/%s/fdinfo/%s" % (d, f)).read():
+                    return os.readlink("/proc/%s/exe" % d)
+        except OSError:
+            continue
+    return None
+end = time.time() + 5
+h = holder()
+while h is None and time.time() < end:
+    time.sleep(0.02)
+    h = holder()
+print(h or "none")
+"""
+
 def case_install_layout():
     with tempfile.TemporaryDirectory() as tmp:
         prefix = stage(tmp)
@@ -86,7 +114,8 @@ def case_install_layout():
                 rel + "/cmake/perfmark/perfmarkConfig.cmake",
                 rel + "/cmake/perfmark/perfmarkConfigVersion.cmake",
                 rel + "/pkgconfig/perfmark.pc", rel + "/pkgconfig/perfmark-papi.pc",
-                "libexec/perfmark/mpi_omp_demo", "share/doc/perfmark/README.md",
+                "libexec/perfmark/mpi_omp_demo", "libexec/perfmark/perfmark-attach",
+                "libexec/perfmark/perfmark-hooks", "share/doc/perfmark/README.md",
                 "share/doc/perfmark/guide.md", "share/doc/perfmark/hdf5-schema.md"]
         if fortran_built():
             want += ["include/perfmark/fortran/perfmark.mod", rel + "/libperfmark_fortran.so",
@@ -121,6 +150,18 @@ def case_install_layout():
         check(loaded and all(os.path.realpath(moved) in l or moved in l for l in loaded),
               "moved install's perfmark report loaded %r" % loaded)
         check('"regions"' in p.stdout, "moved install's perfmark report printed %r" % p.stdout[:200])
+        # ... and `run`'s holder of the perf hooks is the moved install's perfmark-hooks
+        # (not a fork of bin/perfmark, which would stay busy for the whole job).
+        p = run([os.path.join(moved, "bin", "perfmark"), "run", "-q", "-e", "sw", "-o",
+                 os.path.join(tmp, "hooks.h5"), "--", sys.executable, "-c", HOLDER_EXE], cwd=tmp)
+        exe = p.stdout.strip()
+        if exe == "none":
+            print("holder not checked: no holder (perf events cannot be opened here, or no pidfd)")
+        else:
+            check(exe == os.path.join(os.path.realpath(moved), "libexec", "perfmark",
+                                      "perfmark-hooks"),
+                  "the moved install's holder runs %r" % exe)
+            print("holder of the perf hooks:", exe)
         print("installed:", len(want), "files checked; CLI preloads", got)
 
 
