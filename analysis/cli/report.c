@@ -10,9 +10,15 @@
 #include "model/report_stream.h"
 #include "model/report_spool.h"
 #include "render/html/report_html.h"
+#include "render/node_json.h"
+#include "render/node_text.h"
+#include "render/profile_json.h"
+#include "render/profile_text.h"
 #include "render/report_csv.h"
 #include "render/report_json.h"
 #include "render/report_text.h"
+#include "render/series_json.h"
+#include "render/series_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,14 +107,22 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
         else
             pm_render_text_by(out, &rep, &bycells);
         pm_report_by_free(&bycells);
-    } else if (fmt == PM_FMT_TEXT) {
+    } else if (fmt == PM_FMT_TEXT) { /* the page: report_text.h */
         pm_render_text(out, &rep);
+        pm_render_text_profile(out, &rep);
+        pm_render_text_series(out, &rep);
+        pm_render_text_node(out, &rep);
+        pm_render_text_end(out, &rep);
     } else if (fmt == PM_FMT_CSV) {
         pm_render_csv(out, &rep);
     } else if (fmt == PM_FMT_HTML) {
         pm_render_html(out, &rep);
-    } else {
+    } else { /* the object: report_json.h */
         pm_render_json(out, &rep);
+        pm_render_json_profile(out, &rep);
+        pm_render_json_series(out, &rep);
+        pm_render_json_node(out, &rep);
+        pm_render_json_end(out);
     }
     pm_report_free(&rep);
     pm_file_free(&d);

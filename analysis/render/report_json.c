@@ -3,9 +3,6 @@
  * tests/report/README.md; bump json_format when it changes).
  */
 #include "render/report_json.h"
-#include "render/profile_json.h"
-#include "render/series_json.h"
-#include "render/node_json.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -697,8 +694,6 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     pm_json_topdown(out, rep);
     pm_json_where(out, rep);
     pm_json_run_reads(out, rep);
-    pm_render_json_profile(out, rep);
-    pm_render_json_series(out, rep);
-    pm_render_json_node(out, rep);
-    fputs("\n}\n", out);
 }
+
+void pm_render_json_end(FILE *out) { fputs("\n}\n", out); }

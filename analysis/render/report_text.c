@@ -3,9 +3,6 @@
  * human units, and user data cut, wrapped and cleaned of control characters.
  */
 #include "render/report_text.h"
-#include "render/profile_text.h"
-#include "render/series_text.h"
-#include "render/node_text.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
@@ -1303,9 +1300,10 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
         pm_text_event(out, rep, e);
     pm_text_topdown(out, rep);
     pm_text_derived(out, rep);
-    pm_render_text_profile(out, rep);
-    pm_render_text_series(out, rep);
-    pm_render_text_node(out, rep);
+}
+
+void pm_render_text_end(FILE *out, const struct pm_report *rep)
+{
     pm_text_ranks(out, rep);
     pm_text_threads(out, rep);
     if (rep->d->E)
