@@ -829,38 +829,16 @@ def case_cli_no_cwd_search():
 
 
 # The job's side of case_cli_perf_hooks: find the holder `perfmark run`
-# started for this process (its pidfd names us), wait until it holds its
-# perf event, and report what it holds, whether we have a child we did not
-# start, whether SIGCHLD is pending for us, and whether we can fork.
+# started for this process (tests/hooks_holder.py), and report what it
+# holds, whether we have a child we did not start, whether SIGCHLD is
+# pending for us, and whether we can fork.
 HOOKS_JOB = r"""
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys
+sys.path.insert(0, @TESTS@)
+from hooks_holder import holder
 me = os.getpid()
-
-def holder():
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == me:
-            continue
-        try:
-            fds = {f: os.readlink("/proc/%s/fd/%s" % (d, f)) for f in os.listdir("/proc/%s/fd" % d)}
-            for f, link in fds.items():
-                if link == "anon_inode:[pidfd]" and \
-                        "Pid:\t%d\n" % me in open("/proc/%s/fdinfo/%s" % (d, f)).read():
-                    comm = open("/proc/%s/comm" % d).read().strip()
-                    ppid = int(open("/proc/%s/stat" % d).read().rsplit(")", 1)[1].split()[1])
-                    exe = os.readlink("/proc/%s/exe" % d)
-                    env = open("/proc/%s/environ" % d, "rb").read().decode(errors="replace")
-                    return {"pid": int(d), "fds": sorted(fds.values()), "comm": comm, "ppid": ppid,
-                            "exe": exe, "environ": [v.split("=")[0] for v in env.split("\0") if v]}
-        except OSError:
-            continue
-    return None
-
 pending = [l.split()[1] for l in open("/proc/self/status") if l.startswith("ShdPnd:")][0]
 h = holder()
-end = time.time() + 20
-while h and "anon_inode:[perf_event]" not in h["fds"] and time.time() < end:
-    time.sleep(0.01)
-    h = holder() or h
 try:
     os.waitpid(-1, os.WNOHANG)  # not waiting: a holder that is our child would never end
     waited = "a child"
@@ -890,7 +868,7 @@ os.execv(sys.argv[1], sys.argv[1:])
 def hooks_job(tmp, events, wrap=(), env=None):
     script = os.path.join(tmp, "job.py")
     with open(script, "w") as f:
-        f.write(HOOKS_JOB)
+        f.write(HOOKS_JOB.replace("@TESTS@", repr(os.path.dirname(os.path.abspath(__file__)))))
     cmd = list(wrap) + [PERFMARK, "run", "-q", "-e", events, "-o", os.path.join(tmp, "o.h5"),
                         "--", sys.executable, script]
     e = {"TMPDIR": tmp}

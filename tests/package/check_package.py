@@ -7,6 +7,7 @@ construction (see progs/).
 usage: /usr/bin/python3 check_package.py BUILD_DIR CASE
 """
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -74,33 +75,10 @@ def case_fortran_module():
 
 # ---- against a staged install ----------------------------------------------------
 
-# Run under `perfmark run`: prints the executable of the holder that watches this
-# process through a pidfd (once it holds its perf event), or "none".
-HOLDER_EXE = r"""
-import os, time
-me = os.getpid()
-def holder():
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == me:
-            continue
-        try:
-            fds = {f: os.readlink("/proc/%s/fd/%s" % (d, f)) for f in os.listdir("/proc/%s/fd" % d)}
-            if "anon_inode:[perf_event]" not in fds.values():
-                continue
-            for f, link in fds.items():
-                if link == "anon_inode:[pidfd]" and \
-                        "Pid:\t%d\n" % me in open("/proc/%s/fdinfo/%s" % (d, f)).read():
-                    return os.readlink("/proc/%s/exe" % d)
-        except OSError:
-            continue
-    return None
-end = time.time() + 5
-h = holder()
-while h is None and time.time() < end:
-    time.sleep(0.02)
-    h = holder()
-print(h or "none")
-"""
+# Run under `perfmark run`: prints the holder of the job's perf hooks as JSON.
+HOOKS_HOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "hooks_holder.py")
+
 
 def case_install_layout():
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,8 +131,9 @@ def case_install_layout():
         # ... and `run`'s holder of the perf hooks is the moved install's perfmark-hooks
         # (not a fork of bin/perfmark, which would stay busy for the whole job).
         p = run([os.path.join(moved, "bin", "perfmark"), "run", "-q", "-e", "sw", "-o",
-                 os.path.join(tmp, "hooks.h5"), "--", sys.executable, "-c", HOLDER_EXE], cwd=tmp)
-        exe = p.stdout.strip()
+                 os.path.join(tmp, "hooks.h5"), "--", sys.executable, HOOKS_HOLDER], cwd=tmp)
+        h = json.loads(p.stdout)
+        exe = h["exe"] if h and "anon_inode:[perf_event]" in h["fds"] else "none"
         if exe == "none":
             print("holder not checked: no holder (perf events cannot be opened here, or no pidfd)")
         else:
