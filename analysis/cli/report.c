@@ -11,14 +11,14 @@
 #include "model/report_spool.h"
 #include "render/html/report_html.h"
 #include "render/node_json.h"
-#include "render/node_text.h"
+#include "render/text/node_text.h"
 #include "render/profile_json.h"
-#include "render/profile_text.h"
+#include "render/text/profile_text.h"
 #include "render/report_csv.h"
 #include "render/report_json.h"
-#include "render/report_text.h"
+#include "render/text/report_text.h"
 #include "render/series_json.h"
-#include "render/series_text.h"
+#include "render/text/series_text.h"
 
 #include <errno.h>
 #include <fcntl.h>

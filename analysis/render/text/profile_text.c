@@ -5,7 +5,7 @@
  * functions and source lines, share, estimated count and the spread across
  * ranks. Every estimate carries "~" and its ± (2/√n).
  */
-#include "render/profile_text.h"
+#include "render/text/profile_text.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  * in, and where TopDown was measured its level-1 breakdown per line. At most
  * PM_ST_ROWS lines per table: longer runs show merged intervals.
  */
-#include "render/series_text.h"
+#include "render/text/series_text.h"
 #include "render/common/render_common.h"
 #include "model/series_topdown.h"
 

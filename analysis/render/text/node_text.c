@@ -3,7 +3,7 @@
  * watched CPU, the share of the time in the job's processes, in others and
  * idle; the node's sums; the other processes that took most time there.
  */
-#include "render/node_text.h"
+#include "render/text/node_text.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>

@@ -1,9 +1,15 @@
 /*
- * report_text.c — the terminal report: tables fitting PM_TEXT_WIDTH columns,
- * human units, and user data cut, wrapped and cleaned of control characters.
+ * report_text.c — the terminal report's own page: its header, the region,
+ * time and event tables, threads, the notes, and the `--by` table. The
+ * sections on ranks and TopDown are text_ranks.c and text_topdown.c; all of
+ * them fit PM_TEXT_WIDTH columns through text_fmt.c, and user data is cut,
+ * wrapped and cleaned of control characters.
  */
-#include "render/report_text.h"
+#include "render/text/report_text.h"
 #include "render/common/render_common.h"
+#include "render/text/text_fmt.h"
+#include "render/text/text_ranks.h"
+#include "render/text/text_topdown.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -12,106 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PM_TEXT_WIDTH 100
 #define PM_TEXT_MESSAGES 20
 
-/* Bytes of the next line of at most `width` columns, broken at the last
- * space when there is one. */
-static size_t pm_wrap_len(const char *s, size_t n, size_t width)
-{
-    size_t i = 0, c = 0, brk = 0;
-    uint32_t cp;
-
-    while (i < n && c < width) {
-        if (s[i] == ' ')
-            brk = i;
-        i += pm_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-        c++;
-    }
-    if (i >= n || s[i] == ' ')
-        return i;
-    return brk > 0 ? brk : i;
-}
-
-/* Print s from column `indent` (the cursor is already there), wrapped at
- * PM_TEXT_WIDTH with continuation lines indented to the same column. */
-static void pm_text_wrap(FILE *out, const char *s, size_t indent)
-{
-    size_t width = indent + 10 < PM_TEXT_WIDTH ? PM_TEXT_WIDTH - indent : 10;
-    size_t n = strlen(s);
-    int first = 1;
-
-    while (first || n > 0) {
-        size_t take = pm_wrap_len(s, n, width), shown = take;
-
-        while (shown > 0 && s[shown - 1] == ' ')
-            shown--;
-        if (!first)
-            pm_spaces(out, indent);
-        pm_term_put(out, s, shown, width);
-        putc('\n', out);
-        s += take;
-        n -= take;
-        while (n > 0 && *s == ' ')
-            s++, n--;
-        first = 0;
-    }
-}
-
-static void pm_text_label(FILE *out, const char *label, const char *value)
-{
-    fprintf(out, "%-10s", label);
-    pm_text_wrap(out, value, 10);
-}
-
 /* ------------------------------------------------------- human units */
-
-static void pm_fmt_count(char *buf, size_t len, double v) { pm_unit_count(buf, len, v, ""); }
-
-/* Software clock events (task-clock, cpu-clock) count nanoseconds. */
-static int pm_event_is_time(const struct pm_file_event *ev)
-{
-    return ev->type == 1 /* PERF_TYPE_SOFTWARE */ &&
-           (ev->config == 0 /* CPU_CLOCK */ || ev->config == 1 /* TASK_CLOCK */);
-}
-
-/* A time: "n/a" without one, else the value with the markers ~ (an
- * estimate: sampled visits) and ! (some visiting threads have no time). */
-static void pm_fmt_time_m(char *buf, size_t len, int has, double ns, int est, int bad)
-{
-    size_t n;
-
-    if (!has) {
-        snprintf(buf, len, "n/a");
-        return;
-    }
-    pm_unit_time(buf, len, ns);
-    n = strlen(buf);
-    snprintf(buf + n, len - n, "%s%s", est ? "~" : "", bad ? "!" : "");
-}
 
 /* A region's inclusive time (total, or one of its per-thread statistics). */
 static void pm_fmt_rtime(char *buf, size_t len, const struct pm_regstat *s, int has, double ns)
 {
     pm_fmt_time_m(buf, len, has && s->has_wall, ns, s->time_est > 0, s->time_na > 0);
-}
-
-/* A count cell: "n/a" without an estimate, else the value with the
- * markers ~ (estimate) and ! (incomplete); clock events as durations. */
-static void pm_fmt_value(char *buf, size_t len, int has, double v, const struct pm_evstat *s,
-                         int is_time)
-{
-    char num[32];
-
-    if (!has) {
-        snprintf(buf, len, "n/a");
-        return;
-    }
-    if (is_time)
-        pm_unit_time(num, sizeof num, v);
-    else
-        pm_fmt_count(num, sizeof num, v);
-    snprintf(buf, len, "%s%s%s", num, s->estimate ? "~" : "", s->untrusted ? "!" : "");
 }
 
 static void pm_fmt_share(char *buf, size_t len, const struct pm_evstat *s)
@@ -291,8 +205,6 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
 
 /* ------------------------------------------------------------ tables */
 
-static void pm_fmt_pct(char *buf, size_t len, int has, double share);
-
 /* What --region/--top chose, when they chose something. */
 static void pm_text_selection(FILE *out, const struct pm_report *rep)
 {
@@ -307,45 +219,7 @@ static void pm_text_selection(FILE *out, const struct pm_report *rep)
     pm_text_label(out, "selection", buf);
 }
 
-/* Region name columns: the region table's, and the narrower one of the
- * event tables (they add stddev and max/mean); --wide widens both to the
- * longest name shown (pm_text_widths). */
-static size_t pm_name_w = 36, pm_ev_name_w = 25;
-#define PM_NAME_W pm_name_w
-#define PM_EV_NAME_W pm_ev_name_w
-#define PM_FLAGS_COL (pm_name_w + 36) /* where the flags column starts in the region table */
-
-/* Without --wide the tables fit 100 columns and long names are cut in the
- * middle; with it the name columns take the longest name the view shows. */
-static void pm_text_widths(const struct pm_report *rep)
-{
-    size_t longest = 0;
-
-    pm_name_w = 36;
-    pm_ev_name_w = 25;
-    if (!rep->view.opts.wide)
-        return;
-    for (size_t i = 0; i < rep->view.nrows; i++) {
-        const struct pm_file_region *g = &rep->d->regions[rep->view.rows[i]];
-        size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
-        size_t cols = g->name[0] ? pm_term_cols(g->name, strlen(g->name)) : 2;
-
-        if (indent + cols > longest)
-            longest = indent + cols;
-    }
-    if (longest > pm_name_w)
-        pm_name_w = longest;
-    if (longest > pm_ev_name_w)
-        pm_ev_name_w = longest;
-}
-
-static void pm_text_region_name(FILE *out, const struct pm_file_region *g)
-{
-    size_t indent = (size_t)(g->depth < 8 ? g->depth : 8) * 2;
-
-    pm_spaces(out, indent);
-    pm_text_cell(out, g->name[0] ? g->name : "\"\"", PM_NAME_W - indent, PM_LEFT);
-}
+#define PM_FLAGS_COL (PM_NAME_W + 36) /* where the flags column starts in the region table */
 
 /* The region's flags as "NAME:n" (the CSV's list), THROTTLED with the
  * visit its counts stop at. */
@@ -412,7 +286,6 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
         }
     }
 }
-
 
 static void pm_text_region_name_w(FILE *out, const struct pm_file_region *g, size_t w)
 {
@@ -744,439 +617,6 @@ static void pm_text_thread_events(FILE *out, const struct pm_report *rep)
     pm_report_totals_done(&tot);
 }
 
-static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
-{
-    const struct pm_file *d = rep->d;
-    char p[48], s[48], diff[48];
-
-    if (d->N > 1)
-        fprintf(out, "rank row %zu (%zu thread%s of rank %zu)\n", n, rep->rank_threads[n],
-                rep->rank_threads[n] == 1 ? "" : "s", n);
-    pm_text_cell(out, "event", PM_NAME_W, PM_LEFT);
-    fprintf(out, " %13s %13s %13s\n", "process", "threads sum", "difference");
-    for (size_t e = 0; e < d->E; e++) {
-        const struct pm_rankstat *rs = &rep->rank[n * d->E + e];
-
-        int is_time = pm_event_is_time(&d->events[e]);
-        pm_fmt_value(p, sizeof p, rs->proc.has_total, rs->proc.total, &rs->proc, is_time);
-        pm_fmt_value(s, sizeof s, rs->sum.has_total, rs->sum.total, &rs->sum, is_time);
-        if (rs->proc.has_total && rs->sum.has_total) {
-            if (is_time)
-                pm_unit_time(diff, sizeof diff, rs->proc.total - rs->sum.total);
-            else
-                pm_fmt_count(diff, sizeof diff, rs->proc.total - rs->sum.total);
-            if (rs->proc.estimate || rs->sum.estimate)
-                strcat(diff, "~");
-        } else {
-            snprintf(diff, sizeof diff, "n/a");
-        }
-        pm_text_cell(out, d->events[e].name, PM_NAME_W, PM_LEFT);
-        putc(' ', out);
-        pm_text_cell(out, p, 13, PM_RIGHT);
-        putc(' ', out);
-        pm_text_cell(out, s, 13, PM_RIGHT);
-        putc(' ', out);
-        pm_text_cell(out, diff, 13, PM_RIGHT);
-        putc('\n', out);
-    }
-}
-
-static void pm_text_rank(FILE *out, const struct pm_report *rep)
-{
-    if (rep->d->N == 0)
-        return;
-    fputs("\nProcess totals (inherited counter set) vs. the sum of per-thread totals\n", out);
-    for (size_t n = 0; n < rep->d->N; n++)
-        pm_text_rank_row(out, rep, n);
-    fputs("difference = ", out);
-    pm_text_wrap(out, pm_unseen_label, 13);
-}
-
-/* ------------------------------------------------------ across ranks */
-
-#define PM_SHARE_RANKS 16 /* ranks listed one per line; more get a summary */
-#define PM_FUNC_W 25      /* fits MPI_Reduce_scatter_block */
-
-/* max/mean with at most 4 significant characters; "-" when mean is 0. */
-static void pm_fmt_ratio(char *buf, size_t len, const struct pm_xstat *x)
-{
-    if (x->has_imbalance)
-        snprintf(buf, len, "%.*f", pm_unit_prec(x->imbalance), x->imbalance);
-    else
-        snprintf(buf, len, "-");
-}
-
-static void pm_fmt_rank(char *buf, size_t len, int has, int32_t rank)
-{
-    if (has)
-        snprintf(buf, len, "%d", (int)rank);
-    else
-        snprintf(buf, len, "-");
-}
-
-static void pm_fmt_pct(char *buf, size_t len, int has, double share)
-{
-    if (has)
-        snprintf(buf, len, "%.1f%%", share * 100.0);
-    else
-        snprintf(buf, len, "n/a");
-}
-
-/* "4 ranks", or "1 rank of the job's 4" for a file of part of a job. */
-static void pm_rank_count(char *buf, size_t len, const struct pm_report *rep)
-{
-    int n = snprintf(buf, len, "%zu rank%s", rep->xr.nranks, rep->xr.nranks == 1 ? "" : "s");
-
-    if (n > 0 && (size_t)n < len && rep->d->ranks > 0 && (size_t)rep->d->ranks != rep->xr.nranks)
-        snprintf(buf + n, len - (size_t)n, " of the job's %d", (int)rep->d->ranks);
-}
-
-/* min, mean, max per rank (as times), imbalance and the rank of the max:
- * the right-hand columns shared by both across-ranks tables. */
-static void pm_text_spread(FILE *out, const struct pm_xstat *x, size_t width)
-{
-    const double v[3] = {x->min, x->mean, x->max};
-    char buf[32];
-
-    for (int k = 0; k < 3; k++) {
-        if (x->nspread)
-            pm_fmt_time_m(buf, sizeof buf, 1, v[k], x->estimate, 0);
-        else
-            snprintf(buf, sizeof buf, "-");
-        putc(' ', out);
-        pm_text_cell(out, buf, width, PM_RIGHT);
-    }
-    pm_fmt_ratio(buf, sizeof buf, x);
-    fprintf(out, " %5s", buf);
-    pm_fmt_rank(buf, sizeof buf, x->nspread > 0, x->max_rank);
-    fprintf(out, " %8s\n", buf);
-}
-
-static void pm_text_mpi_functions(FILE *out, const struct pm_report *rep)
-{
-    char head[200], n[32], a[32], b[32], c[32];
-
-    pm_rank_count(n, sizeof n, rep);
-    snprintf(head, sizeof head, "MPI functions across ranks: %s; every call path summed; a "
-             "rank's value is the sum over its threads, min/mean/max over the ranks that "
-             "called", n);
-    putc('\n', out);
-    pm_text_wrap(out, head, 0);
-    pm_text_cell(out, "function", PM_FUNC_W, PM_LEFT);
-    fprintf(out, " %7s %7s %7s %8s %8s %8s %8s %5s %8s\n", "calls", "bytes", "unknown", "time",
-            "min", "mean", "max", "imbal", "max@rank");
-    for (size_t f = 0; f < rep->xr.nmpif; f++) {
-        const struct pm_xregion *x = &rep->xr.mpif[f];
-
-        pm_text_cell(out, x->name[0] ? x->name : "\"\"", PM_FUNC_W, PM_LEFT);
-        pm_fmt_count(a, sizeof a, x->q[PM_Q_VISITS].total);
-        pm_fmt_count(b, sizeof b, x->q[PM_Q_BYTES].total);
-        pm_fmt_count(c, sizeof c, x->q[PM_Q_BYTES_UNKNOWN].total);
-        fprintf(out, " %7s %7s %7s ", a, b, c);
-        pm_fmt_time_m(a, sizeof a, x->q[PM_Q_WALL].has_total, x->q[PM_Q_WALL].total,
-                      x->q[PM_Q_WALL].estimate, x->q[PM_Q_WALL].untrusted);
-        pm_text_cell(out, a, 8, PM_RIGHT);
-        pm_text_spread(out, &x->q[PM_Q_WALL], 8);
-    }
-    fputs("unknown = calls whose byte count could not be determined; time = inclusive wall "
-          "time\n", out);
-}
-
-static void pm_text_share_line(FILE *out, const struct pm_mpishare *s)
-{
-    char a[32], b[32], c[32];
-
-    pm_fmt_time_m(a, sizeof a, 1, (double)s->mpi_ns, s->estimate, 0);
-    pm_unit_time(b, sizeof b, (double)s->total_ns);
-    pm_fmt_pct(c, sizeof c, s->has_share, s->share);
-    if (s->has_share && s->estimate)
-        strcat(c, "~");
-    fprintf(out, "%8d ", (int)s->rank);
-    pm_text_cell(out, a, 11, PM_RIGHT);
-    putc(' ', out);
-    pm_text_cell(out, b, 11, PM_RIGHT);
-    fprintf(out, " %7s\n", c);
-}
-
-/* The 3 highest shares (lowest rank first on ties) for a job too large to
- * list rank by rank. */
-static void pm_text_share_top(FILE *out, const struct pm_report *rep)
-{
-    size_t top[3], ntop = 0;
-    char buf[32];
-
-    for (size_t k = 0; k < rep->xr.nranks; k++) {
-        size_t i;
-
-        if (!rep->xr.share[k].has_share)
-            continue;
-        for (i = ntop; i > 0 && rep->xr.share[top[i - 1]].share < rep->xr.share[k].share; i--)
-            if (i < 3)
-                top[i] = top[i - 1];
-        if (i < 3) {
-            top[i] = k;
-            ntop += ntop < 3;
-        }
-    }
-    fputs("highest:", out);
-    for (size_t i = 0; i < ntop; i++) {
-        pm_fmt_pct(buf, sizeof buf, 1, rep->xr.share[top[i]].share);
-        fprintf(out, "%s rank %d %s", i ? "," : "", (int)rep->xr.share[top[i]].rank, buf);
-    }
-    putc('\n', out);
-}
-
-static void pm_text_mpi_share(FILE *out, const struct pm_report *rep)
-{
-    const struct pm_xstat *x = &rep->xr.share_stat;
-    char a[32], b[32], c[32];
-
-    fputs("\nMPI time share per rank: time in MPI calls (the outermost ones, summed over the "
-          "rank's\n", out);
-    fputs("threads) / the rank's time (its longest thread)\n", out);
-    if (rep->xr.nranks <= PM_SHARE_RANKS) {
-        fprintf(out, "%8s %11s %11s %7s\n", "rank", "MPI", "rank time", "share");
-        for (size_t k = 0; k < rep->xr.nranks; k++)
-            pm_text_share_line(out, &rep->xr.share[k]);
-    }
-    if (x->nspread == 0) {
-        fputs("no rank has a time\n", out);
-        return;
-    }
-    pm_fmt_pct(a, sizeof a, 1, x->min);
-    pm_fmt_pct(b, sizeof b, 1, x->mean);
-    pm_fmt_pct(c, sizeof c, 1, x->max);
-    fprintf(out, "min %s (rank %d)   mean %s   max %s (rank %d)", a, (int)x->min_rank, b, c,
-            (int)x->max_rank);
-    if (x->nspread < rep->xr.nranks)
-        fprintf(out, "   n/a: %zu rank%s without time", rep->xr.nranks - x->nspread,
-                rep->xr.nranks - x->nspread == 1 ? "" : "s");
-    putc('\n', out);
-    if (rep->xr.nranks > PM_SHARE_RANKS)
-        pm_text_share_top(out, rep);
-}
-
-static void pm_text_regions_ranks(FILE *out, const struct pm_report *rep)
-{
-    const struct pm_file *d = rep->d;
-    char head[200], n[32], a[32];
-    size_t shown = 0;
-
-    pm_rank_count(n, sizeof n, rep);
-    snprintf(head, sizeof head, "Regions across ranks: %s; user regions; time = wall time "
-             "summed over the rank's threads, min/mean/max over the ranks that entered", n);
-    putc('\n', out);
-    pm_text_wrap(out, head, 0);
-    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
-    fprintf(out, " %5s %9s %9s %9s %9s %5s %8s\n", "ranks", "visits", "min/rank", "mean/rank",
-            "max/rank", "imbal", "max@rank");
-    for (size_t i = 0; i < d->R; i++) {
-        size_t r = rep->order[i];
-        const struct pm_xregion *x = &rep->xr.xreg[r];
-
-        if (strcmp(d->regions[r].kind, "mpi") == 0)
-            continue;
-        pm_text_region_name(out, &d->regions[r]);
-        pm_fmt_count(a, sizeof a, x->q[PM_Q_VISITS].total);
-        fprintf(out, " %5zu %9s", x->entered, a);
-        pm_text_spread(out, &x->q[PM_Q_WALL], 9);
-        shown++;
-    }
-    if (shown == 0)
-        fputs("(no user region was recorded)\n", out);
-}
-
-/* Shown only for files of several ranks: a single-rank report is unchanged. */
-static void pm_text_ranks(FILE *out, const struct pm_report *rep)
-{
-    if (!rep->xr.multi_rank)
-        return;
-    if (rep->xr.nmpif > 0) {
-        pm_text_mpi_functions(out, rep);
-        pm_text_mpi_share(out, rep);
-    }
-    pm_text_regions_ranks(out, rep);
-}
-
-/* ----------------------------------------------------------- TopDown */
-
-#define PM_TD_RUN_LABEL "(whole run: thread totals)"
-
-/* One TopDown cell: the share of node n with ~ for an estimate; without a
- * ratio, SHORT when every cell was left out as SHORT, n/a when cells were
- * left out for other reasons too, - when there was nothing to count. */
-static void pm_fmt_td(char *buf, size_t len, const struct pm_tdstat *s, enum pm_td_node n)
-{
-    size_t out = pm_td_left_out(s);
-
-    if (s->has_ratios)
-        snprintf(buf, len, "%.1f%%%s", s->br.ratio[n] * 100.0, s->estimate ? "~" : "");
-    else if (s->used == 0 && out > 0 && out == s->left_out[PM_TD_OUT_SHORT])
-        snprintf(buf, len, "SHORT");
-    else
-        snprintf(buf, len, "%s", out > 0 ? "n/a" : "-");
-}
-
-/* One row of the level-1 table (slot count, the level-1 categories, cells
- * left out) or of the level-2 table (the level-2 categories); g NULL is the
- * whole run. */
-static void pm_text_td_row(FILE *out, const struct pm_report *rep, const struct pm_file_region *g,
-                           const struct pm_tdstat *s, int level1)
-{
-    const int width = level1 ? 8 : 7, first = level1 ? 0 : PM_TD_N_HEAVY_OPS;
-    const int last = level1 ? PM_TD_N_HEAVY_OPS : PM_TD_NNODES;
-    char buf[32];
-
-    if (g)
-        pm_text_region_name(out, g);
-    else
-        pm_text_cell(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
-    if (level1) { /* the slots as a count like the event tables', ~ included */
-        if (s->used)
-            pm_fmt_value(buf, sizeof buf, 1, (double)s->slots.slots,
-                         &(struct pm_evstat){.estimate = s->estimate}, 0);
-        else
-            snprintf(buf, sizeof buf, "-");
-        fprintf(out, " %7s", buf);
-    }
-    for (int n = first; n < last; n++) {
-        if (!pm_td_node_shown(&rep->td, (enum pm_td_node)n))
-            continue;
-        pm_fmt_td(buf, sizeof buf, s, (enum pm_td_node)n);
-        fprintf(out, " %*s", width, buf);
-    }
-    if (level1 && pm_td_left_out(s))
-        fprintf(out, " %8zu", pm_td_left_out(s));
-    putc('\n', out);
-}
-
-static void pm_text_td_table(FILE *out, const struct pm_report *rep, int level1)
-{
-    const struct pm_file *d = rep->d;
-
-    for (size_t i = 0; i < d->R; i++)
-        pm_text_td_row(out, rep, &d->regions[rep->order[i]], &rep->td.reg[rep->order[i]], level1);
-    pm_text_td_row(out, rep, NULL, &rep->td.run, level1);
-}
-
-/* What the TopDown ratios rest on: the cells left out, by reason. */
-static void pm_text_td_notes(FILE *out, const struct pm_report *rep)
-{
-    const struct pm_tdreport *td = &rep->td;
-    size_t by[PM_TD_NOUT] = {0}, total = 0;
-    char buf[400];
-    int n, estimate = td->run.estimate;
-
-    for (size_t r = 0; r < rep->d->R; r++) {
-        estimate |= td->reg[r].estimate;
-        for (int k = 0; k < PM_TD_NOUT; k++)
-            by[k] += td->reg[r].left_out[k];
-    }
-    for (int k = 0; k < PM_TD_NOUT; k++)
-        total += by[k];
-    pm_text_wrap(out, "ratio = slots of the category / all level-1 slots, both summed over the "
-                      "region's cells (threads) before dividing: never a mean of percentages", 0);
-    if (estimate)
-        pm_text_wrap(out, "~ = some cell was multiplexed: its counts are scaled by "
-                          "enabled/running before summing", 0);
-    if (total) {
-        n = snprintf(buf, sizeof buf, "left out = cells (thread x region) left out of the sums: "
-                     "%zu in all:", total);
-        for (int k = 0; k < PM_TD_NOUT && n > 0 && (size_t)n < sizeof buf; k++)
-            if (by[k])
-                n += snprintf(buf + n, sizeof buf - (size_t)n, " %s %zu,",
-                              pm_td_out_name((enum pm_td_out)k), by[k]);
-        if (n > 0 && (size_t)n < sizeof buf)
-            buf[n - 1] = '.';
-        pm_text_wrap(out, buf, 0);
-        if (by[PM_TD_OUT_SHORT])
-            pm_text_wrap(out, "SHORT = fewer than 1024 slots per counter read window: the 8-bit "
-                              "metrics are too coarse for a ratio; a row shows SHORT when all "
-                              "of the region's cells were SHORT", 0);
-    }
-    if (pm_td_left_out(&td->run) > 0) {
-        snprintf(buf, sizeof buf, "%s: %zu thread%s left out (flagged)", PM_TD_RUN_LABEL,
-                 pm_td_left_out(&td->run), pm_td_left_out(&td->run) == 1 ? "" : "s");
-        pm_text_wrap(out, buf, 0);
-    }
-}
-
-/* Hybrid CPUs: the breakdown describes P-core time only; say how much. */
-static void pm_text_td_pcores(FILE *out, const struct pm_report *rep)
-{
-    const struct pm_file *d = rep->d;
-    char buf[32];
-
-    fputs("\nTopDown on a hybrid CPU: counted only while a thread ran on a P-core\n", out);
-    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
-    fprintf(out, " %12s %14s\n", "P-core time", "other cores");
-    for (size_t i = 0; i <= d->R; i++) {
-        const struct pm_tdstat *s = i < d->R ? &rep->td.reg[rep->order[i]] : &rep->td.run;
-
-        if (i < d->R)
-            pm_text_region_name(out, &d->regions[rep->order[i]]);
-        else
-            pm_text_cell(out, PM_TD_RUN_LABEL, PM_NAME_W, PM_LEFT);
-        if (s->has_pcore) {
-            snprintf(buf, sizeof buf, "%.1f%%", 100.0 * s->pcore_share);
-            fprintf(out, " %12s", buf);
-            snprintf(buf, sizeof buf, "%.1f%%", 100.0 * (1.0 - s->pcore_share));
-            fprintf(out, " %14s\n", buf);
-        } else {
-            fprintf(out, " %12s %14s\n", "-", "-");
-        }
-    }
-    pm_text_wrap(out, "P-core time = running / enabled time of the TopDown group, summed over "
-                      "the cells the ratios use; the rest ran on other cores (E-cores count "
-                      "none of these events) or, rarely, lost the counters to multiplexing. "
-                      "The ratios describe the P-core time only: pin measured threads to "
-                      "P-cores for a complete breakdown.", 0);
-}
-
-static void pm_text_topdown(FILE *out, const struct pm_report *rep)
-{
-    static const char *const l2_head[] = {"retiring", "bad spec", "frontend", "backend"};
-    const struct pm_tdreport *td = &rep->td;
-    const struct pm_file *d = rep->d;
-    char head[300];
-
-    if (!td->on)
-        return;
-    snprintf(head, sizeof head, "TopDown (%s, level %s, %s): share of the pipeline slots per "
-             "region", d->topdown_method, td->levels >= 2 ? "1-2" : "1",
-             d->cpu_model[0] ? d->cpu_model : "model ?");
-    putc('\n', out);
-    pm_text_wrap(out, head, 0);
-    if (td->problem[0]) {
-        fputs("no breakdown: ", out);
-        pm_text_wrap(out, td->problem, 14);
-        return;
-    }
-    if (td->note[0])
-        pm_text_wrap(out, td->note, 0);
-    pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
-    fprintf(out, " %7s %8s %8s %8s %8s", "slots", "retiring", "bad spec", "frontend", "backend");
-    if (pm_td_node_shown(td, PM_TD_N_SMT_CONTENTION))
-        fprintf(out, " %8s", "smt");
-    fprintf(out, " %8s\n", "left out");
-    pm_text_td_table(out, rep, 1);
-    if (td->levels >= 2) {
-        fputs("\nTopDown level 2: each level-1 category split in two (a measured part and the "
-              "rest),\nshare of all slots\n", out);
-        pm_spaces(out, PM_NAME_W);
-        for (int k = 0; k < 4; k++)
-            fprintf(out, "%16s", l2_head[k]);
-        putc('\n', out);
-        pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
-        fprintf(out, " %7s %7s %7s %7s %7s %7s %7s %7s\n", "heavy", "light", "br-misp",
-                "clears", "fe-lat", "fe-bw", "memory", "core");
-        pm_text_td_table(out, rep, 0);
-    }
-    pm_text_td_notes(out, rep);
-    if (td->hybrid)
-        pm_text_td_pcores(out, rep);
-}
-
 /* --------------------------------------------------------- footnotes */
 
 static const char *pm_flag_meaning(const struct pm_flagdef *f)
@@ -1304,11 +744,11 @@ void pm_render_text(FILE *out, const struct pm_report *rep)
 
 void pm_render_text_end(FILE *out, const struct pm_report *rep)
 {
-    pm_text_ranks(out, rep);
+    pm_text_across_ranks(out, rep);
     pm_text_threads(out, rep);
     if (rep->d->E)
         pm_text_thread_events(out, rep);
-    pm_text_rank(out, rep);
+    pm_text_process_totals(out, rep);
     pm_text_notes(out, rep);
 }
 
