@@ -19,6 +19,10 @@
 #   omp_fine the same with ~3 us loops (for information: libomp's own OMPT
 #            cost is a fixed ~0.2 us per construct, bench/run_omp.sh)
 #   markers  bench/app_markers: 10^6 visits of a tiny user region
+#   hello    bench/app_mpi_hello, 2 ranks: MPI_Init and MPI_Finalize only,
+#            hpcc's fixed part (added whenever hpcc runs)
+#   omp1     app_omp with one parallel loop: omp's fixed part (added
+#            whenever omp runs)
 #
 # Targets (hpcc and omp): -e sw <= 1.05x plain, -e none <= 1.02x plain;
 # sampling cpu-clock@1ms <= 1.03x plain; --interval 10ms <= 1.02x plain (its
@@ -30,9 +34,13 @@
 # event on the machine closed, and the next first open waits for an RCU
 # grace period (4-14 ms here), as a batch job's first command does. With
 # --settle 0 a run may find the hooks still on from the run before.
+# Where the cost goes: for hpcc and omp, each mode's median per-round
+# difference to plain, split into the fixed part (the same mode's cost on
+# hello or omp1: start, the writer's load, the file at the end) and the
+# rest (what grows with the run), each as a share of the app's plain time.
 # Exit 0 when everything ran, 1 when a run failed.
 set -u
-usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers'] [--settle S]" >&2; exit "${1:-1}"; }
+usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers hello omp1'] [--settle S]" >&2; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage
 case $1 in -h|--help) usage 0 ;; esac
 build=$(CDPATH= cd -- "$1" 2>/dev/null && pwd) || { echo "$0: $1: not a build directory" >&2; usage; }
@@ -51,6 +59,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $rounds in ''|*[!0-9]*|0) echo "$0: --rounds wants a whole number of at least 1" >&2; exit 1 ;; esac
+# hpcc and omp bring the runs that tell their fixed part
+case " $apps " in *" hpcc "*) case " $apps " in *" hello "*) ;; *) apps="$apps hello" ;; esac ;; esac
+case " $apps " in *" omp "*) case " $apps " in *" omp1 "*) ;; *) apps="$apps omp1" ;; esac ;; esac
 perfmark=$build/bin/perfmark
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench-app.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -106,13 +117,16 @@ app_cmd() {
     omp)      echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 100000 65536" ;;
     omp_fine) echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 100000 8192" ;;
     markers)  echo "$build/bin/app_markers 1000000" ;;
+    hello)    echo "mpirun -np 2 $build/bin/app_mpi_hello" ;;
+    omp1)     echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 1 65536" ;;
   esac
 }
 
 available() {
   case $1 in
     hpcc)         command -v hpcc >/dev/null && command -v mpirun >/dev/null ;;
-    omp|omp_fine) [ -x "$build/bin/app_omp" ] ;;
+    omp|omp_fine|omp1) [ -x "$build/bin/app_omp" ] ;;
+    hello)        [ -x "$build/bin/app_mpi_hello" ] && command -v mpirun >/dev/null ;;
     markers)      [ -x "$build/bin/app_markers" ] ;;
     *) echo "$0: unknown app '$1'" >&2; return 1 ;;
   esac
@@ -168,7 +182,14 @@ ratio() {
   rm -f "$f"
 }
 
-# perf stat's events: perfmark's sw group (docs/event-groups.md)
+# The median over the rounds of each round's A - B, in microseconds.
+diffmed() {
+  local f; f=$(mktemp "$tmp/diff.XXXXXX")
+  paste "$1" "$2" | awk '{print $1 - $2}' >"$f"
+  median "$f"
+  rm -f "$f"
+}
+
 # The first quartile, median and third quartile of each round's ratio.
 quartiles() {
   paste "$1" "$2" | awk '{print $1 / $2}' | sort -g |
@@ -176,6 +197,7 @@ quartiles() {
          (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2, a[NR+1-q]}'
 }
 
+# perf stat's events: perfmark's sw group (docs/event-groups.md)
 sw_events=task-clock,page-faults,context-switches,cpu-migrations
 modes="plain none sw smp ivl"
 if command -v perf >/dev/null && perf stat -x, -o /dev/null -e "$sw_events" true 2>/dev/null; then
@@ -252,6 +274,29 @@ for app in $ran; do
   set -- $(quartiles "$d.pstat" "$d.plain" 2>/dev/null)
   [ -s "$d.pstat" ] && echo "  $app  perf stat alone (the kernel's floor): median $2, q1-q3 $1-$3"
 done
+
+# Where it goes: fixed per job (the same mode on hello / omp1) and the rest.
+in_ran() { case " $ran " in *" $1 "*) return 0 ;; esac; return 1; }
+echo
+echo "where the cost goes (median of each round's difference to plain; % of the app's plain time):"
+for pair in hpcc:hello omp:omp1; do
+  app=${pair%%:*} base=${pair##*:}
+  in_ran "$app" && in_ran "$base" || continue
+  d=$tmp/$app b=$tmp/$base
+  p=$(median "$d.plain")
+  for mt in none:1.02 sw:1.05; do
+    mode=${mt%%:*} target=${mt##*:}
+    all=$(diffmed "$d.$mode" "$d.plain"); fixed=$(diffmed "$b.$mode" "$b.plain")
+    awk -v a="$app" -v b="$base" -v m="$mode" -v t="$target" -v p="$p" -v all="$all" -v fx="$fixed" 'BEGIN {
+      printf "  %-5s -e %-4s %+7.1f ms (%4.1f %%): fixed %+6.1f ms (%4.1f %%, %s), the rest %+6.1f ms (%4.1f %%)\n",
+             a, m, all/1e3, 100*all/p, fx/1e3, 100*fx/p, b, (all-fx)/1e3, 100*(all-fx)/p
+      if (fx / p > t - 1)
+        printf "               the fixed part alone is over the %.2f target: a run of %.2f s cannot meet it here\n", t, p/1e6 }'
+  done
+done
+echo "(fixed = the same mode on a run that only starts and ends: perfmark run, the preload, the"
+echo " writer's load, the file; the rest grows with the run: per MPI call or OpenMP construct,"
+echo " counter reads, what the fixed work takes from a machine with every core busy)"
 
 for app in $ran; do
   f=$tmp/$app/last_sw.h5
