@@ -59,9 +59,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $rounds in ''|*[!0-9]*|0) echo "$0: --rounds wants a whole number of at least 1" >&2; exit 1 ;; esac
-# hpcc and omp bring the runs that tell their fixed part
-case " $apps " in *" hpcc "*) case " $apps " in *" hello "*) ;; *) apps="$apps hello" ;; esac ;; esac
-case " $apps " in *" omp "*) case " $apps " in *" omp1 "*) ;; *) apps="$apps omp1" ;; esac ;; esac
 perfmark=$build/bin/perfmark
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench-app.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -198,6 +195,12 @@ quartiles() {
 }
 
 # perf stat's events: perfmark's sw group (docs/event-groups.md)
+# hpcc and omp bring the runs that tell their fixed part (where they can run)
+case " $apps " in *" hpcc "*) case " $apps " in *" hello "*) ;; *)
+  available hpcc 2>/dev/null && apps="$apps hello" ;; esac ;; esac
+case " $apps " in *" omp "*) case " $apps " in *" omp1 "*) ;; *)
+  available omp 2>/dev/null && apps="$apps omp1" ;; esac ;; esac
+
 sw_events=task-clock,page-faults,context-switches,cpu-migrations
 modes="plain none sw smp ivl"
 if command -v perf >/dev/null && perf stat -x, -o /dev/null -e "$sw_events" true 2>/dev/null; then
@@ -212,7 +215,7 @@ status=0
 ran=""
 for app in $apps; do
   if ! available "$app"; then
-    echo "# $app: not available here (hpcc: apt-get install hpcc; app_omp: needs clang)"
+    echo "# $app: not available here (hpcc: apt-get install hpcc; app_omp: needs clang; hello: mpirun)"
     continue
   fi
   mkdir -p "$tmp/$app"
@@ -277,33 +280,40 @@ done
 
 # Where it goes: fixed per job (the same mode on hello / omp1) and the rest.
 in_ran() { case " $ran " in *" $1 "*) return 0 ;; esac; return 1; }
-echo
-echo "where the cost goes (median of each round's difference to plain; % of the app's plain time):"
+pairs=""
 for pair in hpcc:hello omp:omp1; do
+  in_ran "${pair%%:*}" && in_ran "${pair##*:}" && pairs="$pairs $pair"
+done
+[ -n "$pairs" ] && echo && echo "where the cost goes (median of each round's difference to plain; % of the app's plain time):"
+for pair in $pairs; do
   app=${pair%%:*} base=${pair##*:}
-  in_ran "$app" && in_ran "$base" || continue
   d=$tmp/$app b=$tmp/$base
   p=$(median "$d.plain")
   for mt in none:1.02 sw:1.05 smp:1.03; do
     mode=${mt%%:*} target=${mt##*:}
     all=$(diffmed "$d.$mode" "$d.plain"); fixed=$(diffmed "$b.$mode" "$b.plain")
     awk -v a="$app" -v b="$base" -v m="$mode" -v t="$target" -v p="$p" -v all="$all" -v fx="$fixed" 'BEGIN {
-      printf "  %-5s %-8s %+7.1f ms (%4.1f %%): fixed %+6.1f ms (%4.1f %%, %s), the rest %+6.1f ms (%4.1f %%)\n",
+      printf "  %-5s %-9s %+7.1f ms (%4.1f %%): fixed %+6.1f ms (%4.1f %%, %s), the rest %+6.1f ms (%4.1f %%)\n",
              a, (m == "smp") ? "sampling" : "-e " m, all/1e3, 100*all/p, fx/1e3, 100*fx/p, b,
              (all-fx)/1e3, 100*(all-fx)/p
       if (fx / p > t - 1)
         printf "               the fixed part alone is over the %.2f target: a run of %.2f s cannot meet it here\n", t, p/1e6 }'
   done
-  if [ -s "$d.pstat" ]; then
-    k=$(diffmed "$d.pstat" "$d.plain")
-    awk -v a="$app" -v p="$p" -v k="$k" 'BEGIN {
-      printf "  %-5s %-8s %+7.1f ms (%4.1f %%): the kernel counting -e sw'"'"'s events, any tool'"'"'s floor\n",
-             a, "perf stat", k/1e3, 100*k/p }'
+  # perf stat split the same way: its rest is the kernel counting -e sw's
+  # events while the app runs, the floor of -e sw's rest for any tool
+  if [ -s "$d.pstat" ] && [ -s "$b.pstat" ]; then
+    k=$(diffmed "$d.pstat" "$d.plain"); kf=$(diffmed "$b.pstat" "$b.plain")
+    awk -v a="$app" -v b="$base" -v p="$p" -v k="$k" -v kf="$kf" 'BEGIN {
+      printf "  %-5s %-9s %+7.1f ms (%4.1f %%): fixed %+6.1f ms (%4.1f %%, %s), the rest %+6.1f ms (%4.1f %%)\n",
+             a, "perf stat", k/1e3, 100*k/p, kf/1e3, 100*kf/p, b, (k-kf)/1e3, 100*(k-kf)/p }'
   fi
 done
-echo "(fixed = the same mode on a run that only starts and ends: perfmark run, the preload, the"
-echo " writer's load, the file; the rest grows with the run: per MPI call or OpenMP construct,"
-echo " counter reads, what the fixed work takes from a machine with every core busy)"
+if [ -n "$pairs" ]; then
+  echo "(fixed = the same mode on a run that only starts and ends: perfmark run, the preload, the"
+  echo " writer's load, the file; the rest grows with the run: per MPI call or OpenMP construct,"
+  echo " counter reads, what the fixed work takes from a machine with every core busy; perf stat's"
+  echo " rest is the kernel counting -e sw's events while the app runs, any tool's floor for -e sw)"
+fi
 
 for app in $ran; do
   f=$tmp/$app/last_sw.h5

@@ -68,6 +68,10 @@ def main(argv):
     objs = [o for d in ('pm_analysis.dir', 'perfmark.dir')
             for o in glob.glob(os.path.join(build, 'analysis/CMakeFiles', d, '**/*.o'),
                                recursive=True)]
+    # objects whose source is gone (a file moved or removed) stay in a build
+    # tree: leave them out, or they would own their old symbols
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'analysis')
+    objs = [o for o in objs if os.path.exists(os.path.join(src, name_of(o) + '.c'))]
     if not objs:
         print(f'no object files under {build}/analysis/CMakeFiles (build first)', file=sys.stderr)
         return 2

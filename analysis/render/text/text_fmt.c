@@ -87,7 +87,7 @@ void pm_fmt_time_m(char *buf, size_t len, int has, double ns, int est, int bad)
 /* A count cell: "n/a" without an estimate, else the value with the
  * markers ~ (estimate) and ! (incomplete); clock events as durations. */
 void pm_fmt_value(char *buf, size_t len, int has, double v, const struct pm_evstat *s,
-                         int is_time)
+                  int is_time)
 {
     char num[32];
 

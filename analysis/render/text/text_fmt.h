@@ -29,11 +29,13 @@ void pm_text_label(FILE *out, const char *label, const char *value);
 /* A region's name in the name column, indented by its depth. */
 void pm_text_region_name(FILE *out, const struct pm_file_region *g);
 
+/* Whether an event counts nanoseconds (task-clock, cpu-clock): its cells
+ * are then shown as durations. */
+int pm_event_is_time(const struct pm_file_event *ev);
 /* Cell formats: a count with a k/M/G suffix; a time (n/a without one, ~ an
  * estimate, ! incomplete); a count or a clock event's duration with the
  * same markers; a share in percent (n/a without one). */
 void pm_fmt_count(char *buf, size_t len, double v);
-int pm_event_is_time(const struct pm_file_event *ev);
 void pm_fmt_time_m(char *buf, size_t len, int has, double ns, int est, int bad);
 void pm_fmt_value(char *buf, size_t len, int has, double v, const struct pm_evstat *s,
                   int is_time);
