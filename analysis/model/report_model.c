@@ -382,7 +382,7 @@ int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *
 }
 
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
-                         const char *sep, char *buf, size_t len)
+                         const char *sep, int from_visit, char *buf, size_t len)
 {
     size_t used = 0;
 
@@ -394,6 +394,16 @@ void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s
             continue;
         n = snprintf(buf + used, len - used, "%s%s:%zu", used ? sep : "", rep->flags[i].name,
                      s->flag_cells[i]);
+        used += n > 0 ? (size_t)n : 0;
+        if (!from_visit || rep->flags[i].kind != PM_FK_THROTTLED || !s->throttled || used >= len)
+            continue;
+        if (s->throttled_min == s->throttled_max)
+            n = snprintf(buf + used, len - used, " (from visit %llu)",
+                         (unsigned long long)s->throttled_min);
+        else
+            n = snprintf(buf + used, len - used, " (from visit %llu-%llu)",
+                         (unsigned long long)s->throttled_min,
+                         (unsigned long long)s->throttled_max);
         used += n > 0 ? (size_t)n : 0;
     }
 }

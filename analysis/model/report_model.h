@@ -164,9 +164,11 @@ const struct pm_totals *pm_report_totals(const struct pm_report *rep, struct pm_
                                          size_t t);
 void pm_report_totals_done(struct pm_totals *b);
 
-/* The flags present in a region as "NAME:n" joined by `sep` ("" if none). */
+/* The flags present in a region as "NAME:n" joined by `sep` ("" if none);
+ * with `from_visit`, THROTTLED is followed by the visit its counts stop at,
+ * " (from visit N)" or " (from visit N-M)" across threads. */
 void pm_region_flag_list(const struct pm_report *rep, const struct pm_regstat *s,
-                         const char *sep, char *buf, size_t len);
+                         const char *sep, int from_visit, char *buf, size_t len);
 
 /* The flag of this kind in rep->flags (SIZE_MAX when the file has none). */
 size_t pm_flag_of_kind(const struct pm_report *rep, enum pm_flag_kind kind);

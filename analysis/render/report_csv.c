@@ -143,7 +143,7 @@ static void pm_csv_region_part(FILE *out, const struct pm_report *rep, size_t i)
         fprintf(out, ",%" PRIu64 ",%.17g,%" PRIu64 ",", s->wall_min, s->wall_mean, s->wall_max);
     else
         fputs(",,,,", out);
-    pm_region_flag_list(rep, s, ";", flags, sizeof flags);
+    pm_region_flag_list(rep, s, ";", 0, flags, sizeof flags);
     pm_csv_str(out, flags);
 }
 

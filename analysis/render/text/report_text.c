@@ -221,35 +221,6 @@ static void pm_text_selection(FILE *out, const struct pm_report *rep)
 
 #define PM_FLAGS_COL (PM_NAME_W + 36) /* where the flags column starts in the region table */
 
-/* The region's flags as "NAME:n" (the CSV's list), THROTTLED with the
- * visit its counts stop at. */
-static void pm_text_flag_list(const struct pm_report *rep, const struct pm_regstat *s, char *buf,
-                              size_t len)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (size_t i = 0; i < rep->nflags && used < len; i++) {
-        int n;
-
-        if (s->flag_cells[i] == 0)
-            continue;
-        n = snprintf(buf + used, len - used, "%s%s:%zu", used ? " " : "", rep->flags[i].name,
-                     s->flag_cells[i]);
-        used += n > 0 ? (size_t)n : 0;
-        if (rep->flags[i].kind != PM_FK_THROTTLED || !s->throttled || used >= len)
-            continue;
-        if (s->throttled_min == s->throttled_max)
-            n = snprintf(buf + used, len - used, " (from visit %llu)",
-                         (unsigned long long)s->throttled_min);
-        else
-            n = snprintf(buf + used, len - used, " (from visit %llu-%llu)",
-                         (unsigned long long)s->throttled_min,
-                         (unsigned long long)s->throttled_max);
-        used += n > 0 ? (size_t)n : 0;
-    }
-}
-
 static void pm_text_regions(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
@@ -277,7 +248,7 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
         pm_text_cell(out, b, 11, PM_RIGHT);
         putc(' ', out);
         pm_text_cell(out, c, 11, PM_RIGHT);
-        pm_text_flag_list(rep, s, flags, sizeof flags);
+        pm_region_flag_list(rep, s, " ", 1, flags, sizeof flags);
         if (flags[0]) {
             fputs("  ", out);
             pm_text_wrap(out, flags, PM_FLAGS_COL);
