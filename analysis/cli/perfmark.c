@@ -12,7 +12,7 @@
 #include "cli/report_many.h"
 #include "cli/find.h"
 #include "cli/run.h"
-#include "model/report_stream.h"
+#include "model/report_mpi.h"
 #include "model/report_spool.h"
 #include "selftest.h"
 

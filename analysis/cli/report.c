@@ -7,6 +7,7 @@
 #include "read_guard.h"
 #include "model/by_table.h"
 #include "model/report_model.h"
+#include "model/report_mpi.h"
 #include "model/report_stream.h"
 #include "model/report_spool.h"
 #include "render/html/report_html.h"

@@ -15,6 +15,7 @@
  * the numbers of adding its cells one by one.
  */
 #include "model/report_model.h"
+#include "model/report_mpi.h"
 #include "model/report_stream.h"
 
 #include <mpi.h>
@@ -26,61 +27,6 @@
 
 #define PM_NONE SIZE_MAX
 #define PM_BLOCK_BYTES ((size_t)4 << 20) /* cell bytes per block, about */
-
-/* ----------------------------------------------------------------- MPI */
-
-static int pm_mpi_inited; /* by pm_report_mpi_init */
-static int pm_mpi_me, pm_mpi_np = 1;
-
-int pm_report_mpi_init(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"};
-    int under = 0, already = 0;
-
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-        under |= getenv(vars[i]) != NULL;
-    /* a plain `perfmark report` never starts MPI (singleton MPI_Init would
-     * cost a second and may need a launcher) */
-    if (!under)
-        return 0;
-    MPI_Initialized(&already);
-    if (!already && MPI_Init(NULL, NULL) != MPI_SUCCESS)
-        return 0;
-    pm_mpi_inited = !already;
-    MPI_Comm_rank(MPI_COMM_WORLD, &pm_mpi_me);
-    MPI_Comm_size(MPI_COMM_WORLD, &pm_mpi_np);
-    return 1;
-}
-
-int pm_report_mpi_rank(void)
-{
-    return pm_mpi_me;
-}
-
-int pm_report_mpi_size(void)
-{
-    return pm_mpi_np;
-}
-
-int pm_report_mpi_all(int ok)
-{
-    if (pm_mpi_np > 1)
-        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return ok;
-}
-
-int pm_report_mpi_end(int rc)
-{
-    int all = rc;
-
-    if (pm_mpi_np > 1 || pm_mpi_inited) {
-        /* every rank exits with rank 0's status: it alone knows the outcome */
-        MPI_Bcast(&all, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (pm_mpi_inited)
-            MPI_Finalize();
-    }
-    return all;
-}
 
 /* ---------------------------------------------------------------- parts */
 
@@ -683,7 +629,8 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
     size_t maxslots = 0;
     /* HTML is made by rank 0 alone: its charts follow single threads in
      * row order */
-    int rc = -1, np = d->stream && !html ? pm_mpi_np : 1, me = d->stream && !html ? pm_mpi_me : 0;
+    int rc = -1, np = d->stream && !html ? pm_report_mpi_size() : 1,
+        me = d->stream && !html ? pm_report_mpi_rank() : 0;
     int sorted = 1;
     int failed = 0, ready = 0;
 
