@@ -8,14 +8,7 @@
 #include "render/diff_render.h"
 #include "render/common/render_common.h"
 
-#include <math.h>
 #include <stdio.h>
-
-static void pm_csv_num(FILE *out, int has, double v)
-{
-    if (has && isfinite(v))
-        fprintf(out, "%.17g", v);
-}
 
 static void pm_csv_side(FILE *out, const struct pm_diff_side *s, int measuring)
 {

@@ -5,17 +5,8 @@
 #include "render/diff_render.h"
 #include "render/common/render_common.h"
 
-#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
-
-static void pm_json_num(FILE *out, int has, double v)
-{
-    if (has && isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
 
 static void pm_json_side(FILE *out, const struct pm_diff_side *s, int measuring)
 {

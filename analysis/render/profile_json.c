@@ -9,18 +9,9 @@
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void pm_pj_num(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
 
 static void pm_pj_ranks(FILE *out, const struct pm_profile *p, double min, double mean,
                         double max, int32_t at)
@@ -30,22 +21,22 @@ static void pm_pj_ranks(FILE *out, const struct pm_profile *p, double min, doubl
         return;
     }
     fputs(",\"ranks\":{\"min\":", out);
-    pm_pj_num(out, min);
+    pm_json_num(out, 1, min);
     fputs(",\"mean\":", out);
-    pm_pj_num(out, mean);
+    pm_json_num(out, 1, mean);
     fputs(",\"max\":", out);
-    pm_pj_num(out, max);
+    pm_json_num(out, 1, max);
     fprintf(out, ",\"max_rank\":%d,\"max_over_mean\":", (int)at);
-    pm_pj_num(out, mean > 0 ? max / mean : 0);
+    pm_json_num(out, 1, mean > 0 ? max / mean : 0);
     putc('}', out);
 }
 
 static void pm_pj_item_head(FILE *out, const struct pm_prof_item *it)
 {
     fprintf(out, "\"samples\":%" PRIu64 ",\"share\":", it->samples);
-    pm_pj_num(out, it->share);
+    pm_json_num(out, 1, it->share);
     fputs(",\"estimate\":", out);
-    pm_pj_num(out, it->estimate);
+    pm_json_num(out, 1, it->estimate);
 }
 
 static void pm_pj_cell(FILE *out, const struct pm_profile *p, const struct pm_prof_cell *c)
@@ -53,9 +44,9 @@ static void pm_pj_cell(FILE *out, const struct pm_profile *p, const struct pm_pr
     fprintf(out, "\"samples\":%" PRIu64 ",\"self\":%" PRIu64 ",\"lost\":%" PRIu64
                  ",\"throttled\":%" PRIu64 ",\"estimate\":",
             c->samples, c->self, c->lost, c->throttled);
-    pm_pj_num(out, c->estimate);
+    pm_json_num(out, 1, c->estimate);
     fputs(",\"estimate_rel_error\":", out);
-    pm_pj_num(out, pm_prof_rel_error(c->samples));
+    pm_json_num(out, 1, pm_prof_rel_error(c->samples));
     pm_pj_ranks(out, p, c->rank_min, c->rank_mean, c->rank_max, c->rank_max_at);
     fputs(",\"functions\":[", out);
     for (size_t i = 0; i < c->nfn; i++) {

@@ -7,16 +7,15 @@
 
 #include <ctype.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-static void pm_csv_num(FILE *out, int has, double v)
+/* A number cell after a comma. */
+static void pm_csv_next(FILE *out, int has, double v)
 {
     putc(',', out);
-    if (has && isfinite(v))
-        fprintf(out, "%.17g", v);
+    pm_csv_num(out, has, v);
 }
 
 static const char pm_csv_header[] =
@@ -41,10 +40,10 @@ static const char pm_csv_rank_header[] =
 
 static void pm_csv_xstat(FILE *out, const struct pm_xstat *x)
 {
-    pm_csv_num(out, x->nspread > 0, x->min);
-    pm_csv_num(out, x->nspread > 0, x->mean);
-    pm_csv_num(out, x->nspread > 0, x->max);
-    pm_csv_num(out, x->has_imbalance, x->imbalance);
+    pm_csv_next(out, x->nspread > 0, x->min);
+    pm_csv_next(out, x->nspread > 0, x->mean);
+    pm_csv_next(out, x->nspread > 0, x->max);
+    pm_csv_next(out, x->has_imbalance, x->imbalance);
     putc(',', out);
     if (x->nspread > 0)
         fprintf(out, "%d", (int)x->max_rank);
@@ -58,8 +57,8 @@ static void pm_csv_rank_part(FILE *out, const struct pm_report *rep, size_t r, s
     if (!rep->xr.multi_rank)
         return;
     fprintf(out, ",%zu", x->entered);
-    pm_csv_num(out, 1, x->q[PM_Q_BYTES].total);
-    pm_csv_num(out, 1, x->q[PM_Q_BYTES_UNKNOWN].total);
+    pm_csv_next(out, 1, x->q[PM_Q_BYTES].total);
+    pm_csv_next(out, 1, x->q[PM_Q_BYTES_UNKNOWN].total);
     for (size_t q = 0; q < PM_Q_EVENTS; q++)
         pm_csv_xstat(out, &x->q[q]);
     if (e < rep->d->E) {
@@ -117,7 +116,7 @@ static void pm_csv_td_part(FILE *out, const struct pm_report *rep, size_t r)
             fprintf(out, "%" PRIu64, pm_td_node_slots(&s->slots, (enum pm_td_node)n));
     }
     for (int n = 0; n < PM_TD_NNODES; n++)
-        pm_csv_num(out, s->has_ratios && pm_td_node_shown(td, (enum pm_td_node)n),
+        pm_csv_next(out, s->has_ratios && pm_td_node_shown(td, (enum pm_td_node)n),
                    s->br.ratio[n]);
 }
 
@@ -153,12 +152,12 @@ static void pm_csv_event_part(FILE *out, const struct pm_report *rep, const stru
     putc(',', out);
     pm_csv_str(out, rep->d->events[e].name);
     fprintf(out, ",%d,%" PRIu64, (int)rep->d->events[e].group, s->raw);
-    pm_csv_num(out, s->has_total, s->total);
-    pm_csv_num(out, s->has_spread, s->min);
-    pm_csv_num(out, s->has_spread, s->mean);
-    pm_csv_num(out, s->has_spread, s->max);
+    pm_csv_next(out, s->has_total, s->total);
+    pm_csv_next(out, s->has_spread, s->min);
+    pm_csv_next(out, s->has_spread, s->mean);
+    pm_csv_next(out, s->has_spread, s->max);
     fprintf(out, ",%s", s->estimate ? "true" : "false");
-    pm_csv_num(out, s->has_share, s->share);
+    pm_csv_next(out, s->has_share, s->share);
     fprintf(out, ",%s,%zu", s->untrusted ? "true" : "false", s->n_na);
 }
 
@@ -178,29 +177,29 @@ static void pm_csv_more_part(FILE *out, const struct pm_report *rep, size_t r, s
     putc(',', out);
     if (s->has_wall)
         fprintf(out, "%" PRIu64, s->excl_total);
-    pm_csv_num(out, x->n > 0, x->min);
-    pm_csv_num(out, x->n > 0, x->mean);
-    pm_csv_num(out, x->n > 0, x->max);
-    pm_csv_num(out, x->n > 0, x->sd);
-    pm_csv_num(out, w->n > 0, w->sd);
-    pm_csv_num(out, w->has_imbalance, w->imbalance);
+    pm_csv_next(out, x->n > 0, x->min);
+    pm_csv_next(out, x->n > 0, x->mean);
+    pm_csv_next(out, x->n > 0, x->max);
+    pm_csv_next(out, x->n > 0, x->sd);
+    pm_csv_next(out, w->n > 0, w->sd);
+    pm_csv_next(out, w->has_imbalance, w->imbalance);
     putc(',', out);
     if (w->n > 0)
         fprintf(out, "%zu", w->max_index);
     if (e < rep->d->E) {
         const struct pm_evstat *v = &s->ev[e];
 
-        pm_csv_num(out, v->has_spread, v->sd);
-        pm_csv_num(out, v->has_imbalance, v->imbalance);
+        pm_csv_next(out, v->has_spread, v->sd);
+        pm_csv_next(out, v->has_imbalance, v->imbalance);
         putc(',', out);
         if (v->has_spread)
             fprintf(out, "%zu", v->max_index);
     } else {
         fputs(",,,", out);
     }
-    pm_csv_num(out, s->has_ipc, s->ipc);
-    pm_csv_num(out, rep->xr.has_omp_wait, (double)s->omp_wait_ns);
-    pm_csv_num(out, s->has_omp_wait_share, s->omp_wait_share);
+    pm_csv_next(out, s->has_ipc, s->ipc);
+    pm_csv_next(out, rep->xr.has_omp_wait, (double)s->omp_wait_ns);
+    pm_csv_next(out, s->has_omp_wait_share, s->omp_wait_share);
 }
 
 /* Appended to every row after all others, files since the throttle only
@@ -228,11 +227,11 @@ static void pm_csv_measuring_part(FILE *out, const struct pm_report *rep, size_t
     else
         putc(',', out);
     fprintf(out, ",%" PRIu64, s->reads);
-    pm_csv_num(out, has, s->own_cpu_ns);
-    pm_csv_num(out, has, s->own_wall_ns);
-    pm_csv_num(out, has && s->has_own_share, s->own_share);
-    pm_csv_num(out, has, rep->ms.run_reads_ns);
-    pm_csv_num(out, has && rep->ms.run_thread_ns > 0,
+    pm_csv_next(out, has, s->own_cpu_ns);
+    pm_csv_next(out, has, s->own_wall_ns);
+    pm_csv_next(out, has && s->has_own_share, s->own_share);
+    pm_csv_next(out, has, rep->ms.run_reads_ns);
+    pm_csv_next(out, has && rep->ms.run_thread_ns > 0,
                rep->ms.run_reads_ns / (double)(rep->ms.run_thread_ns ? rep->ms.run_thread_ns : 1));
 }
 
@@ -259,13 +258,6 @@ static void pm_csv_profile_header(FILE *out, const struct pm_report *rep)
         }
 }
 
-static void pm_pc_num(FILE *out, int has, double v)
-{
-    putc(',', out);
-    if (has && isfinite(v))
-        fprintf(out, "%.17g", v);
-}
-
 static void pm_csv_profile_part(FILE *out, const struct pm_report *rep, size_t r)
 {
     const struct pm_profile *p = rep->profile;
@@ -273,16 +265,16 @@ static void pm_csv_profile_part(FILE *out, const struct pm_report *rep, size_t r
         const struct pm_prof_cell *c = pm_prof_cell(p, r, e);
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->samples, c->self,
                 c->lost, c->throttled);
-        pm_pc_num(out, 1, c->estimate);
-        pm_pc_num(out, c->samples > 0, pm_prof_rel_error(c->samples));
+        pm_csv_next(out, 1, c->estimate);
+        pm_csv_next(out, c->samples > 0, pm_prof_rel_error(c->samples));
         putc(',', out);
         if (c->nfn)
             pm_csv_str(out, p->fn[c->fn[0].id].label);
-        pm_pc_num(out, c->nfn > 0, c->nfn ? c->fn[0].share : 0);
+        pm_csv_next(out, c->nfn > 0, c->nfn ? c->fn[0].share : 0);
         putc(',', out);
         if (c->nline)
             pm_csv_str(out, p->line[c->line[0].id].label);
-        pm_pc_num(out, c->nline > 0, c->nline ? c->line[0].share : 0);
+        pm_csv_next(out, c->nline > 0, c->nline ? c->line[0].share : 0);
     }
 }
 

@@ -11,15 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Doubles with round-trip precision; no value (or not finite) is null. */
-static void pm_json_num(FILE *out, int has, double v)
-{
-    if (has && isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
-
 static void pm_json_key(FILE *out, const char *key)
 {
     pm_json_str(out, key);

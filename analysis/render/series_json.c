@@ -10,7 +10,6 @@
 #include "model/series_topdown.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 
 static void pm_sj_nums(FILE *out, const double *v, size_t n, size_t stride)
@@ -19,11 +18,7 @@ static void pm_sj_nums(FILE *out, const double *v, size_t n, size_t stride)
     for (size_t i = 0; i < n; i++) {
         if (i)
             putc(',', out);
-        double x = v[i * stride];
-        if (isfinite(x))
-            fprintf(out, "%.17g", x);
-        else
-            fputs("null", out);
+        pm_json_num(out, 1, v[i * stride]);
     }
     putc(']', out);
 }

@@ -1,9 +1,11 @@
 /*
  * csv_str.c — a CSV cell made of user data, for the report's CSV and diff's:
- * quoted only where needed, guarded against spreadsheet formula injection.
+ * quoted only where needed, guarded against spreadsheet formula injection;
+ * and a number, the same way in both.
  */
 #include "render/common/render_common.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,4 +36,12 @@ void pm_csv_str(FILE *out, const char *s)
     }
     if (quote)
         putc('"', out);
+}
+
+/* Doubles with round-trip precision; no value (or not finite) is an empty
+ * cell. */
+void pm_csv_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
 }

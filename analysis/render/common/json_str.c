@@ -1,11 +1,13 @@
 /*
  * json_str.c — a JSON string made of user data: UTF-8 kept, invalid bytes as
  * U+FFFD, controls escaped. The report's JSON and diff's JSON write every
- * name through it, so both escape the same way.
+ * name through it, so both escape the same way; and a number, the same way
+ * in every JSON the report writes.
  */
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,4 +38,13 @@ void pm_json_str(FILE *out, const char *s)
         i += len;
     }
     putc('"', out);
+}
+
+/* Doubles with round-trip precision; no value (or not finite) is null. */
+void pm_json_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
 }

@@ -39,10 +39,15 @@ void pm_html_pct(char *buf, size_t len, double fraction);
 /* A JSON string: UTF-8 kept, invalid bytes as U+FFFD, controls escaped
  * (json_str.c). */
 void pm_json_str(FILE *out, const char *s);
+/* A JSON number with round-trip precision, or null when !has or not finite. */
+void pm_json_num(FILE *out, int has, double v);
 
 /* A CSV cell: RFC 4180 quoting where needed, a leading ' before formula
  * characters, invalid bytes as U+FFFD (csv_str.c). */
 void pm_csv_str(FILE *out, const char *s);
+/* A CSV number with round-trip precision, or an empty cell when !has or not
+ * finite. */
+void pm_csv_num(FILE *out, int has, double v);
 
 /* User data is cut after this many characters in HTML (the rest becomes '…'). */
 #define PM_HTML_MAX_CHARS 2000
