@@ -6,8 +6,8 @@ usage: scripts/layers.py [BUILD_DIR]      (default: build)
 
 Prints one line per file, highest layer first: the files whose functions it
 calls. A call that does not go down is marked: up a layer, or sideways
-between renderers (render/html/ may call its own charts, render/text/ its
-sections); so is a pair of files calling each other. Exit status 1 when any is marked.
+between renderers (render/html/ may call its own charts, render/text/ and
+render/json/ their sections); so is a pair of files calling each other. Exit status 1 when any is marked.
 The layers (docs/design.md, "analysis/: layers that only look down"):
 cli/ -> render/ -> render/common/ -> model/ -> read/ (the reader).
 """
@@ -47,7 +47,7 @@ def goes_down(a, b):
         return False
     # within a layer: model, cli and the reader are free; renderers only
     # inside their own folder (render/html/: the page places its charts;
-    # render/text/: the page prints its sections)
+    # render/text/, render/json/: the page prints its sections)
     return layer(a) in (0, 1, 4) or (folder(a) == folder(b) and folder(a) != 'render')
 
 

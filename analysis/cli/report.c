@@ -11,14 +11,14 @@
 #include "model/report_stream.h"
 #include "model/report_spool.h"
 #include "render/html/report_html.h"
-#include "render/node_json.h"
+#include "render/json/node_json.h"
 #include "render/text/node_text.h"
-#include "render/profile_json.h"
+#include "render/json/profile_json.h"
 #include "render/text/profile_text.h"
 #include "render/report_csv.h"
-#include "render/report_json.h"
+#include "render/json/report_json.h"
 #include "render/text/report_text.h"
-#include "render/series_json.h"
+#include "render/json/series_json.h"
 #include "render/text/series_text.h"
 
 #include <errno.h>

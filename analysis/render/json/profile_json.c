@@ -5,7 +5,7 @@
  * the spread across ranks, and its top functions and source lines
  * (profile.h). Layout in tests/report/README.md, "samples".
  */
-#include "render/profile_json.h"
+#include "render/json/profile_json.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>

@@ -5,7 +5,7 @@
  * its first thread's region per bin, and TopDown per bin where it was
  * measured (tests/report/README.md, "series").
  */
-#include "render/series_json.h"
+#include "render/json/series_json.h"
 #include "render/common/render_common.h"
 #include "model/series_topdown.h"
 

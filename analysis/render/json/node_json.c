@@ -3,7 +3,7 @@
  * times and shares, the node's sums and its other processes
  * (tests/report/README.md, "node").
  */
-#include "render/node_json.h"
+#include "render/json/node_json.h"
 #include "render/common/render_common.h"
 
 #include <inttypes.h>
