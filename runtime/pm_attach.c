@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,13 +272,21 @@ int main(int argc, char **argv)
 {
     long pid = 0;
     double duration = 0;
-    const char *events = "default", *output = NULL, *interval = NULL;
+    const char *events = "default", *output = NULL, *interval = NULL, *pid_arg = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--duration") && v)
-            duration = atof(v), i++;
-        else if ((!strcmp(a, "-e") || !strcmp(a, "--events")) && v)
+        if (!strcmp(a, "--duration") && v) {
+            /* A typo must not turn "stop after S" into "run until it exits". */
+            char *end = NULL;
+            duration = strtod(v, &end);
+            if (end == v || *end || !isfinite(duration) || duration <= 0) {
+                fprintf(stderr, "perfmark attach: --duration wants a number of seconds above 0, "
+                        "not '%s'; nothing was counted\n", v);
+                return 2;
+            }
+            i++;
+        } else if ((!strcmp(a, "-e") || !strcmp(a, "--events")) && v)
             events = v, i++;
         else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v)
             output = v, i++;
@@ -285,13 +294,21 @@ int main(int argc, char **argv)
             interval = v, i++;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
             quiet = 1;
-        else if (a[0] != '-' && !pid)
-            pid = strtol(a, NULL, 10);
+        else if (a[0] != '-' && !pid_arg)
+            pid_arg = a;
         else
             return pm_usage();
     }
-    if (pid <= 0)
+    if (!pid_arg)
         return pm_usage();
+    char *end = NULL;
+    errno = 0;
+    pid = strtol(pid_arg, &end, 10);
+    if (end == pid_arg || *end || errno || pid <= 0) {
+        fprintf(stderr, "perfmark attach: '%s' is not a process id (a whole number above 0); "
+                "nothing was counted\n", pid_arg);
+        return 2;
+    }
     pm_log_set_quiet(quiet);
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/%ld", pid);

@@ -146,6 +146,25 @@ def case_no_such_pid(build, tmp):
     print("no_such_pid: %s" % p.stderr.strip())
 
 
+def case_bad_input(build, tmp):
+    """A --duration or a pid that does not parse: one message naming it, exit
+    2, no file, the process untouched (a typo in --duration once meant "run
+    until it exits")."""
+    b = Busy(build, 1500, 10000)
+    out = os.path.join(tmp, "a.h5")
+    for args, pid, said in ((["--duration", "1s"], b.pid, "--duration wants a number of seconds"),
+                            (["--duration", "-3"], b.pid, "not '-3'"),
+                            (["--duration", "nan"], b.pid, "not 'nan'"),
+                            ([], "%dx" % b.pid, "'%dx' is not a process id" % b.pid)):
+        p = attach(build, pid, args, out, expect=2)
+        check(said in p.stderr and "nothing was counted" in p.stderr, p.stderr)
+        check(len(p.stderr.strip().splitlines()) == 1, "one message: %r" % p.stderr)
+        check(not os.path.exists(out), "a file was written for %s" % args)
+    rc, done = b.finish()
+    check(rc == 0 and done, "the program ended badly: %d %s" % (rc, done))
+    print("bad_input: one message each, exit 2, no file; the program ran on")
+
+
 def case_refused(build, tmp):
     """Another user's process: one message naming the settings to change."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
