@@ -48,12 +48,13 @@ const char pm_diff_usage[] =
     "                   e.g. task-clock, page-faults); the metric --threshold\n"
     "                   checks (default time)\n"
     "  --threshold PCT  exit 1 when the metric regresses by more than PCT percent\n"
+    "                   (5 or 5%)\n"
     "                   in any region or in the whole run: an increase for time,\n"
     "                   visits and events, a decrease for ipc. A region whose A\n"
     "                   value is 0 and B value is not regresses at any threshold\n"
     "  --region NAME    only regions with this name or call path (checked and\n"
     "                   shown; the whole run is then left out)\n"
-    "  --format F       text (default), csv or json\n"
+    "  --format F       text (default), csv or json (also -f F)\n"
     "  -o OUT           write to OUT instead of stdout\n"
     "  --read-timeout S stop reading a file that made no progress for S seconds\n"
     "                   (as perfmark report: default 10 s + 1 s per 100 MB of the\n"
@@ -206,7 +207,7 @@ int pm_diff_main(int argc, char **argv)
                 double s;
 
                 if (pm_read_timeout_parse(v, &s) < 0)
-                    return pm_usage_error("--read-timeout takes seconds >= 0, not '%s'", v);
+                    return pm_usage_error("--read-timeout takes seconds from 0 to 86400, not '%s'", v);
                 pm_read_timeout_set(s);
             } else if (!strcmp(a, "--metric")) {
                 metric = v;

@@ -46,7 +46,8 @@ static const char pm_usage[] =
     "  selftest [--keep] [--no-perf]    does counting work here? known kernels, judged\n"
     "  help [COMMAND]                   this text, or a command's\n"
     "\n"
-    "perfmark COMMAND --help gives the options of COMMAND. Version " PERFMARK_VERSION ".\n";
+    "perfmark COMMAND --help gives the options of COMMAND; perfmark --version the\n"
+    "version alone. Version " PERFMARK_VERSION ".\n";
 
 static const char pm_usage_attach[] =
     "usage: perfmark attach PID [--duration S] [-e LIST] [-o FILE] [--interval T] [-q]\n"
@@ -59,21 +60,23 @@ static const char pm_usage_attach[] =
     "process and it is left running unharmed; it needs no markers (and regions\n"
     "it marks are not seen: run it under perfmark run for those).\n"
     "\n"
-    "  --duration S   stop after S seconds (default: when it exits, or on SIGINT)\n"
-    "  -e LIST        events, as for perfmark run (default: default)\n"
-    "  -o FILE        the file (default perfmark-attach-PID-<local time>.h5)\n"
+    "  --duration S   stop after S seconds, a number above 0 (default: when it\n"
+    "                 exits, or on SIGINT)\n"
+    "  -e, --events LIST  events, as for perfmark run (default: default)\n"
+    "  -o, --output FILE  the file (default perfmark-attach-PID-<local time>.h5)\n"
     "  --interval T   counts over time every T (100ms, 1s), as perfmark run's\n"
-    "  -q             no messages on stderr (they are in the file)\n"
+    "  -q, --quiet    no messages on stderr (they are in the file)\n"
     "\n"
     "Needs the process's user (or root, or CAP_PERFMON), kernel.perf_event_paranoid\n"
     "<= 2 and kernel.yama.ptrace_scope <= 1; where refused, one message names the\n"
     "setting. Exit status: 0 written, 1 not written, 2 nothing counted (no such\n"
-    "process, or refused).\n";
+    "process, refused, or an option that does not parse).\n";
 
 static const char pm_usage_report[] =
     "usage: perfmark report FILE.h5... [--format text|csv|json|html] [-o OUT]\n"
     "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
     "                [--read-timeout S] [--wide]\n"
+    "       (-f F and --format=F are --format F)\n"
     "\n"
     "Several files: each is reported in turn (the options apply to each), as one\n"
     "output: text one report after another; json an array of the report objects\n"
@@ -92,7 +95,8 @@ static const char pm_usage_report[] =
     "               is otherwise cut in the middle, keeping its start and end)\n"
     "  --read-timeout S  stop reading a file that made no progress for S seconds\n"
     "               (default 10 s + 1 s per 100 MB of the file, doubled for html\n"
-    "               and --by rank|thread; 0: never; env PERFMARK_READ_TIMEOUT)\n"
+    "               and --by rank|thread; 0: never; at most 86400; env\n"
+    "               PERFMARK_READ_TIMEOUT)\n"
     "JSON always holds every region; the choice is in its \"selection\" key.\n"
     "\n"
     "Per region (a tree by call path): visits, inclusive and exclusive wall time,\n"
@@ -248,8 +252,8 @@ static int pm_cmd_report(int argc, char **argv)
         else if (!strcmp(a, "--read-timeout") && i + 1 < argc) {
             double s;
             if (pm_read_timeout_parse(argv[++i], &s) < 0) {
-                fprintf(stderr, "perfmark report: --read-timeout takes seconds >= 0, not '%s'\n",
-                        argv[i]);
+                fprintf(stderr, "perfmark report: --read-timeout takes seconds from 0 to "
+                        "86400, not '%s'\n", argv[i]);
                 return 2;
             }
             pm_read_timeout_set(s);
