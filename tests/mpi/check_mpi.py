@@ -257,6 +257,10 @@ def measured_run(np_, prog_args, expect, events="sw", env=None, one_file=False):
         files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
         check(files == ["out.h5"], "want one job file, got %s" % files)
     result = check_job(tmp, np_, expect)
+    # the file's own event list decides COUNTING: hold it to what was asked,
+    # or a run that measured nothing would drop every TIMER_ONLY check
+    asked = events or (env or {}).get("PERFMARK_EVENTS", "default")
+    check(COUNTING == (asked != "none"), "events measured %s, asked for %s" % (result, asked))
     print("np %d: %d MPI regions per rank checked exactly (%.1f s for both runs)"
           % (np_, len(expect(0, np_)), time.time() - start))
     return result

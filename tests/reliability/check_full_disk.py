@@ -92,6 +92,9 @@ def in_full_preload(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TI
     return p.returncode, p.stdout, p.stderr, listing, outside
 
 
+MOUNT_FAILED = 97
+
+
 def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME_BOUND,
                   scratch=None):
     """Run cmd in a private mount namespace where `full` (and each of
@@ -110,8 +113,11 @@ def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME
         os.makedirs(d, exist_ok=True)
     fill = []
     for d in (full,) + tuple(extra_full):
-        fill.append("mount -t tmpfs -o size=%dk tmpfs %s && dd if=/dev/zero of=%s/.fill bs=1k "
-                    "count=%d status=none 2>/dev/null; true" % (SIZE_KB, d, d, SIZE_KB - free_kb))
+        # dd stops at ENOSPC by design; a mount that fails must stop the
+        # case (status MOUNT_FAILED), not run it on the real disk
+        fill.append("{ mount -t tmpfs -o size=%dk tmpfs %s || exit %d; } && { dd if=/dev/zero "
+                    "of=%s/.fill bs=1k count=%d status=none 2>/dev/null; true; }"
+                    % (SIZE_KB, d, MOUNT_FAILED, d, SIZE_KB - free_kb))
     script = " && ".join(fill) + (
         ' && { "$@" >%s/stdout 2>%s/stderr; rc=$?; ls -A %s > %s/listing; '
         'cp %s/*.h5 %s/ 2>/dev/null; exit $rc; }' % (outside, outside, full, outside, full, outside))
@@ -122,6 +128,8 @@ def in_full_tmpfs(cmd, full, free_kb, env, extra_full=(), cwd=None, timeout=TIME
     full_env.update(env)
     p = subprocess.run(prefix + ["/bin/sh", "-c", script, "sh"] + cmd, env=full_env, cwd=cwd,
                        timeout=timeout, capture_output=True, text=True)
+    check(p.returncode != MOUNT_FAILED or os.path.exists(os.path.join(outside, "stdout")),
+          "could not mount the full tmpfs: %s" % p.stderr.strip())
     out = open(os.path.join(outside, "stdout"), errors="replace").read() \
         if os.path.exists(os.path.join(outside, "stdout")) else ""
     err = open(os.path.join(outside, "stderr"), errors="replace").read() \

@@ -60,8 +60,7 @@ def same_everywhere(ck, perfmark, path, name, block):
 
 def real_job(ck, build, perfmark, tmp):
     demo = os.path.join(build, "bin", "mpi_omp_demo")
-    if not os.path.exists(demo):
-        print("real job: mpi_omp_demo not built, skipped")
+    if not ck.ok(os.path.exists(demo), "real job: %s not built" % demo):
         return
     out = os.path.join(tmp, "demo.h5")
     cmd = [perfmark, "run", "-e", "sw", "-o", out, "--"] + MPIRUN + ["-np", "3", demo]
@@ -85,8 +84,9 @@ def main(argv):
         print("SKIP: no mpirun on PATH")
         return SKIP
     if not (os.path.exists(perfmark) and os.path.exists(gen)):
-        print("SKIP: perfmark or gen_synthetic not built in %s" % build)
-        return SKIP
+        # built with the suite always: missing is a broken build
+        print("FAIL: perfmark or gen_synthetic not built in %s" % build)
+        return 1
     ck = check_report.Checker()
     with tempfile.TemporaryDirectory(prefix="pm-mpi-report-") as tmp:
         path = os.path.join(tmp, "synthetic.h5")

@@ -62,9 +62,9 @@ def main():
         print("SKIP: no mpirun on PATH")
         return SKIP
     missing = [prog for _, _, prog, _ in jobs if not os.path.exists(prog)]
-    if missing:
-        print("SKIP: not built: %s" % " ".join(missing))
-        return SKIP
+    if missing:  # built with the suite always: missing is a broken build
+        print("FAIL: not built: %s" % " ".join(missing))
+        return 1
 
     ck = check_report.Checker()
     tmp = tempfile.mkdtemp(prefix="pm-rank-report-")
