@@ -63,9 +63,29 @@ def throttled_from(m, path, t=0):
     return cell(m, path, "throttled_from", t)
 
 
+def judged(run, ok, what, attempts=3):
+    """run() until ok(result), at most `attempts` times. The throttle judges
+    a region on wall time once, at the end of its warm-up: a preemption of a
+    few ms inside that window (a third of a millisecond for tiny's 100
+    visits) makes the mean long and the region stays unthrottled, rightly.
+    A throttle that is broken fails every attempt."""
+    for attempt in range(1, attempts + 1):
+        result = run()
+        if ok(result):
+            return result
+        print("attempt %d: %s; its warm-up may have been preempted: again" % (attempt, what))
+    return result
+
+
+def throttle_judged(env):
+    """throttle_run where tiny is expected THROTTLED."""
+    return judged(lambda: throttle_run(env), lambda r: throttled_from(r[1], "big/tiny") > 0,
+                  "tiny was not throttled")
+
+
 def case_throttle():
     n = 1000000
-    p, m = throttle_run({})
+    p, m = throttle_judged({})
     check(m.attr("throttle") == DEFAULTS, "throttle attribute %r" % m.attr("throttle"))
     check("THROTTLED" in m.flag_names(0, "big/tiny"), "tiny not THROTTLED: %s" % m.flag_names(0, "big/tiny"))
     check(throttled_from(m, "big/tiny") == WARMUP + 1, "throttled from %d" % throttled_from(m, "big/tiny"))
@@ -101,14 +121,14 @@ def case_throttle_off():
 
 
 def case_throttle_custom():
-    p, m = throttle_run({"PERFMARK_THROTTLE": "warmup=500,k=40"})
+    p, m = throttle_judged({"PERFMARK_THROTTLE": "warmup=500,k=40"})
     check(throttled_from(m, "big/tiny") == 501, "throttled from %d" % throttled_from(m, "big/tiny"))
     pf = m.count(0, "big/tiny", "page-faults")
     check(5 <= pf <= 13, "tiny: %d page faults in its first 500 visits (5 pages)" % pf)
 
 
 def case_throttle_bad():
-    p, m = throttle_run({"PERFMARK_THROTTLE": "banana"})
+    p, m = throttle_judged({"PERFMARK_THROTTLE": "banana"})
     said = [l for l in e2e.perfmark_lines(p.stderr) if "PERFMARK_THROTTLE" in l]
     check(len(said) == 1 and "banana" in said[0], "messages %r" % said)
     check(throttled_from(m, "big/tiny") == WARMUP + 1, "the defaults were not used")
@@ -116,20 +136,24 @@ def case_throttle_bad():
 
 
 def case_shares():
+    def shares(env):
+        tmp = tempfile.mkdtemp()
+        p, out = perfmark_run(tmp, [OVERHEAD, "shares"], env=env)
+        return Measured(out)
+
     for env in ({}, {"PERFMARK_THROTTLE": "off"}):
-        with tempfile.TemporaryDirectory() as tmp:
-            p, out = perfmark_run(tmp, [OVERHEAD, "shares"], env=env)
-            m = Measured(out)
-            for path in ("light", "light/leaf", "heavy/leaf"):
-                check("OVERHEAD" in m.flag_names(0, path), "%s not OVERHEAD (%s)"
-                      % (path, m.flag_names(0, path)))
-            check("OVERHEAD" not in m.flag_names(0, "heavy"), "heavy OVERHEAD")
-            # two readings per leaf visit: all 400 with the throttle off, else
-            # those of the warm-up (an empty leaf is short)
-            want = 800 if env else 2 * min(400, WARMUP)
-            check(cell(m, "light", "reads") == want and cell(m, "heavy", "reads") == want,
-                  "reads inside light/heavy: %d/%d" % (cell(m, "light", "reads"),
-                                                      cell(m, "heavy", "reads")))
+        # two readings per leaf visit: all 400 with the throttle off, else
+        # those of the warm-up (an empty leaf is short)
+        want = 800 if env else 2 * min(400, WARMUP)
+        m = judged(lambda: shares(env), lambda m: cell(m, "light", "reads") == want and
+                   cell(m, "heavy", "reads") == want, "a leaf was not throttled")
+        for path in ("light", "light/leaf", "heavy/leaf"):
+            check("OVERHEAD" in m.flag_names(0, path), "%s not OVERHEAD (%s)"
+                  % (path, m.flag_names(0, path)))
+        check("OVERHEAD" not in m.flag_names(0, "heavy"), "heavy OVERHEAD")
+        check(cell(m, "light", "reads") == want and cell(m, "heavy", "reads") == want,
+              "reads inside light/heavy: %d/%d" % (cell(m, "light", "reads"),
+                                                  cell(m, "heavy", "reads")))
 
 
 def mpi_poll(env):
