@@ -3,13 +3,14 @@
  * known; after AFTER_MS a second thread starts doing the same with BURST/2.
  * It prints "ready", then each thread's tid, and "done" with its own count
  * of pages written when it finishes after RUN_MS; exit status 0.
- * usage: busy RUN_MS AFTER_MS BURST */
+ * usage: busy RUN_MS AFTER_MS BURST [wait] */
 #define _GNU_SOURCE
 #include "../fresh_pages.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,13 +49,18 @@ static void *second(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4)
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "wait") == 0))
         return 2;
     run_ms = atol(argv[1]), after_ms = atol(argv[2]), burst = atol(argv[3]);
-    double t0 = now_ms();
-    t_end = t0 + run_ms;
     printf("ready %d\ntid %d\n", (int)getpid(), (int)gettid());
     fflush(stdout);
+    /* "wait": no page is written before a line on stdin (the attach has
+     * begun), so every page is one the attach can see */
+    char go[16];
+    if (argc == 5 && !fgets(go, sizeof go, stdin))
+        return 2;
+    double t0 = now_ms();
+    t_end = t0 + run_ms;
     pthread_t th;
     if (after_ms >= run_ms) {  /* no second thread */
         bursts(0, burst, t_end);
