@@ -728,6 +728,13 @@ def case_cli_help():
         check(sub.startswith("usage: perfmark %s" % cmd), "%s --help: %r" % (cmd, sub[:80]))
     run([PERFMARK, "frobnicate"], expect=2)
     run([PERFMARK, "run"], expect=2)
+    # -h after the command (no `--`) is the command's, not run's
+    with tempfile.TemporaryDirectory() as tmp:
+        p = run([PERFMARK, "run", "-q", "-e", "none", "-o", os.path.join(tmp, "h.h5"),
+                 "printf", "[%s]", "-h"], cwd=tmp)
+        check(p.stdout == "[-h]", "perfmark run printf [%%s] -h printed %r" % p.stdout[:80])
+    check(run([PERFMARK, "run", "-e", "none", "-h"]).stdout.startswith("usage: perfmark run"),
+          "perfmark run -e none -h is not run's help")
 
 
 def case_cli_list():

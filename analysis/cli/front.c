@@ -22,13 +22,10 @@ int main(int argc, char **argv)
         printf("perfmark %s\n", PERFMARK_VERSION);
         return 0;
     }
-    if (argc >= 2 && strcmp(argv[1], "run") == 0) {
-        if (pm_cli_wants_help(argc - 2, argv + 2)) {
-            fputs(pm_usage_run, stdout);
-            return 0;
-        }
+    /* run's -h is found among its own options (`perfmark run ./app -h`
+     * runs ./app -h) */
+    if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return pm_cmd_run(argc - 1, argv + 1);
-    }
     char path[PATH_MAX];
     if (pm_cli_find_library("libperfmark_cli.so", path, sizeof path) != 0) {
         fprintf(stderr, "perfmark: cannot find libperfmark_cli.so beside this program's "

@@ -266,6 +266,9 @@ int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_QUIET", "1", 1);
         } else if (!strcmp(a, "--pinned")) {
             setenv("PERFMARK_PINNED", "1", 1);
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(pm_usage_run, stdout);  /* only among run's own options */
+            return 0;
         } else if (a[0] != '-') {
             break;  /* `perfmark run ./app` without `--` */
         } else {
