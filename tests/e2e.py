@@ -763,7 +763,8 @@ def case_cli_preload_kept():
     adds no second libperfmark when the list already holds one."""
     # any library to preload: the C library's libm, wherever this system
     # keeps it for this architecture (the Python running this links it)
-    maps = [l.split()[-1] for l in open("/proc/self/maps") if l.rstrip().endswith("/libm.so.6")]
+    maps = [l.split()[-1] for l in open("/proc/self/maps")
+            if re.search(r"/libm(\.so\.6|-[0-9.]+\.so)$", l.rstrip())]
     check(maps, "no libm.so.6 mapped in this Python")
     libm = maps[0]
     lib = os.path.join(BUILD, "lib", "libperfmark.so")

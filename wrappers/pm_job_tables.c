@@ -6,8 +6,9 @@
  * to r - 2^k in round k) and is unioned by path at each step; rank 0
  * broadcasts the union. Cost per rank O(R_union · log P); nothing
  * proportional to P is gathered for it. Messages ride along the same tree,
- * deduplicated by text and capped. No HDF5 here: only MPI, on the
- * writer's private communicator, through PMPI. */
+ * deduplicated by text and capped. No HDF5 call here (its types come in
+ * with pm_h5out.h): only MPI, on the writer's private communicator,
+ * through PMPI. */
 #define _GNU_SOURCE
 #include "pm_job_tables.h"
 #include "pm_log.h"

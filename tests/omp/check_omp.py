@@ -543,9 +543,12 @@ def case_pin_keep_launcher_binding():
 
 
 def cpu_list(text_):
-    """'0-1,4' -> {0, 1, 4}; None for a list cut short ('...')."""
+    """'0-1,4' -> {0, 1, 4}; None for a list cut short ('...'); an empty set
+    for an unknown binding ('?')."""
     if text_.endswith("..."):
         return None
+    if text_ == "?":
+        return set()
     cpus = set()
     for part in text_.split(","):
         lo, _, hi = part.partition("-")

@@ -121,10 +121,10 @@ def case_sums(build, tmp):
                      interval="10ms")
     with h5py.File(out) as f:
         n = check_sums(f, "10ms")
-        # a row per 10 ms of the run, half of them at least (a stalled vCPU
-        # merges ticks; the sums above stay exact either way)
-        wall_ms = int(f["thread/wall_ns"][0]) / 1e6
-        check(n >= max(5, wall_ms / 10 / 2), "only %d rows for %.0f ms at 10 ms" % (n, wall_ms))
+        # phases 2 50 runs ~200 ms by construction: a row per 10 ms, half of
+        # them at least (a stalled vCPU merges ticks; the sums above stay
+        # exact either way)
+        check(n >= 10, "only %d rows for ~200 ms at 10 ms" % n)
     print("sums: %d rows at 10 ms, exact" % n)
 
 
