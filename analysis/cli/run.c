@@ -309,7 +309,8 @@ int pm_cmd_run(int argc, char **argv)
             preload = strdup(lib);
         }
         if (preload)
-            setenv("LD_PRELOAD", preload, 1);
+            setenv("LD_PRELOAD", preload, 1);  /* setenv copies it */
+        free(preload);
         setenv("PERFMARK_ENABLE", "1", 1);
         /* When Open MPI kills a job (another rank aborted or died) it sends
          * SIGTERM and, 1 s later by default, SIGKILL; perfmark writes each
