@@ -1,0 +1,449 @@
+/* perfmark's own HDF5 encoder (runtime/pm_h5enc.c) against the HDF5 library.
+ *
+ * Every group, dataset, attribute and compound member of the schema table
+ * is filled with random contents of random shapes (empty ones included),
+ * encoded by perfmark, and read back through the HDF5 library: every value
+ * must be what went in. The same model written by the HDF5 library
+ * (pm_h5lib_image) must hold the same content: h5diff, an HDF5 tool of its
+ * own, compares the two files object by object. Also: strings in several
+ * global heap collections, a model the encoder must refuse, and the packed
+ * rows that travel between ranks (pack, unpack, join). */
+#define _GNU_SOURCE
+#include "check.h"
+#include "pm_h5enc.h"
+#include "pm_h5lib.h"
+#include "pm_schema_h5.h"
+
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#define EXPECT(c) CHECK(c, "%s", "")
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+/* Strings of every kind a file holds: empty, NULL, UTF-8, long. */
+static const char *const samples[] = {"", "task-clock", "MPI_Allreduce", "omp parallel main.c:38",
+                                      "Grüße, 測定", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/" "0123456789012345678901234567890123456789012345678901234567890123456789"};
+static const char *some_string(void)
+{
+    uint64_t k = next() % (sizeof samples / sizeof *samples + 1);
+    return k == sizeof samples / sizeof *samples ? NULL : samples[k];
+}
+
+static void fill(void *p, enum pm_schema_type t)
+{
+    if (t == PM_ST_STR) {
+        const char *s = some_string();
+        memcpy(p, &s, sizeof s);
+    } else if (t == PM_ST_STR64) {
+        const char *s = some_string();
+        memset(p, 0, PM_SCHEMA_STR64);
+        snprintf(p, PM_SCHEMA_STR64, "%s", s ? s : "");
+    } else if (t == PM_ST_F64) {
+        double d = (double)(int64_t)next() / 1e6;
+        memcpy(p, &d, 8);
+    } else {
+        uint64_t v = next();
+        memcpy(p, &v, pm_schema_type_size(t));
+    }
+}
+
+/* The FIELD rows of compound dataset `id`, laid out as a C struct would be. */
+static size_t members(enum pm_schema_id id, struct pm_field *f, size_t *row_size)
+{
+    size_t n = 0, at = 0, plen = strlen(pm_schema_path(id));
+    for (int k = 0; k < PM_S_COUNT; k++) {
+        const char *p = pm_schema_path((enum pm_schema_id)k);
+        if (pm_schema[k].kind != PM_SK_FIELD || strncmp(p, pm_schema_path(id), plen) != 0 ||
+            p[plen] != '.')
+            continue;
+        size_t size = pm_schema_type_size(pm_schema[k].type);
+        size_t align = size >= 8 ? 8 : size;
+        at = (at + align - 1) / align * align;
+        f[n++] = (struct pm_field){(enum pm_schema_id)k, at, size};
+        at += size;
+    }
+    *row_size = (at + 7) / 8 * 8;
+    return n;
+}
+
+/* The whole schema, random contents; `big`: dims up to 40, else up to 4. */
+static void build(struct pm_h5model *m, int big)
+{
+    pm_h5model_init(m);
+    for (int k = 0; k < PM_S_COUNT; k++)
+        if (pm_schema[k].kind == PM_SK_GROUP && k != PM_S_ROOT)
+            EXPECT(pm_h5model_group(m, (enum pm_schema_id)k) == 0);
+    for (int k = 0; k < PM_S_COUNT; k++) {
+        enum pm_schema_id id = (enum pm_schema_id)k;
+        if (pm_schema[k].kind != PM_SK_DATASET)
+            continue;
+        struct pm_field f[32];
+        size_t row = 0, nf = pm_schema[k].type == PM_ST_COMPOUND ? members(id, f, &row) : 0;
+        size_t elem = nf ? row : pm_schema_type_size(pm_schema[k].type);
+        uint64_t dims[3] = {0, 0, 0}, n = 1;
+        for (int d = 0; d < pm_schema_ndims(id); d++)
+            n *= dims[d] = next() % (big ? 41 : 5);
+        unsigned char *data = calloc(n * elem + 1, 1);
+        for (uint64_t e = 0; e < n; e++) {
+            if (!nf)
+                fill(data + e * elem, pm_schema[k].type);
+            for (size_t i = 0; i < nf; i++)
+                fill(data + e * elem + f[i].offset, pm_schema[f[i].id].type);
+        }
+        EXPECT(pm_h5model_dataset(m, id, nf ? f : NULL, nf, row, dims, data) == 0);
+        free(data);
+    }
+    for (int k = 0; k < PM_S_COUNT; k++) {
+        if (pm_schema[k].kind != PM_SK_ATTR)
+            continue;
+        enum pm_schema_id id = (enum pm_schema_id)k, owner = PM_S_COUNT;
+        const char *path = pm_schema_path(id), *at = strchr(path, '@');
+        for (int o = 0; o < PM_S_COUNT; o++)
+            if (pm_schema[o].kind != PM_SK_ATTR && pm_schema[o].kind != PM_SK_FIELD &&
+                strlen(pm_schema_path((enum pm_schema_id)o)) == (size_t)(at - path) &&
+                strncmp(pm_schema_path((enum pm_schema_id)o), path, (size_t)(at - path)) == 0)
+                owner = (enum pm_schema_id)o;
+        EXPECT(owner != PM_S_COUNT);
+        int copies = strcmp(at, "@*") == 0 ? 11 : 1;  /* the flag names: more than 8 */
+        for (int c = 0; c < copies; c++) {
+            char name[32];
+            snprintf(name, sizeof name, "FLAG_%02d", c);
+            if (pm_schema[k].type == PM_ST_STR) {
+                const char *s = some_string();
+                EXPECT(pm_h5model_attr_str(m, owner, id, s ? s : "") == 0);
+            } else {
+                unsigned char v[8];
+                fill(v, pm_schema[k].type);
+                EXPECT(pm_h5model_attr_num(m, owner, id, copies > 1 ? name : NULL, v) == 0);
+            }
+        }
+    }
+    EXPECT(pm_h5model_ok(m));
+}
+
+static void write_file(const char *path, const void *p, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    EXPECT(f && fwrite(p, 1, len, f) == len);
+    fclose(f);
+}
+
+/* Each element of dataset d as read back through the library, against the model. */
+static void check_dset(hid_t file, const struct pm_h5m_dset *d)
+{
+    hid_t ds = H5Dopen2(file, pm_schema_path(d->id), H5P_DEFAULT);
+    EXPECT(ds >= 0);
+    hid_t sp = H5Dget_space(ds);
+    hsize_t dims[3] = {0, 0, 0};
+    EXPECT(H5Sget_simple_extent_ndims(sp) == d->ndims);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    size_t n = 1;
+    for (int i = 0; i < d->ndims; i++) {
+        EXPECT(dims[i] == d->dims[i]);
+        n *= (size_t)dims[i];
+    }
+    /* The memory type the model's data has. */
+    hid_t mt;
+    if (d->type.type == PM_ST_COMPOUND) {
+        mt = H5Tcreate(H5T_COMPOUND, d->type.size);
+        for (size_t i = 0; i < d->type.nfields; i++) {
+            enum pm_schema_type ft = pm_schema[d->type.fields[i].id].type;
+            hid_t t = ft == PM_ST_STR ? H5Tcopy(H5T_C_S1) : ft == PM_ST_STR64 ? H5Tcopy(H5T_C_S1)
+                                                                               : H5Tcopy(pm_schema_native(ft));
+            if (ft == PM_ST_STR)
+                H5Tset_size(t, H5T_VARIABLE), H5Tset_cset(t, H5T_CSET_UTF8);
+            if (ft == PM_ST_STR64)
+                H5Tset_size(t, PM_SCHEMA_STR64), H5Tset_cset(t, H5T_CSET_UTF8);
+            EXPECT(H5Tinsert(mt, pm_schema_name(d->type.fields[i].id), d->type.fields[i].offset, t) >= 0);
+            H5Tclose(t);
+        }
+    } else if (d->type.type == PM_ST_STR || d->type.type == PM_ST_STR64) {
+        mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, d->type.type == PM_ST_STR ? H5T_VARIABLE : PM_SCHEMA_STR64);
+        H5Tset_cset(mt, H5T_CSET_UTF8);
+    } else {
+        mt = H5Tcopy(pm_schema_native(d->type.type));
+    }
+    unsigned char *got = calloc(n * d->type.size + 1, 1);
+    if (n)
+        EXPECT(H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    const unsigned char *want = d->data;
+    for (size_t e = 0; e < n; e++) {
+        size_t nf = d->type.type == PM_ST_COMPOUND ? d->type.nfields : 1;
+        for (size_t i = 0; i < nf; i++) {
+            enum pm_schema_type ft = d->type.type == PM_ST_COMPOUND
+                                         ? pm_schema[d->type.fields[i].id].type
+                                         : d->type.type;
+            size_t off = e * d->type.size + (d->type.type == PM_ST_COMPOUND ? d->type.fields[i].offset : 0);
+            if (ft == PM_ST_STR) {
+                const char *a, *b;
+                memcpy(&a, want + off, sizeof a), memcpy(&b, got + off, sizeof b);
+                EXPECT((a == NULL) == (b == NULL));
+                EXPECT(!a || strcmp(a, b) == 0);
+            } else {
+                EXPECT(memcmp(want + off, got + off, pm_schema_type_size(ft)) == 0);
+            }
+        }
+    }
+    if (n)
+        H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, got);
+    free(got);
+    H5Tclose(mt), H5Sclose(sp), H5Dclose(ds);
+}
+
+static void check_attrs(hid_t loc, const struct pm_h5m_attrs *attrs)
+{
+    for (size_t i = 0; i < attrs->n; i++) {
+        const struct pm_h5m_attr *at = &attrs->a[i];
+        hid_t a = H5Aopen(loc, at->name, H5P_DEFAULT);
+        EXPECT(a >= 0);
+        enum pm_schema_type t = pm_schema[at->id].type;
+        if (t == PM_ST_STR) {
+            hid_t st = H5Tcopy(H5T_C_S1);
+            H5Tset_size(st, H5T_VARIABLE), H5Tset_cset(st, H5T_CSET_UTF8);
+            char *s = NULL;
+            EXPECT(H5Aread(a, st, &s) >= 0 && s && strcmp(s, at->str) == 0);
+            free(s);
+            H5Tclose(st);
+        } else {
+            unsigned char v[8] = {0};
+            EXPECT(H5Aread(a, pm_schema_native(t), v) >= 0);
+            EXPECT(memcmp(v, at->num, pm_schema_type_size(t)) == 0);
+        }
+        H5Aclose(a);
+    }
+}
+
+static void check_file(const char *path, const struct pm_h5model *m)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    EXPECT(f >= 0);
+    for (size_t i = 0; i < m->ndsets; i++) {
+        check_dset(f, &m->dsets[i]);
+        hid_t ds = H5Dopen2(f, pm_schema_path(m->dsets[i].id), H5P_DEFAULT);
+        check_attrs(ds, &m->dsets[i].attrs);
+        H5Dclose(ds);
+    }
+    for (size_t g = 0; g < m->ngroups; g++) {
+        hid_t grp = H5Gopen2(f, m->groups[g].id == PM_S_ROOT ? "/" : pm_schema_path(m->groups[g].id), H5P_DEFAULT);
+        EXPECT(grp >= 0);
+        H5G_info_t info;
+        EXPECT(H5Gget_info(grp, &info) >= 0);
+        check_attrs(grp, &m->groups[g].attrs);
+        H5Gclose(grp);
+    }
+    H5Fclose(f);
+}
+
+static int h5diff_same(const char *a, const char *b)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", 1);
+        if (null >= 0)
+            dup2(null, 1);
+        execlp("h5diff", "h5diff", a, b, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        printf("h5diff not installed (hdf5-tools): the library comparison is skipped\n");
+        return 1;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void round_trip(const char *dir, int seed, int big)
+{
+    rng = 88172645463325252ull + (uint64_t)seed * 7919;
+    struct pm_h5model m;
+    build(&m, big);
+    void *own = NULL, *lib = NULL;
+    size_t own_len = 0, lib_len = 0;
+    char err[256] = "", a[512], b[512];
+    EXPECT(pm_h5enc_image(&m, &own, &own_len) == 0);
+    EXPECT(pm_h5lib_image(&m, &lib, &lib_len, err, sizeof err) == 0);
+    snprintf(a, sizeof a, "%s/own-%d.h5", dir, seed);
+    snprintf(b, sizeof b, "%s/lib-%d.h5", dir, seed);
+    write_file(a, own, own_len);
+    write_file(b, lib, lib_len);
+    check_file(a, &m);
+    check_file(b, &m);
+    EXPECT(h5diff_same(a, b));
+    printf("seed %d%s: %zu datasets, perfmark %zu bytes, HDF5 %zu bytes: same content\n", seed,
+           big ? " (large dims)" : "", m.ndsets, own_len, lib_len);
+    free(own), free(lib);
+    pm_h5model_free(&m);
+}
+
+/* More strings than one heap collection holds (65000 objects each). */
+static void many_strings(const char *dir)
+{
+    struct pm_h5model m;
+    pm_h5model_init(&m);
+    enum { N = 140000 };
+    char **s = malloc(N * sizeof *s), *buf = malloc((size_t)N * 16);
+    for (int i = 0; i < N; i++) {
+        s[i] = buf + (size_t)i * 16;
+        snprintf(s[i], 16, "m%d", i);
+    }
+    uint64_t dims[1] = {N};
+    EXPECT(pm_h5model_dataset(&m, PM_S_MESSAGES, NULL, 0, 0, dims, s) == 0);
+    free(s), free(buf);
+    void *img = NULL;
+    size_t len = 0;
+    EXPECT(pm_h5enc_image(&m, &img, &len) == 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/strings.h5", dir);
+    write_file(path, img, len);
+    check_file(path, &m);
+    printf("%d strings in 3 heap collections: read back\n", N);
+    free(img);
+    pm_h5model_free(&m);
+}
+
+/* Rows split into parts, packed, unpacked and joined: the original back. */
+static void pack_join(void)
+{
+    rng = 424242;
+    struct pm_h5model whole;
+    build(&whole, 0);
+    enum { PARTS = 3 };
+    struct pm_h5model part[PARTS], back[PARTS], joined;
+    for (int p = 0; p < PARTS; p++)
+        pm_h5model_init(&part[p]);
+    int rows_only = 0;
+    for (size_t i = 0; i < whole.ndsets; i++) {
+        const struct pm_h5m_dset *d = &whole.dsets[i];
+        if (d->type.type == PM_ST_STR || (d->type.type == PM_ST_COMPOUND &&
+                                          strstr(pm_schema_path(d->id), "events")))
+            continue;  /* only fixed-size rows travel */
+        int has_str = 0;
+        for (size_t f = 0; f < d->type.nfields; f++)
+            has_str |= pm_schema[d->type.fields[f].id].type == PM_ST_STR;
+        if (has_str)
+            continue;
+        uint64_t at = 0;
+        for (int p = 0; p < PARTS; p++) {
+            uint64_t n = p == PARTS - 1 ? d->dims[0] - at : d->dims[0] / PARTS;
+            for (size_t g = 0; g < whole.ngroups; g++)
+                pm_h5model_group(&part[p], whole.groups[g].id);
+            EXPECT(pm_h5model_rows(&part[p], d->id, d->type.fields, d->type.nfields, d->type.size,
+                                  d->dims, at, n,
+                                  (const unsigned char *)d->data + at * pm_h5model_row_bytes(d)) == 0);
+            for (size_t a = 0; a < d->attrs.n; a++)
+                EXPECT(pm_h5model_attr_num(&part[p], d->id, d->attrs.a[a].id, d->attrs.a[a].name,
+                                          d->attrs.a[a].num) == 0);
+            at += n;
+        }
+        rows_only++;
+    }
+    for (int p = 0; p < PARTS; p++) {
+        void *buf = NULL;
+        size_t len = 0;
+        EXPECT(pm_h5model_pack(&part[p], &buf, &len) == 0);
+        EXPECT(pm_h5model_unpack(&back[p], buf, len) == 0);
+        EXPECT(pm_h5model_unpack(&joined, buf, len / 2) != 0);  /* cut short: refused */
+        pm_h5model_free(&joined);
+        free(buf);
+    }
+    pm_h5model_init(&joined);
+    EXPECT(pm_h5model_join(&joined, back, PARTS) == 0);
+    EXPECT(joined.ndsets == (size_t)rows_only);
+    for (size_t i = 0; i < joined.ndsets; i++) {
+        const struct pm_h5m_dset *j = &joined.dsets[i], *w = NULL;
+        for (size_t k = 0; k < whole.ndsets; k++)
+            if (whole.dsets[k].id == j->id)
+                w = &whole.dsets[k];
+        EXPECT(w && j->dims[0] == w->dims[0] && j->nrows == w->nrows);
+        EXPECT(memcmp(j->data, w->data, (size_t)w->nrows * pm_h5model_row_bytes(w)) == 0);
+        EXPECT(j->attrs.n == w->attrs.n);
+    }
+    printf("%d row datasets in %d parts: packed, unpacked, joined back\n", rows_only, PARTS);
+    /* A dataset of strings does not travel. */
+    struct pm_h5model s;
+    pm_h5model_init(&s);
+    const char *one[1] = {"x"};
+    uint64_t d1[1] = {1};
+    EXPECT(pm_h5model_dataset(&s, PM_S_MESSAGES, NULL, 0, 0, d1, one) == 0);
+    void *buf = NULL;
+    size_t len = 0;
+    EXPECT(pm_h5model_pack(&s, &buf, &len) != 0);
+    pm_h5model_free(&s);
+    for (int p = 0; p < PARTS; p++)
+        pm_h5model_free(&part[p]), pm_h5model_free(&back[p]);
+    pm_h5model_free(&joined);
+    pm_h5model_free(&whole);
+}
+
+/* What the model and the encoder refuse. */
+static void refusals(void)
+{
+    struct pm_h5model m;
+    pm_h5model_init(&m);
+    uint64_t d2[2] = {2, 2}, v[4] = {1, 2, 3, 4};
+    /* no /region group yet */
+    EXPECT(pm_h5model_dataset(&m, PM_S_REGION_VISITS, NULL, 0, 0, d2, v) != 0);
+    EXPECT(!pm_h5model_ok(&m));
+    void *img = NULL;
+    size_t len = 0;
+    EXPECT(pm_h5enc_image(&m, &img, &len) != 0 && img == NULL);
+    pm_h5model_free(&m);
+    /* partial rows: only the HDF5 library writes slabs */
+    pm_h5model_init(&m);
+    EXPECT(pm_h5model_group(&m, PM_S_REGION) == 0);
+    EXPECT(pm_h5model_rows(&m, PM_S_REGION_VISITS, NULL, 0, 0, d2, 1, 1, v) == 0);
+    EXPECT(!pm_h5enc_fits(&m));
+    EXPECT(pm_h5enc_image(&m, &img, &len) != 0);
+    pm_h5model_free(&m);
+    /* too large for the encoder by choice, not by ability */
+    pm_h5model_init(&m);
+    EXPECT(pm_h5model_group(&m, PM_S_REGION) == 0);
+    uint64_t big[2] = {300, 300};
+    uint64_t *zeros = calloc(300 * 300, 8);
+    EXPECT(pm_h5model_dataset(&m, PM_S_REGION_VISITS, NULL, 0, 0, big, zeros) == 0);
+    EXPECT(!pm_h5enc_fits(&m));
+    EXPECT(pm_h5enc_image(&m, &img, &len) == 0);
+    free(img), free(zeros);
+    pm_h5model_free(&m);
+    /* a compound member out of step with the table */
+    pm_h5model_init(&m);
+    struct pm_field bad[1] = {{PM_S_EVENTS_GROUP, 0, 8}};
+    uint64_t d1[1] = {1};
+    EXPECT(pm_h5model_dataset(&m, PM_S_EVENTS, bad, 1, 8, d1, v) != 0);
+    pm_h5model_free(&m);
+    printf("refusals: a dataset without its group, partial rows, a member of the wrong size\n");
+}
+
+int main(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    char dir[] = "/tmp/perfmark-h5enc.XXXXXX";
+    EXPECT(mkdtemp(dir) != NULL);
+    /* lookup3's own check value ("Four score and seven years ago", 0) */
+    const char *fs = "Four score and seven years ago";
+    EXPECT(pm_h5enc_checksum(fs, strlen(fs)) == 0x17770551u);
+    for (int seed = 1; seed <= 12; seed++)
+        round_trip(dir, seed, seed > 9);
+    many_strings(dir);
+    pack_join();
+    refusals();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        printf("could not remove %s\n", dir);
+    return TEST_DONE("unit_h5enc");
+}
