@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "pm_counterset.h"
 #include "pm_events.h"
+#include "pm_h5lib.h"
 #include "pm_h5out.h"
 #include "pm_log.h"
 #include "pm_output.h"
@@ -409,7 +410,7 @@ int main(int argc, char **argv)
     void *image = NULL;
     size_t len = 0;
     char err[512];
-    if (pm_h5out_image(&o, &image, &len, err, sizeof err) != 0) {
+    if (pm_h5out_image(&o, pm_h5lib_image, &image, &len, err, sizeof err) != 0) {
         fprintf(stderr, "perfmark attach: could not build the file: %s\n", err);
         return 1;
     }

@@ -697,12 +697,6 @@ static int pm_encode_names(struct pm_eventset *set, char names[][PM_EVENT_NAME_L
 
 void pm_eventset_build(const char *request, struct pm_eventset *set)
 {
-    pm_eventset_build_then(request, set, NULL);
-}
-
-void pm_eventset_build_then(const char *request, struct pm_eventset *set,
-                            void (*before_open)(void))
-{
     static char names[PM_MAX_EVENTS][PM_EVENT_NAME_LEN];
     static struct pm_event cand[PM_MAX_EVENTS];
     static struct pm_drops drops;
@@ -733,8 +727,6 @@ void pm_eventset_build_then(const char *request, struct pm_eventset *set,
                 "(exclude_kernel; the kernel's share of each event is not counted)",
                 pm_paranoid_level());
     int ncand = pm_encode_names(set, names, n, cand);
-    if (before_open)
-        before_open();
     pm_probe_and_group(set, cand, ncand, &drops);
     if (set->n > 0 || n == 0) {
         pm_drops_note(set, &drops);

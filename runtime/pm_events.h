@@ -103,10 +103,6 @@ void pm_event_suggest(const char *bad, char *out, size_t outlen);
 /* Resolve, probe and group a request. Never fails: the worst outcome is an
  * empty set (timer only) with notes saying why. */
 void pm_eventset_build(const char *request, struct pm_eventset *set);
-/* The same, calling before_open() once the names are encoded (libpfm4
- * loaded, where a name needs it) and before the first perf_event_open. */
-void pm_eventset_build_then(const char *request, struct pm_eventset *set,
-                            void (*before_open)(void));
 
 /* Does `name` count on this machine? 1, or 0 with the reason in why. */
 int pm_event_probe(const char *name, char *why, size_t whylen);

@@ -1,5 +1,5 @@
 #include "pm_h5out.h"
-#include "pm_h5out_internal.h"
+#include "pm_h5enc.h"
 #include "pm_h5out_samples.h"
 #include "pm_h5out_node.h"
 #include "pm_h5out_series.h"
@@ -9,16 +9,12 @@
 #include "pm_pin.h"
 #include "pm_topdown.h"
 #include "pm_cpu_models.h"
-#include "pm_schema_h5.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Datasets larger than this many elements are chunked and compressed. */
-#define PM_CHUNK_THRESHOLD 65536
 
 /* ---- merging regions by path ------------------------------------------------- */
 
@@ -106,167 +102,16 @@ int pm_merge(struct pm_merged *m, const struct pm_output *o)
     return 0;
 }
 
-/* ---- HDF5 helpers ---------------------------------------------------------------- */
-
-hid_t pm_string_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
-}
-
-hid_t pm_fixed_string_type(size_t size)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, size);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
-}
-
-static int pm_attr_write(hid_t loc, const char *name, hid_t type, const void *value)
-{
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, value);
-    if (attr >= 0)
-        H5Aclose(attr);
-    H5Sclose(space);
-    return rc < 0 ? -1 : 0;
-}
-
-/* Attribute `id` of the schema (a string row). */
-int pm_attr_string(hid_t loc, enum pm_schema_id id, const char *value)
-{
-    hid_t type = pm_string_type();
-    int rc = pm_attr_write(loc, pm_schema_name(id), type, &value);
-    H5Tclose(type);
-    return rc;
-}
-
-/* Attribute `id` of the schema (a number row: the table gives its type). */
-static int pm_attr_scalar(hid_t loc, enum pm_schema_id id, const void *value)
-{
-    return pm_attr_write(loc, pm_schema_name(id), pm_schema_native(pm_schema[id].type), value);
-}
-
-/* Chunk large datasets (last dimensions first), shuffle and deflate. The
- * layout depends only on the global shape, so every rank agrees on it. */
-hid_t pm_h5out_dcpl(int ndims, const hsize_t *dims)
-{
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hsize_t total = 1;
-    for (int i = 0; i < ndims; i++)
-        total *= dims[i];
-    if (total <= PM_CHUNK_THRESHOLD)
-        return dcpl;
-    hsize_t chunk[3], budget = PM_CHUNK_THRESHOLD;
-    for (int i = ndims - 1; i >= 0; i--) {
-        chunk[i] = dims[i] < budget ? dims[i] : budget;
-        if (chunk[i] == 0)
-            chunk[i] = 1;
-        budget = budget / chunk[i] ? budget / chunk[i] : 1;
-    }
-    H5Pset_chunk(dcpl, ndims, chunk);
-    H5Pset_shuffle(dcpl);
-    H5Pset_deflate(dcpl, 4);
-    return dcpl;
-}
-
-/* Create a dataset of global shape `dims` and write rows [row0, row0 + nrows)
- * of its first dimension from `data` (every rank calls this, collectively in
- * a parallel file, even with nrows = 0). */
-static int pm_slab_write_named(hid_t loc, const char *name, hid_t type, int ndims,
-                               const hsize_t *dims, hsize_t row0, hsize_t nrows, const void *data,
-                               hid_t dxpl)
-{
-    hsize_t total = 1, start[3] = {row0, 0, 0}, count[3];
-    for (int i = 0; i < ndims; i++) {
-        total *= dims[i];
-        count[i] = i == 0 ? nrows : dims[i];
-    }
-    hid_t fspace = H5Screate_simple(ndims, dims, NULL);
-    hid_t dcpl = pm_h5out_dcpl(ndims, dims);
-    hid_t ds = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    herr_t rc = ds < 0 ? -1 : 0;
-    if (rc == 0 && total > 0) {
-        hid_t mspace = H5Screate_simple(ndims, count, NULL);
-        hsize_t local = 1;
-        for (int i = 0; i < ndims; i++)
-            local *= count[i];
-        if (local == 0) {
-            H5Sselect_none(mspace);
-            H5Sselect_none(fspace);
-        } else {
-            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
-        }
-        rc = H5Dwrite(ds, type, mspace, fspace, dxpl, data);
-        H5Sclose(mspace);
-    }
-    if (ds >= 0)
-        H5Dclose(ds);
-    H5Pclose(dcpl), H5Sclose(fspace);
-    return rc < 0 ? -1 : 0;
-}
-
-/* Dataset `id` of the schema (its name, rank and, for numbers, type from the
- * table; `type` for compound and string rows), rows [row0, row0 + nrows). */
-int pm_slab_write_type(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
-                       hsize_t row0, hsize_t nrows, const void *data, hid_t dxpl)
-{
-    return pm_slab_write_named(loc, pm_schema_name(id), type, pm_schema_ndims(id), dims, row0,
-                               nrows, data, dxpl);
-}
-
-int pm_slab_write(hid_t loc, enum pm_schema_id id, const hsize_t *dims, hsize_t row0,
-                  hsize_t nrows, const void *data, hid_t dxpl)
-{
-    return pm_slab_write_type(loc, id, pm_schema_native(pm_schema[id].type), dims, row0, nrows, data,
-                              dxpl);
-}
-
-/* A whole dataset written by one process. */
-int pm_dataset(hid_t loc, enum pm_schema_id id, hid_t type, const hsize_t *dims,
-               const void *data)
-{
-    return pm_slab_write_type(loc, id, type, dims, 0, dims[0], data, H5P_DEFAULT);
-}
-
-hid_t pm_group(hid_t loc, enum pm_schema_id id)
-{
-    return H5Gcreate2(loc, pm_schema_name(id), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-}
-
-hid_t pm_group_open(hid_t loc, enum pm_schema_id id)
-{
-    if (H5Lexists(loc, pm_schema_name(id), H5P_DEFAULT) > 0)
-        return H5Gopen2(loc, pm_schema_name(id), H5P_DEFAULT);
-    return pm_group(loc, id);
-}
-
-/* ---- compound tables ------------------------------------------------------------- */
+/* ---- building the model --------------------------------------------------------- */
 
 _Static_assert(PM_HOST_LEN == PM_SCHEMA_STR64, "/threads host and binding are STR64 rows");
 
-hid_t pm_compound(const struct pm_field *fields, size_t nfields, size_t row_size)
+/* Rows of a number dataset (its type from the schema row). */
+static int pm_slab_put(struct pm_h5model *m, enum pm_schema_id id, const uint64_t *dims,
+                       uint64_t row0, uint64_t nrows, const void *data)
 {
-    hid_t t = H5Tcreate(H5T_COMPOUND, row_size);
-    for (size_t i = 0; i < nfields; i++) {
-        enum pm_schema_type type = pm_schema[fields[i].id].type;
-        if (fields[i].size != pm_schema_type_size(type)) { /* a row struct out of step with the table */
-            H5Tclose(t);
-            return -1;
-        }
-        hid_t ft = type == PM_ST_STR     ? pm_string_type()
-                   : type == PM_ST_STR64 ? pm_fixed_string_type(PM_HOST_LEN)
-                                         : H5Tcopy(pm_schema_native(type));
-        H5Tinsert(t, pm_schema_name(fields[i].id), fields[i].offset, ft);
-        H5Tclose(ft);
-    }
-    return t;
+    return pm_h5model_rows(m, id, NULL, 0, 0, dims, row0, nrows, data);
 }
-
 
 struct pm_h5_event {
     const char *name, *pfm_name;
@@ -276,7 +121,7 @@ struct pm_h5_event {
     uint8_t exclude_user, exclude_kernel;
 };
 
-static int pm_write_events(hid_t file, const struct pm_eventset *set)
+static int pm_write_events(struct pm_h5model *m, const struct pm_eventset *set)
 {
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_event, name, EVENTS_NAME), PM_FIELD(pm_h5_event, pfm_name, EVENTS_PFM_NAME),
@@ -294,11 +139,8 @@ static int pm_write_events(hid_t file, const struct pm_eventset *set)
                                        (uint8_t)e->attr.exclude_user,
                                        (uint8_t)e->attr.exclude_kernel};
     }
-    hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
-    hsize_t dims[1] = {(hsize_t)set->n};
-    int rc = pm_dataset(file, PM_S_EVENTS, t, dims, rows);
-    H5Tclose(t);
-    return rc;
+    uint64_t dims[1] = {(uint64_t)set->n};
+    return pm_h5model_dataset(m, PM_S_EVENTS, fields, PM_NFIELDS(fields), sizeof *rows, dims, rows);
 }
 
 /* Paths are for display; `parent` is the exact tree. Without a bound, a
@@ -326,7 +168,7 @@ struct pm_h5_region {
     const char *kind, *path;
 };
 
-static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_t n)
+static int pm_write_regions(struct pm_h5model *m, const struct pm_region_desc *reg, int32_t n)
 {
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_region, name, REGIONS_NAME), PM_FIELD(pm_h5_region, parent, REGIONS_PARENT),
@@ -349,10 +191,8 @@ static int pm_write_regions(hid_t file, const struct pm_region_desc *reg, int32_
         rows[r] = (struct pm_h5_region){reg[r].name, reg[r].parent, reg[r].depth,
                                         pm_kind_name((enum pm_kind)kind), paths[r]};
     }
-    hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
-    hsize_t dims[1] = {(hsize_t)n};
-    rc = pm_dataset(file, PM_S_REGIONS, t, dims, rows);
-    H5Tclose(t);
+    uint64_t dims[1] = {(uint64_t)n};
+    rc = pm_h5model_dataset(m, PM_S_REGIONS, fields, PM_NFIELDS(fields), sizeof *rows, dims, rows);
 out:
     if (paths)
         for (int32_t r = 0; r < n; r++)
@@ -361,16 +201,13 @@ out:
     return rc;
 }
 
-static int pm_write_messages(hid_t file, const char *const *messages, size_t n)
+static int pm_write_messages(struct pm_h5model *m, const char *const *messages, size_t n)
 {
-    hid_t str = pm_string_type();
-    hsize_t dims[1] = {(hsize_t)n};
-    int rc = pm_dataset(file, PM_S_MESSAGES, str, dims, messages);
-    H5Tclose(str);
-    return rc;
+    uint64_t dims[1] = {(uint64_t)n};
+    return pm_h5model_dataset(m, PM_S_MESSAGES, NULL, 0, 0, dims, messages);
 }
 
-static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
+static int pm_write_root_attrs(struct pm_h5model *m, const struct pm_output *o)
 {
     const struct pm_eventset *set = o->set;
     char measured[PM_MAX_EVENTS * (PM_EVENT_NAME_LEN + 1) + 1] = "";
@@ -382,59 +219,60 @@ static int pm_write_root_attrs(hid_t file, const struct pm_output *o)
     int32_t version = PM_SCHEMA_VERSION, revision = PM_SCHEMA_REVISION, groups = set->ngroups, cpu = o->bind_cpu;
     int64_t pid = o->pid;
     uint8_t partial = (uint8_t)o->partial;
-    int rc = pm_attr_scalar(file, PM_S_SCHEMA_VERSION, &version);
-    rc |= pm_attr_scalar(file, PM_S_SCHEMA_REVISION, &revision);
-    rc |= pm_attr_string(file, PM_S_PERFMARK_VERSION, PERFMARK_VERSION);
-    rc |= pm_attr_string(file, PM_S_COMMAND, o->command);
-    rc |= pm_attr_string(file, PM_S_HOST, o->host);
-    rc |= pm_attr_scalar(file, PM_S_PID, &pid);
-    rc |= pm_attr_string(file, PM_S_START_TIME, o->start_time);
-    rc |= pm_attr_scalar(file, PM_S_DURATION_NS, &o->duration_ns);
-    rc |= pm_attr_string(file, PM_S_CLOCK, o->clock);
-    rc |= pm_attr_string(file, PM_S_EVENTS_REQUESTED, set->requested);
-    rc |= pm_attr_string(file, PM_S_EVENTS_MEASURED, measured);
-    rc |= pm_attr_string(file, PM_S_EVENT_GROUP, set->n ? set->group_name : "none");
-    rc |= pm_attr_string(file, PM_S_FALLBACK, set->fallback);
+    int rc = pm_h5model_attr_num(m, PM_S_ROOT, PM_S_SCHEMA_VERSION, NULL, &version);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_SCHEMA_REVISION, NULL, &revision);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_PERFMARK_VERSION, PERFMARK_VERSION);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_COMMAND, o->command);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_HOST, o->host);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_PID, NULL, &pid);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_START_TIME, o->start_time);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_DURATION_NS, NULL, &o->duration_ns);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_CLOCK, o->clock);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_EVENTS_REQUESTED, set->requested);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_EVENTS_MEASURED, measured);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_EVENT_GROUP, set->n ? set->group_name : "none");
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_FALLBACK, set->fallback);
     char causes[40];
     pm_fallback_cause_words(set->fallback_causes, causes, sizeof causes);
-    rc |= pm_attr_string(file, PM_S_FALLBACK_CAUSE, causes);
-    rc |= pm_attr_string(file, PM_S_CPU, set->cpu);
-    rc |= pm_attr_scalar(file, PM_S_KERNEL_GROUPS, &groups);
-    rc |= pm_attr_scalar(file, PM_S_BIND_CPU, &cpu);
-    rc |= pm_attr_scalar(file, PM_S_PARTIAL, &partial);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_FALLBACK_CAUSE, causes);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_CPU, set->cpu);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_KERNEL_GROUPS, NULL, &groups);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_BIND_CPU, NULL, &cpu);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_PARTIAL, NULL, &partial);
     static const char *const td_names[] = {"", "perf_metrics", "skylake", "zen4", "arm", "atom"};
     _Static_assert(sizeof td_names / sizeof *td_names == PM_TD_NMETHODS,
                    "a topdown_method name per enum pm_td_method");
     int td = set->td_method >= 0 && set->td_method < PM_TD_NMETHODS ? set->td_method : 0;
     int32_t td_levels = td ? set->td_levels : 0;
-    rc |= pm_attr_string(file, PM_S_TOPDOWN_METHOD, td_names[td]);
-    rc |= pm_attr_scalar(file, PM_S_TOPDOWN_LEVELS, &td_levels);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_TOPDOWN_METHOD, td_names[td]);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_TOPDOWN_LEVELS, NULL, &td_levels);
     /* How the PERF_METRICS group was read (docs/topdown.md): rdpmc once any
      * thread of this process used the rdpmc mode. */
     const char *td_read = set->td_method != PM_TD_METHOD_PERF_METRICS ? "none"
                           : pm_counterset_td_rdpmc_used()            ? "rdpmc"
                                                                      : "read";
-    rc |= pm_attr_string(file, PM_S_TOPDOWN_READ, td_read);
-    rc |= pm_attr_string(file, PM_S_CPU_MODEL, set->model);
-    rc |= pm_attr_string(file, PM_S_OPENMP, o->openmp ? o->openmp : "");
-    rc |= pm_attr_string(file, PM_S_PINNING, o->pinning ? o->pinning : "");
-    rc |= pm_attr_string(file, PM_S_THROTTLE, o->throttle ? o->throttle : "");
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_TOPDOWN_READ, td_read);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_CPU_MODEL, set->model);
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_OPENMP, o->openmp ? o->openmp : "");
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_PINNING, o->pinning ? o->pinning : "");
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_THROTTLE, o->throttle ? o->throttle : "");
     int32_t rank = o->rank, ranks = o->ranks;
-    rc |= pm_attr_scalar(file, PM_S_RANK, &rank);
-    rc |= pm_attr_scalar(file, PM_S_RANKS, &ranks);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_RANK, NULL, &rank);
+    rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_RANKS, NULL, &ranks);
     return rc ? -1 : 0;
 }
 
-int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_region_desc *regions,
-                    int32_t nregions, const char *const *messages, size_t nmessages,
+int pm_h5out_tables(struct pm_h5model *m, const struct pm_output *o,
+                    const struct pm_region_desc *regions, int32_t nregions,
+                    const char *const *messages, size_t nmessages,
                     const struct pm_module_desc *modules, int32_t nmodules)
 {
-    int rc = pm_write_root_attrs(file, o);
-    rc |= pm_write_events(file, o->set);
-    rc |= pm_write_regions(file, regions, nregions);
-    rc |= pm_write_messages(file, messages, nmessages);
-    rc |= pm_h5out_sample_tables(file, o, modules, nmodules);
-    rc |= pm_h5out_series_tables(file, o);
+    int rc = pm_write_root_attrs(m, o);
+    rc |= pm_write_events(m, o->set);
+    rc |= pm_write_regions(m, regions, nregions);
+    rc |= pm_write_messages(m, messages, nmessages);
+    rc |= pm_h5out_sample_tables(m, o, modules, nmodules);
+    rc |= pm_h5out_series_tables(m, o);
     return rc ? -1 : 0;
 }
 
@@ -451,7 +289,7 @@ struct pm_h5_thread {
     char binding[PM_HOST_LEN];
 };
 
-static int pm_write_threads(hid_t file, const struct pm_output *o, const struct pm_slab *s)
+static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, const struct pm_slab *s)
 {
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_thread, rank, THREADS_RANK), PM_FIELD(pm_h5_thread, thread, THREADS_THREAD),
@@ -480,11 +318,9 @@ static int pm_write_threads(hid_t file, const struct pm_output *o, const struct 
         snprintf(rows[i].host, sizeof rows[i].host, "%s", o->host);
         snprintf(rows[i].binding, sizeof rows[i].binding, "%s", t->binding);
     }
-    hid_t t = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
-    hsize_t dims[1] = {s->thread_total};
-    int rc = pm_slab_write_type(file, PM_S_THREADS, t, dims, s->thread_offset,
-                           (hsize_t)o->nthreads, rows, s->dxpl);
-    H5Tclose(t);
+    uint64_t dims[1] = {s->thread_total};
+    int rc = pm_h5model_rows(m, PM_S_THREADS, fields, PM_NFIELDS(fields), sizeof *rows, dims,
+                             s->thread_offset, (uint64_t)o->nthreads, rows);
     free(rows);
     return rc;
 }
@@ -492,7 +328,7 @@ static int pm_write_threads(hid_t file, const struct pm_output *o, const struct 
 /* TopDown from PERF_METRICS is quantised to 1/255 per read window: a cell
  * with too few slots per window gets SHORT (pm_td_is_short) and the report
  * leaves it out of ratios. */
-static void pm_flag_short(const struct pm_eventset *set, hsize_t cells, const uint64_t *counts,
+static void pm_flag_short(const struct pm_eventset *set, uint64_t cells, const uint64_t *counts,
                           const uint64_t *windows, const uint64_t *visits, uint32_t *flags)
 {
     if (set->td_method != PM_TD_METHOD_PERF_METRICS)
@@ -501,8 +337,8 @@ static void pm_flag_short(const struct pm_eventset *set, hsize_t cells, const ui
     for (int e = 0; e < set->n && slots < 0; e++)
         if (pm_event_must_lead(&set->ev[e]))
             slots = e;
-    for (hsize_t c = 0; slots >= 0 && c < cells; c++)
-        if (visits[c] && pm_td_is_short(counts[c * (hsize_t)set->n + (hsize_t)slots],
+    for (uint64_t c = 0; slots >= 0 && c < cells; c++)
+        if (visits[c] && pm_td_is_short(counts[c * (uint64_t)set->n + (uint64_t)slots],
                                         windows[c]))
             flags[c] |= PM_FLAG_SHORT;
 }
@@ -525,19 +361,19 @@ static int pm_cpu_time_event(const struct pm_eventset *set)
  * every reading nested inside it in full; its wall time leaves its own
  * readings out. So the estimate is (reads + counted visits) × cost against
  * CPU time where an event measures it, else reads × cost against wall. */
-static void pm_flag_overhead(const struct pm_output *o, hsize_t T, hsize_t R,
+static void pm_flag_overhead(const struct pm_output *o, uint64_t T, uint64_t R,
                              const uint64_t *counts, const uint64_t *wall,
                              const uint64_t *reads, const uint64_t *counted, uint32_t *flags)
 {
     if (o->read_cost_ns <= 0)
         return;
-    const hsize_t E = (hsize_t)o->set->n;
+    const uint64_t E = (uint64_t)o->set->n;
     int cpu = pm_cpu_time_event(o->set);
-    for (hsize_t c = 0; c < T * R; c++) {
+    for (uint64_t c = 0; c < T * R; c++) {
         double own, base;
         if (cpu >= 0) {
             own = (double)(reads[c] + counted[c]) * o->read_cost_ns;
-            base = (double)counts[c * E + (hsize_t)cpu];
+            base = (double)counts[c * E + (uint64_t)cpu];
         } else {
             own = (double)reads[c] * o->read_cost_ns;
             base = (double)wall[c];
@@ -561,7 +397,7 @@ static void pm_cells_free(struct pm_cells *c)
     free(c->timed_visits), free(c->throttled_from), free(c->flags);
 }
 
-static int pm_cells_alloc(struct pm_cells *c, hsize_t cells, hsize_t E, hsize_t G)
+static int pm_cells_alloc(struct pm_cells *c, uint64_t cells, uint64_t E, uint64_t G)
 {
     *c = (struct pm_cells){0};
     uint64_t **per_cell[] = {&c->visits, &c->wall, &c->bytes, &c->bytes_unknown, &c->windows,
@@ -599,11 +435,11 @@ static void pm_node_visits(const struct pm_thread *th, int32_t n, uint64_t *all,
         *timer = cold->folded;
 }
 
-static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const *map,
+static int pm_write_cells(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                           const struct pm_slab *s)
 {
-    const hsize_t T = (hsize_t)o->nthreads, R = s->regions;
-    const hsize_t E = (hsize_t)o->set->n, G = (hsize_t)o->set->ngroups;
+    const uint64_t T = (uint64_t)o->nthreads, R = s->regions;
+    const uint64_t E = (uint64_t)o->set->n, G = (uint64_t)o->set->ngroups;
     const unsigned stride = pm_stride(o->set);
     struct pm_cells c;
     if (pm_cells_alloc(&c, T * R, E, G) != 0)
@@ -612,10 +448,10 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     int rc = -1;
     if (!counted)
         goto out;
-    for (hsize_t t = 0; t < T; t++) {
+    for (uint64_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
         for (int32_t n = 0; n < th->nnodes; n++) {
-            hsize_t cell = t * R + (hsize_t)map[t][n];
+            uint64_t cell = t * R + (uint64_t)map[t][n];
             const struct pm_node *node = &th->nodes[n];
             const struct pm_node_cold *cold = &th->cold[n];
             const uint64_t *acc = th->acc + (size_t)n * stride;
@@ -634,9 +470,9 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
             c.wall[cell] += (uint64_t)((double)node->ticks * o->ns_per_tick + 0.5);
             c.flags[cell] |= node->flags | (o->partial ? PM_FLAG_PARTIAL : 0) |
                              (pm_sampler_node_lost(&th->smp, n) ? PM_FLAG_SAMPLES_LOST : 0);
-            for (hsize_t e = 0; e < E; e++)
+            for (uint64_t e = 0; e < E; e++)
                 c.counts[cell * E + e] += acc[e];
-            for (hsize_t g = 0; g < G; g++) {
+            for (uint64_t g = 0; g < G; g++) {
                 c.ena[cell * G + g] += acc[E + g];
                 c.run[cell * G + g] += acc[E + G + g];
             }
@@ -644,12 +480,11 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     }
     pm_flag_short(o->set, T * R, c.counts, c.windows, c.visits, c.flags);
     pm_flag_overhead(o, T, R, c.counts, c.wall, c.reads, counted, c.flags);
-    hid_t grp = pm_group(file, PM_S_REGION);
-    if (grp < 0)
+    if (pm_h5model_group(m, PM_S_REGION) != 0)
         goto out;
-    const hsize_t d2[2] = {s->thread_total, R}, d3e[3] = {s->thread_total, R, E},
+    const uint64_t d2[2] = {s->thread_total, R}, d3e[3] = {s->thread_total, R, E},
                   d3g[3] = {s->thread_total, R, G};
-    const hsize_t row0 = s->thread_offset;
+    const uint64_t row0 = s->thread_offset;
     const struct {
         enum pm_schema_id id;
         const uint64_t *data;
@@ -662,18 +497,16 @@ static int pm_write_cells(hid_t file, const struct pm_output *o, int32_t *const 
     };
     rc = 0;
     for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
-        rc |= pm_slab_write(grp, per_cell[i].id, d2, row0, T, per_cell[i].data, s->dxpl);
-    rc |= pm_slab_write(grp, PM_S_REGION_COUNTS, d3e, row0, T, c.counts, s->dxpl);
-    rc |= pm_slab_write(grp, PM_S_REGION_ENABLED_NS, d3g, row0, T, c.ena, s->dxpl);
-    rc |= pm_slab_write(grp, PM_S_REGION_RUNNING_NS, d3g, row0, T, c.run, s->dxpl);
-    rc |= pm_slab_write(grp, PM_S_REGION_FLAGS, d2, row0, T, c.flags, s->dxpl);
-    hid_t fds = rc ? -1 : H5Dopen2(grp, pm_schema_name(PM_S_REGION_FLAGS), H5P_DEFAULT);
-    for (size_t i = 0; fds >= 0 && i < sizeof pm_flag_names / sizeof *pm_flag_names; i++)
-        rc |= pm_attr_write(fds, pm_flag_names[i].name, pm_schema_native(pm_schema[PM_S_REGION_FLAG_NAME].type),
-                            &pm_flag_names[i].bit);
-    if (fds >= 0)
-        H5Dclose(fds);
-    H5Gclose(grp);
+        rc |= pm_slab_put(m, per_cell[i].id, d2, row0, T, per_cell[i].data);
+    rc |= pm_slab_put(m, PM_S_REGION_COUNTS, d3e, row0, T, c.counts);
+    rc |= pm_slab_put(m, PM_S_REGION_ENABLED_NS, d3g, row0, T, c.ena);
+    rc |= pm_slab_put(m, PM_S_REGION_RUNNING_NS, d3g, row0, T, c.run);
+    rc |= pm_slab_put(m, PM_S_REGION_FLAGS, d2, row0, T, c.flags);
+    for (size_t i = 0; i < sizeof pm_flag_names / sizeof *pm_flag_names; i++) {
+        uint32_t bit = pm_flag_names[i].bit;
+        rc |= pm_h5model_attr_num(m, PM_S_REGION_FLAGS, PM_S_REGION_FLAG_NAME,
+                                  pm_flag_names[i].name, &bit);
+    }
 out:
     pm_cells_free(&c);
     free(counted);
@@ -682,33 +515,32 @@ out:
 
 /* Split stride-word readings into counts [N,E], enabled [N,G], running [N,G]
  * and write them as rows [row0, row0 + rows) of `total`, as datasets ids[0..2]. */
-static int pm_write_readings(hid_t grp, const enum pm_schema_id ids[3],
-                             const struct pm_eventset *set, hsize_t total,
-                             hsize_t row0, hsize_t rows, const uint64_t *const *readings,
-                             hid_t dxpl)
+static int pm_write_readings(struct pm_h5model *m, const enum pm_schema_id ids[3],
+                             const struct pm_eventset *set, uint64_t total,
+                             uint64_t row0, uint64_t rows, const uint64_t *const *readings)
 {
-    const hsize_t E = (hsize_t)set->n, G = (hsize_t)set->ngroups;
+    const uint64_t E = (uint64_t)set->n, G = (uint64_t)set->ngroups;
     uint64_t *counts = calloc(rows * E + 1, 8), *ena = calloc(rows * G + 1, 8),
              *run = calloc(rows * G + 1, 8);
     int rc = -1;
     if (counts && ena && run) {
-        for (hsize_t r = 0; r < rows; r++) {
+        for (uint64_t r = 0; r < rows; r++) {
             memcpy(counts + r * E, readings[r], E * 8);
             memcpy(ena + r * G, readings[r] + E, G * 8);
             memcpy(run + r * G, readings[r] + E + G, G * 8);
         }
-        hsize_t de[2] = {total, E}, dg[2] = {total, G};
-        rc = pm_slab_write(grp, ids[0], de, row0, rows, counts, dxpl);
-        rc |= pm_slab_write(grp, ids[1], dg, row0, rows, ena, dxpl);
-        rc |= pm_slab_write(grp, ids[2], dg, row0, rows, run, dxpl);
+        uint64_t de[2] = {total, E}, dg[2] = {total, G};
+        rc = pm_slab_put(m, ids[0], de, row0, rows, counts);
+        rc |= pm_slab_put(m, ids[1], dg, row0, rows, ena);
+        rc |= pm_slab_put(m, ids[2], dg, row0, rows, run);
     }
     free(counts), free(ena), free(run);
     return rc ? -1 : 0;
 }
 
-static int pm_write_totals(hid_t file, const struct pm_output *o, const struct pm_slab *s)
+static int pm_write_totals(struct pm_h5model *m, const struct pm_output *o, const struct pm_slab *s)
 {
-    hsize_t T = (hsize_t)o->nthreads, N = o->totals ? 1 : 0;
+    uint64_t T = (uint64_t)o->nthreads, N = o->totals ? 1 : 0;
     const uint64_t **readings = calloc(T + 1, sizeof *readings);
     uint64_t *wall = calloc(T + 1, sizeof *wall), *reads = calloc(T + 1, sizeof *reads);
     double *cost = calloc(T + 1, sizeof *cost);
@@ -716,7 +548,7 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
     int rc = -1;
     if (!readings || !wall || !flags || !reads || !cost)
         goto out;
-    for (hsize_t t = 0; t < T; t++) {
+    for (uint64_t t = 0; t < T; t++) {
         const struct pm_thread *th = o->threads[t];
         readings[t] = th->total;
         reads[t] = th->reads;
@@ -729,48 +561,36 @@ static int pm_write_totals(hid_t file, const struct pm_output *o, const struct p
         PM_S_THREAD_COUNTS, PM_S_THREAD_ENABLED_NS, PM_S_THREAD_RUNNING_NS};
     static const enum pm_schema_id rank_ids[3] = {PM_S_RANK_COUNTS, PM_S_RANK_ENABLED_NS,
                                                   PM_S_RANK_RUNNING_NS};
-    hid_t grp = pm_group(file, PM_S_THREAD);
-    rc = grp < 0 ? -1
-                 : pm_write_readings(grp, thread_ids, o->set, s->thread_total,
-                                     s->thread_offset, T, readings, s->dxpl);
-    if (grp >= 0) {
-        hsize_t d1[1] = {s->thread_total};
-        rc |= pm_slab_write(grp, PM_S_THREAD_WALL_NS, d1, s->thread_offset, T,
-                            wall, s->dxpl);
-        rc |= pm_slab_write(grp, PM_S_THREAD_FLAGS, d1, s->thread_offset, T,
-                            flags, s->dxpl);
-        rc |= pm_slab_write(grp, PM_S_THREAD_READS, d1, s->thread_offset, T,
-                            reads, s->dxpl);
-        rc |= pm_slab_write(grp, PM_S_THREAD_READ_COST_NS, d1, s->thread_offset, T,
-                            cost, s->dxpl);
-        H5Gclose(grp);
-    }
-    grp = pm_group(file, PM_S_RANKGRP);
+    rc = pm_h5model_group(m, PM_S_THREAD) != 0
+             ? -1
+             : pm_write_readings(m, thread_ids, o->set, s->thread_total, s->thread_offset, T,
+                                 readings);
+    uint64_t d1[1] = {s->thread_total};
+    rc |= pm_slab_put(m, PM_S_THREAD_WALL_NS, d1, s->thread_offset, T, wall);
+    rc |= pm_slab_put(m, PM_S_THREAD_FLAGS, d1, s->thread_offset, T, flags);
+    rc |= pm_slab_put(m, PM_S_THREAD_READS, d1, s->thread_offset, T, reads);
+    rc |= pm_slab_put(m, PM_S_THREAD_READ_COST_NS, d1, s->thread_offset, T, cost);
     const uint64_t *rank[1] = {o->totals};
     int32_t rank_id[1] = {o->rank};
-    rc |= grp < 0 ? -1
-                  : pm_write_readings(grp, rank_ids, o->set, s->rank_total, s->rank_offset, N,
-                                      rank, s->dxpl);
-    if (grp >= 0) {
-        hsize_t d1[1] = {s->rank_total};
-        rc |= pm_slab_write(grp, PM_S_RANK_RANK, d1, s->rank_offset, N, rank_id,
-                            s->dxpl);
-        H5Gclose(grp);
-    }
+    rc |= pm_h5model_group(m, PM_S_RANKGRP) != 0
+              ? -1
+              : pm_write_readings(m, rank_ids, o->set, s->rank_total, s->rank_offset, N, rank);
+    uint64_t dn[1] = {s->rank_total};
+    rc |= pm_slab_put(m, PM_S_RANK_RANK, dn, s->rank_offset, N, rank_id);
 out:
     free(readings), free(wall), free(flags), free(reads), free(cost);
     return rc ? -1 : 0;
 }
 
-int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
+int pm_h5out_rows(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                   const struct pm_slab *slab)
 {
-    int rc = pm_write_threads(file, o, slab);
-    rc |= pm_write_cells(file, o, map, slab);
-    rc |= pm_write_totals(file, o, slab);
-    rc |= pm_h5out_sample_rows(file, o, map, slab);
-    rc |= pm_h5out_series_rows(file, o, map, slab);
-    rc |= pm_h5out_node_rows(file, o, slab);
+    int rc = pm_write_threads(m, o, slab);
+    rc |= pm_write_cells(m, o, map, slab);
+    rc |= pm_write_totals(m, o, slab);
+    rc |= pm_h5out_sample_rows(m, o, map, slab);
+    rc |= pm_h5out_series_rows(m, o, map, slab);
+    rc |= pm_h5out_node_rows(m, o, slab);
     return rc ? -1 : 0;
 }
 
@@ -786,53 +606,31 @@ void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_output *o,
                                    rows, process_rows, cpus, procs, cpu_rows};
     for (int k = 0; k < PM_SPARSE_N; k++) {
         slab->sparse_offset[k] = slab->sparse_base[k] = 0;
-        slab->sparse_total[k] = (hsize_t)n[k];
+        slab->sparse_total[k] = (uint64_t)n[k];
     }
     slab->thread_base = 0;
 }
 
-/* A file that lives in memory only (HDF5's core driver, no backing
- * store): perfmark builds every file this way and writes the bytes itself
- * (pm_h5out.h, "Why in memory"). */
-hid_t pm_h5out_mem_create(char *err, size_t errlen)
+int pm_h5out_encode(const struct pm_h5model *m, int force_own, pm_h5out_large_fn large,
+                    void **image, size_t *len, char *err, size_t errlen)
 {
-    static unsigned serial;
-    char name[64];
-    snprintf(name, sizeof name, "perfmark-image-%ld-%u", (long)getpid(), serial++);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
-    H5Pset_fapl_core(fapl, PM_H5_MEM_INCREMENT, 0);
-    hid_t file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
-    if (file < 0)
-        snprintf(err, errlen, "HDF5 cannot create a file in memory (out of memory?)");
-    return file;
-}
-
-int pm_h5out_mem_take(hid_t file, void **image, size_t *len, char *err, size_t errlen)
-{
-    *image = NULL;
-    *len = 0;
-    ssize_t n = H5Fflush(file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(file, NULL, 0);
-    void *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (buf && H5Fget_file_image(file, buf, (size_t)n) != n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (H5Fclose(file) < 0 || !buf) {
-        free(buf);
-        snprintf(err, errlen, "HDF5 could not finish the file in memory (out of memory?)");
+    if (!pm_h5model_ok(m)) {
+        snprintf(err, errlen, "out of memory building the file (or a writer bug: an item "
+                 "out of step with the schema table)");
         return -1;
     }
-    *image = buf;
-    *len = (size_t)n;
+    if (!force_own && large && !pm_h5enc_fits(m))
+        return large(m, image, len, err, errlen);
+    if (pm_h5enc_image(m, image, len) != 0) {
+        snprintf(err, errlen, "cannot encode the file (%s)", strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
-int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *err,
-                   size_t errlen)
+int pm_h5out_image(const struct pm_output *o, pm_h5out_large_fn large, void **image, size_t *len,
+                   char *err, size_t errlen)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  /* our message, not HDF5's stack dump */
     *image = NULL;
     *len = 0;
     struct pm_merged m;
@@ -860,25 +658,20 @@ int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *e
         snprintf(err, errlen, "out of memory preparing the samples");
         return -1;
     }
-    hid_t file = pm_h5out_mem_create(err, errlen);
-    if (file < 0) {
-        rc = -1;
-    } else {
-        struct pm_slab slab = {.thread_offset = 0, .thread_total = (hsize_t)o->nthreads,
-                               .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
-                               .regions = (hsize_t)m.n, .dxpl = H5P_DEFAULT,
-                               .samples = &samples};
-        pm_slab_local_sparse(&slab, o, &samples);
-        rc = pm_h5out_tables(file, o, regions, m.n, messages, pm_msg_count(), samples.modules,
-                             samples.nmodules);
-        rc |= pm_h5out_rows(file, o, m.map, &slab);
-        if (rc) {
-            H5Fclose(file);
-            snprintf(err, errlen, "HDF5 could not build the file (out of memory?)");
-        } else {
-            rc = pm_h5out_mem_take(file, image, len, err, errlen);
-        }
-    }
+    struct pm_h5model file;
+    pm_h5model_init(&file);
+    struct pm_slab slab = {.thread_offset = 0, .thread_total = (uint64_t)o->nthreads,
+                           .rank_offset = 0, .rank_total = o->totals ? 1 : 0,
+                           .regions = (uint64_t)m.n, .samples = &samples};
+    pm_slab_local_sparse(&slab, o, &samples);
+    rc = pm_h5out_tables(&file, o, regions, m.n, messages, pm_msg_count(), samples.modules,
+                         samples.nmodules);
+    rc |= pm_h5out_rows(&file, o, m.map, &slab);
+    if (rc == 0)
+        rc = pm_h5out_encode(&file, o->partial, large, image, len, err, errlen);
+    else
+        snprintf(err, errlen, "out of memory building the file");
+    pm_h5model_free(&file);
     pm_merge_free(&m, o->nthreads);
     pm_sample_rows_free(&samples);
     free(regions), free(messages);

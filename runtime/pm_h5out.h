@@ -1,22 +1,22 @@
-/* pm_h5out — write the measurement as HDF5 (docs/hdf5-schema.md).
+/* pm_h5out — the measurement as the file's content (docs/hdf5-schema.md),
+ * built as a model (pm_h5model.h) that an encoder turns into HDF5 bytes.
  *
- * Two phases, so that the same code writes one process's file and, under
+ * Two phases, so that the same code builds one process's file and, under
  * MPI, one file per job:
  *   rows   — /threads, /region/..., /thread/..., /rank/...: numeric and fixed-size
- *            data laid out by thread row. Each process writes its own slab
- *            (rows [offset, offset + its threads)), possibly collectively
- *            into a parallel file.
+ *            data laid out by thread row. Each process gives its own slab
+ *            (rows [offset, offset + its threads)) of the job's datasets.
  *   tables — root attributes, /events, /regions, /messages: variable-length
- *            strings, written once (parallel HDF5 1.10 cannot write them).
+ *            strings, built once (parallel HDF5 1.10 cannot write them).
  * Regions of a process's threads are merged by path (pm_merge); under MPI
  * the merged tables of all ranks are unioned and the map rewritten. */
 #ifndef PM_H5OUT_H
 #define PM_H5OUT_H
 
+#include "pm_h5model.h"
 #include "pm_output.h"
 #include "pm_thread.h"
 
-#include <hdf5.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,13 +58,12 @@ struct pm_sample_rows;
  * in the job's file (the same, except in a rank's own rows file that the
  * job's file is assembled from). */
 struct pm_slab {
-    hsize_t thread_offset, thread_total;  /* our threads are rows [offset, offset + nthreads) */
-    hsize_t rank_offset, rank_total;      /* our /rank row (if we have totals) */
-    hsize_t regions;                      /* columns: regions in the file */
-    hid_t dxpl;                           /* H5P_DEFAULT, or collective MPI-IO */
-    hsize_t thread_base;                  /* job row of our first thread */
+    uint64_t thread_offset, thread_total; /* our threads are rows [offset, offset + nthreads) */
+    uint64_t rank_offset, rank_total;     /* our /rank row (if we have totals) */
+    uint64_t regions;                     /* columns: regions in the file */
+    uint64_t thread_base;                 /* job row of our first thread */
     const struct pm_sample_rows *samples; /* our sparse rows (NULL: none) */
-    hsize_t sparse_offset[PM_SPARSE_N], sparse_total[PM_SPARSE_N], sparse_base[PM_SPARSE_N];
+    uint64_t sparse_offset[PM_SPARSE_N], sparse_total[PM_SPARSE_N], sparse_base[PM_SPARSE_N];
 };
 
 /* A slab whose sparse rows are all this process's, numbered from 0 (one
@@ -72,35 +71,36 @@ struct pm_slab {
 void pm_slab_local_sparse(struct pm_slab *slab, const struct pm_output *o,
                           const struct pm_sample_rows *r);
 
-int pm_h5out_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
+int pm_h5out_rows(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                   const struct pm_slab *slab);
-int pm_h5out_tables(hid_t file, const struct pm_output *o, const struct pm_region_desc *regions,
-                    int32_t nregions, const char *const *messages, size_t nmessages,
+int pm_h5out_tables(struct pm_h5model *m, const struct pm_output *o,
+                    const struct pm_region_desc *regions, int32_t nregions,
+                    const char *const *messages, size_t nmessages,
                     const struct pm_module_desc *modules, int32_t nmodules);
+
+/* Where a model too large for perfmark's own encoder goes (pm_h5enc_fits):
+ * the HDF5 library's image of it, as pm_h5out_image returns one. */
+typedef int (*pm_h5out_large_fn)(const struct pm_h5model *m, void **image, size_t *len,
+                                 char *err, size_t errlen);
 
 /* The whole file for one process, built in memory: *image (malloc'ed,
  * the caller frees it) of *len bytes. 0, or -1 with a reason in err.
+ * perfmark's own encoder writes it (pm_h5enc.h) when it fits, and always
+ * for an emergency dump (o->partial: loading a library then could
+ * deadlock); else `large` does (NULL: the encoder writes it all the same).
  *
  * Why in memory: HDF5 that meets a full disk half way through a file keeps
  * it open in a broken state and crashes in its own atexit handler (seen:
  * SIGSEGV in H5F__close_cb, the program's exit status and buffered output
- * lost). In memory, HDF5 never sees the disk; perfmark writes the bytes
+ * lost). In memory, no library sees the disk; perfmark writes the bytes
  * with write(2), where a failure is one errno and the bytes can go to the
  * next place (pm_session.c). The file is at most the size of the data the
  * runtime already holds. */
-int pm_h5out_image(const struct pm_output *o, void **image, size_t *len, char *err,
-                   size_t errlen);
-/* The dataset creation properties of a dataset of these dimensions
- * (chunked and compressed when large). */
-hid_t pm_h5out_dcpl(int ndims, const hsize_t *dims);
-/* How a file in memory grows (HDF5's core driver). The driver allocates
- * and clears a whole increment up front: 1 MiB cost ~0.5 ms per file, and
- * the job writer creates one per rank and opens one per rank on rank 0;
- * 64 KiB cost 0.04 ms, and large files build as fast (26 MB: same time). */
-#define PM_H5_MEM_INCREMENT ((size_t)64 << 10)
-/* The two halves, for the job writer: an empty file in memory, and its
- * bytes (the file is closed either way). */
-hid_t pm_h5out_mem_create(char *err, size_t errlen);
-int pm_h5out_mem_take(hid_t file, void **image, size_t *len, char *err, size_t errlen);
+int pm_h5out_image(const struct pm_output *o, pm_h5out_large_fn large, void **image, size_t *len,
+                   char *err, size_t errlen);
+/* A model's file: perfmark's encoder when it fits (or `force_own`), else
+ * `large`. */
+int pm_h5out_encode(const struct pm_h5model *m, int force_own, pm_h5out_large_fn large,
+                    void **image, size_t *len, char *err, size_t errlen);
 
 #endif

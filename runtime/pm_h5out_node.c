@@ -4,7 +4,6 @@
  * job writer's Exscan gave it (none when it watched nothing).
  */
 #include "pm_h5out_node.h"
-#include "pm_h5out_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +16,12 @@ void pm_node_counts(const struct pm_output *o, size_t *cpus, size_t *procs, size
     *rows = n ? n->nrows : 0;
 }
 
-int pm_h5out_node_rows(hid_t file, const struct pm_output *o, const struct pm_slab *slab)
+int pm_h5out_node_rows(struct pm_h5model *m, const struct pm_output *o, const struct pm_slab *slab)
 {
     const struct pm_node_data *n = o->node;
     size_t P, Q, V;
     pm_node_counts(o, &P, &Q, &V);
-    hid_t grp = pm_group_open(file, PM_S_NODE);
-    if (grp < 0)
+    if (pm_h5model_group(m, PM_S_NODE) != 0)
         return -1;
     int32_t *prank = calloc(P + 1, 4), *pcpu = calloc(P + 1, 4);
     uint64_t *span = calloc(P + 1, 8), *own = calloc(P + 1, 8), *foreign = calloc(P + 1, 8),
@@ -65,10 +63,10 @@ int pm_h5out_node_rows(hid_t file, const struct pm_output *o, const struct pm_sl
         vidle[i] = r->idle_ns;
     }
     if (rc == 0) {
-        const hsize_t p0 = slab->sparse_offset[PM_SPARSE_NODE_CPUS],
+        const uint64_t p0 = slab->sparse_offset[PM_SPARSE_NODE_CPUS],
                       q0 = slab->sparse_offset[PM_SPARSE_NODE_PROCS],
                       v0 = slab->sparse_offset[PM_SPARSE_NODE_ROWS];
-        const hsize_t dP[1] = {slab->sparse_total[PM_SPARSE_NODE_CPUS]},
+        const uint64_t dP[1] = {slab->sparse_total[PM_SPARSE_NODE_CPUS]},
                       dQ[1] = {slab->sparse_total[PM_SPARSE_NODE_PROCS]},
                       dV[1] = {slab->sparse_total[PM_SPARSE_NODE_ROWS]};
         const struct {
@@ -88,18 +86,15 @@ int pm_h5out_node_rows(hid_t file, const struct pm_output *o, const struct pm_sl
             {PM_S_NODE_SERIES_TIME_NS, vtime, 2}, {PM_S_NODE_SERIES_OWN_NS, vown, 2},
             {PM_S_NODE_SERIES_FOREIGN_NS, vforeign, 2}, {PM_S_NODE_SERIES_IDLE_NS, vidle, 2},
         };
-        const hsize_t *dims[3] = {dP, dQ, dV}, row0[3] = {p0, q0, v0}, nrows[3] = {P, Q, V};
+        const uint64_t *dims[3] = {dP, dQ, dV}, row0[3] = {p0, q0, v0}, nrows[3] = {P, Q, V};
         for (size_t k = 0; k < sizeof sets / sizeof *sets; k++)
-            rc |= pm_slab_write(grp, sets[k].id, dims[sets[k].part], row0[sets[k].part],
-                                nrows[sets[k].part], sets[k].data, slab->dxpl);
-        hid_t str = pm_fixed_string_type(PM_SCHEMA_STR64);
-        rc |= pm_slab_write_type(grp, PM_S_NODE_PROCESS_COMM, str, dQ, q0, Q, qcomm, slab->dxpl);
-        H5Tclose(str);
+            rc |= pm_h5model_rows(m, sets[k].id, NULL, 0, 0, dims[sets[k].part],
+                                  row0[sets[k].part], nrows[sets[k].part], sets[k].data);
+        rc |= pm_h5model_rows(m, PM_S_NODE_PROCESS_COMM, NULL, 0, 0, dQ, q0, Q, qcomm);
     }
     free(prank), free(pcpu), free(span), free(own), free(foreign), free(idle), free(lost);
     free(mspan), free(mown), free(mforeign), free(midle);
     free(qrank), free(qcpu), free(qpid), free(qcomm), free(qns);
     free(vrank), free(vcpu), free(vtime), free(vown), free(vforeign), free(vidle);
-    H5Gclose(grp);
     return rc ? -1 : 0;
 }

@@ -9,6 +9,6 @@
 
 /* This process's rows: watched CPUs, other processes, interval rows. */
 void pm_node_counts(const struct pm_output *o, size_t *cpus, size_t *procs, size_t *rows);
-int pm_h5out_node_rows(hid_t file, const struct pm_output *o, const struct pm_slab *slab);
+int pm_h5out_node_rows(struct pm_h5model *m, const struct pm_output *o, const struct pm_slab *slab);
 
 #endif

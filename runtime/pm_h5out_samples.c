@@ -1,6 +1,5 @@
 #include "pm_h5out_samples.h"
 #include "pm_flags.h"
-#include "pm_h5out_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,43 +132,41 @@ void pm_sample_rows_free(struct pm_sample_rows *r)
 
 /* ---- the rows phase ------------------------------------------------------------ */
 
-static int pm_write_sample_cells(hid_t file, const struct pm_output *o, int32_t *const *map,
+static int pm_write_sample_cells(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                                  const struct pm_slab *s)
 {
-    const hsize_t T = (hsize_t)o->nthreads, R = s->regions;
-    const hsize_t S = o->sample ? (hsize_t)o->sample->n : 0;
+    const uint64_t T = (uint64_t)o->nthreads, R = s->regions;
+    const uint64_t S = o->sample ? (uint64_t)o->sample->n : 0;
     static const enum pm_schema_id region_ids[PM_SN_WORDS] = {
         PM_S_REGION_SAMPLES, PM_S_REGION_SAMPLES_LOST, PM_S_REGION_SAMPLES_THROTTLED};
     static const enum pm_schema_id thread_ids[PM_SN_WORDS] = {
         PM_S_THREAD_SAMPLES, PM_S_THREAD_SAMPLES_LOST, PM_S_THREAD_SAMPLES_THROTTLED};
     uint64_t *cells = calloc(T * R * S + 1, 8), *roots = calloc(T * S + 1, 8);
-    hid_t region = pm_group_open(file, PM_S_REGION), thread = pm_group_open(file, PM_S_THREAD);
-    int rc = cells && roots && region >= 0 && thread >= 0 ? 0 : -1;
+    int rc = cells && roots && pm_h5model_group(m, PM_S_REGION) == 0 &&
+                     pm_h5model_group(m, PM_S_THREAD) == 0
+                 ? 0
+                 : -1;
     for (int w = 0; w < PM_SN_WORDS && rc == 0; w++) {
         memset(cells, 0, (T * R * S + 1) * 8);
         memset(roots, 0, (T * S + 1) * 8);
-        for (hsize_t t = 0; t < T; t++) {
+        for (uint64_t t = 0; t < T; t++) {
             const struct pm_thread *th = o->threads[t];
-            for (hsize_t e = 0; e < S; e++) {
+            for (uint64_t e = 0; e < S; e++) {
                 roots[t * S + e] = pm_sampler_nodestat(&th->smp, -1, (int)e, w);
                 for (int32_t n = 0; n < th->nnodes; n++)
-                    cells[(t * R + (hsize_t)map[t][n]) * S + e] +=
+                    cells[(t * R + (uint64_t)map[t][n]) * S + e] +=
                         pm_sampler_nodestat(&th->smp, n, (int)e, w);
             }
         }
-        const hsize_t d3[3] = {s->thread_total, R, S}, d2[2] = {s->thread_total, S};
-        rc |= pm_slab_write(region, region_ids[w], d3, s->thread_offset, T, cells, s->dxpl);
-        rc |= pm_slab_write(thread, thread_ids[w], d2, s->thread_offset, T, roots, s->dxpl);
+        const uint64_t d3[3] = {s->thread_total, R, S}, d2[2] = {s->thread_total, S};
+        rc |= pm_h5model_rows(m, region_ids[w], NULL, 0, 0, d3, s->thread_offset, T, cells);
+        rc |= pm_h5model_rows(m, thread_ids[w], NULL, 0, 0, d2, s->thread_offset, T, roots);
     }
-    if (region >= 0)
-        H5Gclose(region);
-    if (thread >= 0)
-        H5Gclose(thread);
     free(cells), free(roots);
     return rc ? -1 : 0;
 }
 
-static int pm_write_hits(hid_t grp, const struct pm_slab *s)
+static int pm_write_hits(struct pm_h5model *m, const struct pm_slab *s)
 {
     static const struct pm_field fields[] = {
         PM_FIELD(pm_h5_hit, thread, SAMPLES_HITS_THREAD),
@@ -191,18 +188,14 @@ static int pm_write_hits(hid_t grp, const struct pm_slab *s)
         if (rows[i].chain >= 0)
             rows[i].chain += (int64_t)s->sparse_base[PM_SPARSE_CHAINS];
     }
-    hid_t type = pm_compound(fields, PM_NFIELDS(fields), sizeof *rows);
-    hsize_t dims[1] = {s->sparse_total[PM_SPARSE_HITS]};
-    int rc = type < 0 ? -1
-                      : pm_slab_write_type(grp, PM_S_SAMPLES_HITS, type, dims,
-                                           s->sparse_offset[PM_SPARSE_HITS], n, rows, s->dxpl);
-    if (type >= 0)
-        H5Tclose(type);
+    uint64_t dims[1] = {s->sparse_total[PM_SPARSE_HITS]};
+    int rc = pm_h5model_rows(m, PM_S_SAMPLES_HITS, fields, PM_NFIELDS(fields), sizeof *rows, dims,
+                             s->sparse_offset[PM_SPARSE_HITS], n, rows);
     free(rows);
     return rc;
 }
 
-static int pm_write_chains(hid_t grp, const struct pm_slab *s)
+static int pm_write_chains(struct pm_h5model *m, const struct pm_slab *s)
 {
     static const struct pm_field chain_fields[] = {
         PM_FIELD(pm_h5_chain, first, SAMPLES_CHAINS_FIRST),
@@ -221,35 +214,24 @@ static int pm_write_chains(hid_t grp, const struct pm_slab *s)
         chains[i] = r->chains[i];
         chains[i].first += s->sparse_base[PM_SPARSE_FRAMES];
     }
-    hid_t ct = pm_compound(chain_fields, PM_NFIELDS(chain_fields), sizeof *chains);
-    hid_t ft = pm_compound(frame_fields, PM_NFIELDS(frame_fields), sizeof(struct pm_h5_frame));
-    hsize_t dc[1] = {s->sparse_total[PM_SPARSE_CHAINS]}, df[1] = {s->sparse_total[PM_SPARSE_FRAMES]};
-    int rc = ct < 0 || ft < 0 ? -1 : 0;
-    if (rc == 0) {
-        rc |= pm_slab_write_type(grp, PM_S_SAMPLES_CHAINS, ct, dc,
-                                 s->sparse_offset[PM_SPARSE_CHAINS], nc, chains, s->dxpl);
-        rc |= pm_slab_write_type(grp, PM_S_SAMPLES_FRAMES, ft, df,
-                                 s->sparse_offset[PM_SPARSE_FRAMES], nf, r ? r->frames : NULL,
-                                 s->dxpl);
-    }
-    if (ct >= 0)
-        H5Tclose(ct);
-    if (ft >= 0)
-        H5Tclose(ft);
+    uint64_t dc[1] = {s->sparse_total[PM_SPARSE_CHAINS]}, df[1] = {s->sparse_total[PM_SPARSE_FRAMES]};
+    int rc = pm_h5model_rows(m, PM_S_SAMPLES_CHAINS, chain_fields, PM_NFIELDS(chain_fields),
+                             sizeof *chains, dc, s->sparse_offset[PM_SPARSE_CHAINS], nc, chains);
+    rc |= pm_h5model_rows(m, PM_S_SAMPLES_FRAMES, frame_fields, PM_NFIELDS(frame_fields),
+                          sizeof(struct pm_h5_frame), df, s->sparse_offset[PM_SPARSE_FRAMES], nf,
+                          r ? r->frames : NULL);
     free(chains);
     return rc ? -1 : 0;
 }
 
-int pm_h5out_sample_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
+int pm_h5out_sample_rows(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                          const struct pm_slab *slab)
 {
-    int rc = pm_write_sample_cells(file, o, map, slab);
-    hid_t grp = pm_group_open(file, PM_S_SAMPLES);
-    if (grp < 0)
+    int rc = pm_write_sample_cells(m, o, map, slab);
+    if (pm_h5model_group(m, PM_S_SAMPLES) != 0)
         return -1;
-    rc |= pm_write_hits(grp, slab);
-    rc |= pm_write_chains(grp, slab);
-    H5Gclose(grp);
+    rc |= pm_write_hits(m, slab);
+    rc |= pm_write_chains(m, slab);
     return rc ? -1 : 0;
 }
 
@@ -266,7 +248,7 @@ struct pm_h5_module {
     const char *build_id, *path;
 };
 
-int pm_h5out_sample_tables(hid_t file, const struct pm_output *o,
+int pm_h5out_sample_tables(struct pm_h5model *m, const struct pm_output *o,
                            const struct pm_module_desc *modules, int32_t nmodules)
 {
     static const struct pm_field event_fields[] = {
@@ -291,32 +273,16 @@ int pm_h5out_sample_tables(hid_t file, const struct pm_output *o,
         rows[i] = (struct pm_h5_sample_event){e->name, e->requested, e->attr.type, e->attr.config,
                                               e->period, e->time_event ? "ns" : "events"};
     }
-    hid_t grp = pm_group_open(file, PM_S_SAMPLES);
-    if (grp < 0)
+    if (pm_h5model_group(m, PM_S_SAMPLES) != 0)
         return -1;
-    int rc = pm_attr_string(grp, PM_S_SAMPLES_REQUESTED, spec ? spec->requested : "");
+    int rc = pm_h5model_attr_str(m, PM_S_SAMPLES, PM_S_SAMPLES_REQUESTED,
+                                 spec ? spec->requested : "");
     uint8_t counting = (uint8_t)(spec && spec->counting);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(grp, pm_schema_name(PM_S_SAMPLES_COUNTING),
-                            pm_schema_native(pm_schema[PM_S_SAMPLES_COUNTING].type), space,
-                            H5P_DEFAULT, H5P_DEFAULT);
-    rc |= attr < 0 || H5Awrite(attr, pm_schema_native(pm_schema[PM_S_SAMPLES_COUNTING].type),
-                               &counting) < 0;
-    if (attr >= 0)
-        H5Aclose(attr);
-    H5Sclose(space);
-    hid_t et = pm_compound(event_fields, PM_NFIELDS(event_fields), sizeof *rows);
-    hid_t mt = pm_compound(module_fields, PM_NFIELDS(module_fields), sizeof(struct pm_h5_module));
-    hsize_t de[1] = {(hsize_t)n}, dm[1] = {(hsize_t)nmodules};
-    rc |= et < 0 || mt < 0;
-    if (et >= 0 && mt >= 0) {
-        rc |= pm_dataset(grp, PM_S_SAMPLES_EVENTS, et, de, rows);
-        rc |= pm_dataset(grp, PM_S_SAMPLES_MODULES, mt, dm, modules);
-    }
-    if (et >= 0)
-        H5Tclose(et);
-    if (mt >= 0)
-        H5Tclose(mt);
-    H5Gclose(grp);
+    rc |= pm_h5model_attr_num(m, PM_S_SAMPLES, PM_S_SAMPLES_COUNTING, NULL, &counting);
+    uint64_t de[1] = {(uint64_t)n}, dm[1] = {(uint64_t)nmodules};
+    rc |= pm_h5model_dataset(m, PM_S_SAMPLES_EVENTS, event_fields, PM_NFIELDS(event_fields),
+                             sizeof *rows, de, rows);
+    rc |= pm_h5model_dataset(m, PM_S_SAMPLES_MODULES, module_fields, PM_NFIELDS(module_fields),
+                             sizeof(struct pm_h5_module), dm, modules);
     return rc ? -1 : 0;
 }

@@ -52,10 +52,10 @@ void pm_sample_rows_free(struct pm_sample_rows *r);
 
 /* Rows phase: the [T,R,S] and [T,S] cells and this process's sparse rows
  * at the slab's places. */
-int pm_h5out_sample_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
+int pm_h5out_sample_rows(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                          const struct pm_slab *slab);
 /* Tables phase: /samples@requested, /samples/events, /samples/modules. */
-int pm_h5out_sample_tables(hid_t file, const struct pm_output *o,
+int pm_h5out_sample_tables(struct pm_h5model *m, const struct pm_output *o,
                            const struct pm_module_desc *modules, int32_t nmodules);
 
 #endif

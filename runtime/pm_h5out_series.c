@@ -1,5 +1,4 @@
 #include "pm_h5out_series.h"
-#include "pm_h5out_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,14 +32,13 @@ static void pm_split(const struct pm_output *o, const uint64_t *w, size_t row, u
     memcpy(run + row * G, w + E + G, G * 8);
 }
 
-int pm_h5out_series_rows(hid_t file, const struct pm_output *o, int32_t *const *map,
+int pm_h5out_series_rows(struct pm_h5model *m, const struct pm_output *o, int32_t *const *map,
                          const struct pm_slab *slab)
 {
     const struct pm_series *s = o->series;
     size_t n = 0, np = 0, E = (size_t)o->set->n, G = (size_t)o->set->ngroups;
     pm_series_counts(o, &n, &np);
-    hid_t grp = pm_group_open(file, PM_S_SERIES);
-    if (grp < 0)
+    if (pm_h5model_group(m, PM_S_SERIES) != 0)
         return -1;
     uint64_t *interval = calloc((size_t)o->nthreads + 1, 8);
     uint64_t *time = calloc(n + 1, 8), *ptime = calloc(np + 1, 8);
@@ -77,45 +75,34 @@ int pm_h5out_series_rows(hid_t file, const struct pm_output *o, int32_t *const *
         pm_split(o, (const uint64_t *)(row + 1), r, pcounts, pena, prun);
     }
     if (rc == 0) {
-        const hsize_t I = slab->sparse_total[PM_SPARSE_SERIES], J = slab->sparse_total[PM_SPARSE_PSERIES];
-        const hsize_t i0 = slab->sparse_offset[PM_SPARSE_SERIES], j0 = slab->sparse_offset[PM_SPARSE_PSERIES];
-        const hsize_t dT[1] = {slab->thread_total}, dI[1] = {I}, dIE[2] = {I, E}, dIG[2] = {I, G},
+        const uint64_t I = slab->sparse_total[PM_SPARSE_SERIES], J = slab->sparse_total[PM_SPARSE_PSERIES];
+        const uint64_t i0 = slab->sparse_offset[PM_SPARSE_SERIES], j0 = slab->sparse_offset[PM_SPARSE_PSERIES];
+        const uint64_t dT[1] = {slab->thread_total}, dI[1] = {I}, dIE[2] = {I, E}, dIG[2] = {I, G},
                       dJ[1] = {J}, dJE[2] = {J, E}, dJG[2] = {J, G};
-        rc |= pm_slab_write(grp, PM_S_SERIES_THREAD_INTERVAL_NS, dT, slab->thread_offset,
-                            (hsize_t)o->nthreads, interval, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_TIME_NS, dI, i0, at, time, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_THREAD, dI, i0, at, thread, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_REGION, dI, i0, at, region, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_FLAGS, dI, i0, at, flags, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_COUNTS, dIE, i0, at, counts, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_ENABLED_NS, dIG, i0, at, ena, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_RUNNING_NS, dIG, i0, at, run, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_PROCESS_TIME_NS, dJ, j0, np, ptime, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_PROCESS_RANK, dJ, j0, np, prank, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_PROCESS_COUNTS, dJE, j0, np, pcounts, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_PROCESS_ENABLED_NS, dJG, j0, np, pena, slab->dxpl);
-        rc |= pm_slab_write(grp, PM_S_SERIES_PROCESS_RUNNING_NS, dJG, j0, np, prun, slab->dxpl);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_THREAD_INTERVAL_NS, NULL, 0, 0, dT,
+                              slab->thread_offset, (uint64_t)o->nthreads, interval);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_TIME_NS, NULL, 0, 0, dI, i0, at, time);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_THREAD, NULL, 0, 0, dI, i0, at, thread);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_REGION, NULL, 0, 0, dI, i0, at, region);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_FLAGS, NULL, 0, 0, dI, i0, at, flags);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_COUNTS, NULL, 0, 0, dIE, i0, at, counts);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_ENABLED_NS, NULL, 0, 0, dIG, i0, at, ena);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_RUNNING_NS, NULL, 0, 0, dIG, i0, at, run);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_PROCESS_TIME_NS, NULL, 0, 0, dJ, j0, np, ptime);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_PROCESS_RANK, NULL, 0, 0, dJ, j0, np, prank);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_PROCESS_COUNTS, NULL, 0, 0, dJE, j0, np, pcounts);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_PROCESS_ENABLED_NS, NULL, 0, 0, dJG, j0, np, pena);
+        rc |= pm_h5model_rows(m, PM_S_SERIES_PROCESS_RUNNING_NS, NULL, 0, 0, dJG, j0, np, prun);
     }
     free(interval), free(time), free(ptime), free(thread), free(region), free(prank);
     free(flags), free(counts), free(ena), free(run), free(pcounts), free(pena), free(prun);
-    H5Gclose(grp);
     return rc ? -1 : 0;
 }
 
-int pm_h5out_series_tables(hid_t file, const struct pm_output *o)
+int pm_h5out_series_tables(struct pm_h5model *m, const struct pm_output *o)
 {
     uint64_t asked = o->series ? o->series->asked_ns : 0;
-    hid_t grp = pm_group_open(file, PM_S_SERIES);
-    if (grp < 0)
+    if (pm_h5model_group(m, PM_S_SERIES) != 0)
         return -1;
-    hid_t type = pm_schema_native(pm_schema[PM_S_SERIES_ASKED_NS].type);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(grp, pm_schema_name(PM_S_SERIES_ASKED_NS), type, space, H5P_DEFAULT,
-                            H5P_DEFAULT);
-    int rc = attr < 0 || H5Awrite(attr, type, &asked) < 0 ? -1 : 0;
-    if (attr >= 0)
-        H5Aclose(attr);
-    H5Sclose(space);
-    H5Gclose(grp);
-    return rc;
+    return pm_h5model_attr_num(m, PM_S_SERIES, PM_S_SERIES_ASKED_NS, NULL, &asked);
 }

@@ -48,6 +48,12 @@ static char pm_start_time[32];
 static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
+/* The MPI job's writer (wrappers/mpi_job_writer.c); absent from unit tests
+ * built from the runtime's sources alone. */
+extern int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp,
+                             size_t tmplen, pm_writer_publish_fn publish, void *ctx, char *err,
+                             size_t errlen) __attribute__((weak, visibility("hidden")));
+
 static pid_t pm_own_pid;  /* the measured process (a vfork child is not) */
 static int pm_output_dir;  /* PERFMARK_OUTPUT named a directory at start */
 static char pm_command[2048];
@@ -382,21 +388,13 @@ static void pm_session_start(void)
     pm_name_overflow();  /* interned now: it must never be refused */
     pthread_key_create(&pm_thread_key, pm_thread_gone);
     pthread_atfork(pm_atfork_prepare, pm_atfork_parent, pm_atfork_child);
-    /* The writer loads in the background while the program starts, and
-     * its dlopen holds the dynamic loader's lock throughout (~5 ms). So
-     * what takes that lock comes first: libpfm4 for sampled events, the
-     * shims' symbols, the threads of the sample drainer and of the
-     * emergency dump. The load then starts once the event names are encoded
-     * (libpfm4 again) and before the first counter opens: that open can
-     * sleep 4-14 ms in the kernel (the first per-task event on a machine
-     * that had none for a second waits for an RCU grace period), time the
-     * load then fills. */
+    /* Nothing is loaded in the background: the HDF5 writer only when a
+     * file needs it (pm_writer.h), at the end. */
     pm_sampling_start();
     pm_shim_check(pm_rank.rank <= 0);
     pm_emergency_install(pm_session_emergency);
     if (!pm_cfg.count_sampled)
-        pm_eventset_build_then(pm_cfg.events, &pm_set, pm_writer_preload);
-    pm_writer_preload();  /* (when the line above did not) */
+        pm_eventset_build(pm_cfg.events, &pm_set);
     pm_report_events();
     pm_session_pin_start();
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
@@ -724,8 +722,8 @@ static int pm_write_job_file(const struct pm_output *o)
     pm_wanted_path(want, sizeof want, 0);
     struct pm_job_ctx ctx = {.want = want};
     snprintf(ctx.what, sizeof ctx.what, "one file for %d rank(s)", o->ranks);
-    int verdict = pm_writer_job()(o, want, tmp, sizeof tmp, pm_publish_job, &ctx, err,
-                                  sizeof err);
+    int verdict = pm_mpi_job_writer(o, want, tmp, sizeof tmp, pm_publish_job, &ctx, err,
+                                    sizeof err);
     if (verdict == -1 && err[0])
         pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
                "%s; each rank writes its own file instead", err);
@@ -753,7 +751,7 @@ static void pm_write_file(const struct pm_output *o)
     snprintf(what, sizeof what, "%d thread(s)", (int)o->nthreads);
     void *image = NULL;
     size_t len = 0;
-    if (pm_writer_image(o, &image, &len, err, sizeof err) != 0) {
+    if (pm_h5out_image(o, pm_writer_large_image, &image, &len, err, sizeof err) != 0) {
         pm_msg(PM_MSG_ONCE, "could not build the measurement's file (%s): a summary follows "
                "on stderr", err);
         pm_summary_print(o, stderr);
@@ -828,10 +826,6 @@ static void pm_write_outputs(int collective)
      * nothing measurable writes no file. */
     if (pm_fork_child && !pm_any_data())
         return;
-    /* The writer's load (a thread of its own) has ended before anything
-     * below walks the loaded objects (pm_describe_openmp). */
-    pm_writer_wait();
-
     pm_node_stop();
     uint64_t rank[3 * PM_MAX_EVENTS];
     int have_rank = pm_read_process_totals(rank);
@@ -864,7 +858,7 @@ static void pm_write_outputs(int collective)
     struct pm_modules modules = {0};
     if (pm_sample.n && pm_modules_snapshot(&modules) == 0)
         o.modules = &modules;
-    if (collective && !pm_fork_child && pm_writer_job()) {
+    if (collective && !pm_fork_child && pm_mpi_job_writer) {
         int verdict = pm_write_job_file(&o);
         if (verdict == -2)
             pm_summary_print(&o, stderr);

@@ -1,27 +1,25 @@
-/* pm_writer — the HDF5 writer, a library of its own (libperfmark_writer.so)
- * that the runtime loads with dlopen once a process starts measuring.
+/* pm_writer — writing the file: the job writer's contract, and the HDF5
+ * library's writer (libperfmark_writer.so), loaded only when a file needs it.
  *
- * Why: Debian's parallel HDF5 pulls about 40 libraries into a process
- * (curl, gnutls, Kerberos, LDAP, ...): 5-6 ms of mapping and relocation in
- * every process that loads libperfmark.so, including those that never
- * measure: mpirun itself, shells and helpers that inherit LD_PRELOAD. The
- * runtime proper needs none of it until the file is written.
- *
- * The load runs on a thread of its own from the moment a process starts
- * measuring (pm_writer_preload), so that its cost overlaps the program's own
- * start (MPI_Init alone takes 200 ms); writing waits for it. The writer
- * reaches back into the runtime only through struct pm_writer_host (names,
- * messages, placement), and exports one symbol, pm_writer_attach. */
+ * Nearly every file is encoded by perfmark itself (pm_h5enc.h): no library
+ * to load, nothing to initialise. The HDF5 library writes only what that
+ * encoder leaves to it: files with datasets large enough to be chunked and
+ * compressed (pm_h5enc_fits), and the parallel file of an MPI job too large
+ * to gather on rank 0. Debian's parallel HDF5 pulls about 40 libraries into
+ * a process (curl, gnutls, Kerberos, LDAP, ...): 15-30 ms of mapping and
+ * relocation on a 2-vCPU VM, and a dlopen holds the dynamic loader's lock
+ * throughout, so that loaded at start it held up every other dlopen of the
+ * process (MPI_Init's own, a constructor's dlsym) until it ended
+ * (bench/README.md). So it is loaded when the file is written, and only if
+ * the file needs it. It gets the model and nothing else (pm_h5lib.h) and
+ * exports one symbol, pm_writer_attach. */
 #ifndef PM_WRITER_H
 #define PM_WRITER_H
 
-#include "pm_names.h"
-#include "pm_pin.h"
+#include "pm_h5out.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-struct pm_output;  /* pm_h5out.h */
 
 /* Where a finished file's bytes go (the runtime's pm_store): 0 when some
  * place took them. */
@@ -45,46 +43,28 @@ typedef int (*pm_writer_job_fn)(const struct pm_output *o, const char *want, cha
                                 char *err, size_t errlen);
 #define PM_JOB_GATHER_MAX ((size_t)512 << 20)
 
-/* What the writer needs from the runtime it was loaded by. */
-struct pm_writer_host {
-    int version;                         /* PM_WRITER_ABI */
-    const char *(*name_get)(int32_t id);
-    enum pm_kind (*name_kind)(int32_t id);
-    const char *(*kind_name)(enum pm_kind kind);
-    size_t (*msg_count)(void);
-    const char *(*msg_get)(size_t i);
-    void (*pin_place)(int cpu, struct pm_place *out);
-    int (*td_rdpmc_used)(void);
-};
-
-/* What the writer gives back. */
+/* What the HDF5 writer library gives. */
 struct pm_writer_entry {
-    /* One process's file, in memory (pm_h5out_image). */
-    int (*image)(const struct pm_output *o, void **image, size_t *len, char *err,
-                 size_t errlen);
-    /* The job's file under MPI, or NULL in a writer built without MPI. */
-    pm_writer_job_fn job;
+    pm_h5out_large_fn image;  /* a model as a file in memory (pm_h5lib_image) */
+    /* The parallel job file (pm_h5lib.h); comm points at an MPI_Comm. */
+    int (*rows_parallel)(const void *comm, const char *tmp, const struct pm_h5model *rows);
+    int (*add_tables)(const char *tmp, const struct pm_h5model *tables);
 };
 
-/* Bumped whenever either struct changes: a runtime and a writer from two
+/* Bumped whenever the struct changes: a runtime and a writer from two
  * builds must not be mixed. */
-#define PM_WRITER_ABI 3
+#define PM_WRITER_ABI 4
 #define PM_WRITER_ENTRY "pm_writer_attach"
-typedef int (*pm_writer_attach_fn)(const struct pm_writer_host *host,
-                                   struct pm_writer_entry *out);
+typedef int (*pm_writer_attach_fn)(int abi, struct pm_writer_entry *out);
 
-/* Runtime side (pm_writer_load.c). Start loading the writer in the
- * background; idempotent. */
-void pm_writer_preload(void);
-/* Wait for the load and build one process's file in memory:
- * pm_h5out_image's contract. If the writer could not be loaded, -1 with the
- * reason in err. */
-int pm_writer_image(const struct pm_output *o, void **image, size_t *len, char *err,
-                    size_t errlen);
-/* Wait for the load; the job writer, or NULL (no MPI, or no writer). */
-pm_writer_job_fn pm_writer_job(void);
-/* Wait until the load has ended (either way). */
-void pm_writer_wait(void);
+/* Runtime side (pm_writer_load.c). The writer library, loaded now if it
+ * was not yet (waiting for a load under way on another thread), or NULL
+ * with the reason in err. */
+const struct pm_writer_entry *pm_writer_lib(char *err, size_t errlen);
+/* A model the encoder leaves to HDF5, through the writer library
+ * (pm_h5out_large_fn). */
+int pm_writer_large_image(const struct pm_h5model *m, void **image, size_t *len, char *err,
+                          size_t errlen);
 /* Before fork(): let a load under way finish (bounded), so that the child
  * never inherits a half-loaded library. In the child: the loading thread
  * did not come along. */

@@ -671,6 +671,62 @@ def case_libpfm_on_demand():
           "a shell (never measured) has libpfm4 mapped")
 
 
+def case_writer_on_demand():
+    """perfmark encodes a file itself unless its datasets are large enough to
+    be chunked and compressed: HDF5 is never mapped while a program is
+    measured, not loaded at all for a small file (the loader's own account,
+    LD_DEBUG=files), and loaded at the write for a large one (runtime/
+    pm_writer.h). Which encoder wrote a file shows in its superblock's
+    version (2: perfmark's; 0: the HDF5 library's, earliest format)."""
+    def loaded(tmp):
+        names = set()
+        for name in os.listdir(tmp):
+            if name.startswith("ld."):
+                with open(os.path.join(tmp, name), errors="replace") as f:
+                    for line in f:
+                        if "file=" in line and ("needed by" in line or "dynamically loaded by" in line):
+                            names.add(os.path.basename(line.split("file=", 1)[1].split()[0]))
+        return names
+
+    def superblock(path):
+        with open(path, "rb") as f:
+            head = f.read(9)
+        check(head[:8] == b"\x89HDF\r\n\x1a\n", "%s is not an HDF5 file" % path)
+        return head[8]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p, _ = perfmark_run(tmp, ["/bin/cat", "/proc/self/maps"])
+        check("libperfmark" in p.stdout, "libperfmark.so not preloaded?")
+        check("libhdf5" not in p.stdout and "libperfmark_writer" not in p.stdout,
+              "HDF5 mapped into a measured program while it runs")
+        p, out = perfmark_run(tmp, [prog("pagefaults"), "1000", "2"], name="small.h5",
+                              env={"LD_DEBUG": "files", "LD_DEBUG_OUTPUT": os.path.join(tmp, "ld")})
+        libs = loaded(tmp)
+        check(any(n.startswith("libperfmark.so") for n in libs),
+              "the loader's account lacks libperfmark.so: LD_DEBUG not honoured? %s" % sorted(libs))
+        check(not any(n.startswith(("libhdf5", "libperfmark_writer")) for n in libs),
+              "HDF5 loaded for a small file: %s" % sorted(n for n in libs if "hdf5" in n or "writer" in n))
+        check(superblock(out) == 2, "a small file not written by perfmark's encoder")
+        m = Measured(out)
+        check(m.f["region/counts"].chunks is None, "a small dataset chunked")
+        t = m.rows_visiting("touch")
+        check(len(t) == 2 and all(1000 <= m.count(r, "touch", "page-faults") <= 1008 for r in t),
+              "page faults of the small file's regions")
+    with tempfile.TemporaryDirectory() as tmp:
+        p, out = perfmark_run(tmp, [prog("misuse"), "many_names"], expect=3,
+                              env={"LD_DEBUG": "files", "LD_DEBUG_OUTPUT": os.path.join(tmp, "ld")})
+        libs = loaded(tmp)
+        check(any(n.startswith("libperfmark_writer") for n in libs),
+              "the HDF5 writer not loaded for a large file: %s" % sorted(libs))
+        check(superblock(out) == 0, "a large file not written by the HDF5 library")
+        m = Measured(out)
+        d = m.f["region/visits"]
+        check(d.shape[1] == 100000 and d.chunks is not None and d.compression == "gzip",
+              "visits %s not chunked and compressed" % (d.shape,))
+        check(int(m.visits.sum()) == 100000, "visits %d" % m.visits.sum())
+    print("small file: perfmark's encoder, no HDF5 loaded; 100000 regions: the HDF5 library")
+
+
 def case_two_copies():
     """App linked with one libperfmark, another copy preloaded: one file, from
     the copy the program's calls reach."""

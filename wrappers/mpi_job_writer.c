@@ -5,23 +5,25 @@
  * 1. Regions: the ranks union their region tables over a tree and rank 0
  *    broadcasts the union (pm_job_tables.c); messages ride along.
  * 2. Rows: every rank builds its own rows (threads, cells, totals) as a
- *    small HDF5 file in memory (pm_job_h5.c, as is all HDF5 below).
- * 3a. Up to PM_JOB_GATHER_MAX in all (nearly every job): the rows files go
- *    to rank 0, which builds the job's file in memory (tables, then each
- *    rank's rows at its offset) and hands its bytes to the runtime. Only
- *    rank 0 touches the disk, with write(2): a full disk is one errno there,
- *    never a collective HDF5 call that some ranks left (which hung whole
- *    jobs). Faster too: one serial file instead of MPI-IO opens and two
- *    dozen collective dataset writes.
- * 3b. Larger: rank 0 checks the free space where the file goes (twice the
- *    rows' size), then every rank writes its slab collectively into one
- *    parallel file, and rank 0 reopens it serially for the string tables
- *    (parallel HDF5 1.10 cannot write variable-length strings).
+ *    model, packed into one buffer (pm_job_model.c).
+ * 3a. Up to PM_JOB_GATHER_MAX in all (nearly every job): the packed rows go
+ *    to rank 0, which joins them into the job's file (tables, then each
+ *    rank's rows at its offset), encodes it (perfmark's own encoder, or
+ *    the HDF5 library for large datasets) and hands its bytes to the
+ *    runtime. Only rank 0 touches the disk, with write(2): a full disk is
+ *    one errno there, never a collective HDF5 call that some ranks left
+ *    (which hung whole jobs). No rank loads HDF5 for a job of this size
+ *    unless rank 0's file has datasets too large for the encoder.
+ * 3b. Larger: every rank loads the HDF5 writer; rank 0 checks the free
+ *    space where the file goes (twice the rows' size), then every rank
+ *    writes its slab collectively into one parallel file, and rank 0
+ *    reopens it serially for the string tables (parallel HDF5 1.10 cannot
+ *    write variable-length strings).
  * Any failure is agreed on by all ranks. All MPI traffic uses PMPI on a
  * private communicator: perfmark's own messages are never counted as the
  * application's. */
 #define _GNU_SOURCE
-#include "pm_job_h5.h"
+#include "pm_job_model.h"
 #include "pm_job_tables.h"
 #include "pm_h5out.h"
 #include "pm_h5out_samples.h"
@@ -29,7 +31,6 @@
 #include "pm_h5out_series.h"
 #include "pm_writer.h"
 
-#include <hdf5.h>
 #include <mpi.h>
 #include <sys/statvfs.h>
 #include <stdint.h>
@@ -72,7 +73,7 @@ static int pm_same_events(MPI_Comm comm, const struct pm_output *o)
     return low[0] == ~low[1];  /* min(h) == max(h) */
 }
 
-/* Every rank's rows file to rank 0 (sizes, then bytes). On rank 0,
+/* Every rank's packed rows to rank 0 (sizes, then bytes). On rank 0,
  * images[r] and lens[r] are set (images[0] is rank 0's own). */
 static int pm_gather_images(MPI_Comm comm, int rank, int size, void *mine, size_t mylen,
                             void **images, size_t *lens)
@@ -116,6 +117,20 @@ static int pm_gather_images(MPI_Comm comm, int rank, int size, void *mine, size_
     return rc;
 }
 
+/* Rank 0: the job's file in memory, from the tables and every rank's rows:
+ * perfmark's encoder, or the HDF5 writer for datasets too large for it. */
+static int pm_job_file(const struct pm_output *o, struct pm_tables *t, void **packs,
+                       const size_t *lens, int nranks, void **image, size_t *len, char *err,
+                       size_t errlen)
+{
+    struct pm_h5model job;
+    int rc = pm_job_model(o, t, packs, lens, nranks, &job, err, errlen);
+    if (rc == 0)
+        rc = pm_h5out_encode(&job, 0, pm_writer_large_image, image, len, err, errlen);
+    pm_h5model_free(&job);
+    return rc;
+}
+
 /* Rank 0 checks that twice the rows' size is free where the parallel file
  * goes: ENOSPC inside collective parallel HDF5 calls can leave ranks
  * waiting for each other. */
@@ -150,7 +165,6 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     int rank = 0, size = 1;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     struct pm_merged m;
     struct pm_tables tables = {0};
@@ -198,20 +212,20 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     PMPI_Allreduce(counts, total, K_N, MPI_LONG_LONG, MPI_SUM, comm);
     if (rank == 0)
         memset(before, 0, sizeof before);  /* Exscan leaves rank 0's result undefined */
-    struct pm_slab slab = {.thread_offset = (hsize_t)before[K_THREADS],
-                           .thread_total = (hsize_t)total[K_THREADS],
-                           .rank_offset = (hsize_t)before[K_TOTALS],
-                           .rank_total = (hsize_t)total[K_TOTALS],
-                           .regions = (hsize_t)tables.regions.n,
-                           .thread_base = (hsize_t)before[K_THREADS], .samples = &samples};
+    struct pm_slab slab = {.thread_offset = (uint64_t)before[K_THREADS],
+                           .thread_total = (uint64_t)total[K_THREADS],
+                           .rank_offset = (uint64_t)before[K_TOTALS],
+                           .rank_total = (uint64_t)total[K_TOTALS],
+                           .regions = (uint64_t)tables.regions.n,
+                           .thread_base = (uint64_t)before[K_THREADS], .samples = &samples};
     for (int k = 0; k < PM_SPARSE_N; k++) {
-        slab.sparse_offset[k] = slab.sparse_base[k] = (hsize_t)before[K_SPARSE + k];
-        slab.sparse_total[k] = (hsize_t)total[K_SPARSE + k];
+        slab.sparse_offset[k] = slab.sparse_base[k] = (uint64_t)before[K_SPARSE + k];
+        slab.sparse_total[k] = (uint64_t)total[K_SPARSE + k];
     }
 
     /* 2. this rank's rows, and how big the job's rows are in all */
     char why[256] = "";
-    int built = pm_rows_image(o, m.map, &slab, &mine, &mylen, why, sizeof why) == 0;
+    int built = pm_rows_packed(o, m.map, &slab, &mine, &mylen, why, sizeof why) == 0;
     uint64_t rows_bytes = built ? mylen : 0, all_bytes = 0;
     if (!pm_all_ok(comm, built) ||
         PMPI_Allreduce(&rows_bytes, &all_bytes, 1, MPI_UINT64_T, MPI_SUM,
@@ -232,8 +246,8 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
             snprintf(err, errlen, "gathering the rows of the job file on rank 0 failed");
             goto out;
         }
-        int built_job = rank != 0 || pm_job_image(o, &tables, images, lens, size, &job,
-                                                  &joblen, err, errlen) == 0;
+        int built_job = rank != 0 || pm_job_file(o, &tables, images, lens, size, &job, &joblen,
+                                                 err, errlen) == 0;
         if (!pm_all_ok(comm, built_job)) {
             if (rank != 0)
                 snprintf(err, errlen, "rank 0 could not build the job's file");
@@ -245,6 +259,12 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     }
 
     /* 3b. collectively, where rank 0 sees room for it */
+    char lib_err[512] = "";
+    const struct pm_writer_entry *w = pm_writer_lib(lib_err, sizeof lib_err);
+    if (!pm_all_ok(comm, w != NULL)) {
+        snprintf(err, errlen, "%s", w ? "another rank cannot load the HDF5 writer" : lib_err);
+        goto out;
+    }
     int room = rank != 0 || pm_room_for(want, all_bytes);
     if (!pm_all_ok(comm, room)) {
         snprintf(err, errlen, "not enough free space for the job's file beside %s", want);
@@ -257,13 +277,23 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     if (rank == 0)
         unlink(tmp);  /* a leftover of an earlier job with the same pid */
     PMPI_Barrier(comm);
-    if (pm_write_rows(comm, tmp, o, m.map, &slab) != 0) {
+    struct pm_h5model rows;
+    int wrote = pm_rows_model(o, m.map, &slab, &rows) == 0;
+    wrote = pm_all_ok(comm, wrote) && w->rows_parallel(&comm, tmp, &rows) == 0;
+    pm_h5model_free(&rows);
+    if (!wrote) {
         snprintf(err, errlen, "writing the job file %s in parallel failed", tmp);
         if (rank == 0)
             unlink(tmp);
         goto out;
     }
-    int tables_ok = rank == 0 ? pm_write_tables(tmp, o, &tables) == 0 : 1;
+    int tables_ok = 1;
+    if (rank == 0) {
+        struct pm_h5model t;
+        pm_h5model_init(&t);
+        tables_ok = pm_tables_model(o, &tables, &t) == 0 && w->add_tables(tmp, &t) == 0;
+        pm_h5model_free(&t);
+    }
     PMPI_Bcast(&tables_ok, 1, MPI_INT, 0, comm);
     if (!tables_ok) {
         snprintf(err, errlen, "writing the tables of the job file %s failed", tmp);

@@ -1,6 +1,6 @@
 /* What the ranks of a job agree on before its file is written: the union
  * of their region tables and sampled objects, and their messages
- * (pm_job_tables.c). Used by mpi_job_writer.c and pm_job_h5.c only. */
+ * (pm_job_tables.c). Used by mpi_job_writer.c and pm_job_model.c only. */
 #ifndef PM_JOB_TABLES_H
 #define PM_JOB_TABLES_H
 

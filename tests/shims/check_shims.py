@@ -160,7 +160,8 @@ def case_papi_init_at():
     """A program of PAPI's own initialising PAPI at several moments after it
     starts, up to past the half second: under perfmark it must end and print
     as without it (perfmark once corrupted its heap by loading libraries on a
-    thread of its own meanwhile: runtime/pm_writer_load.c)."""
+    thread of its own meanwhile: hwloc's topology, and until 2026-11-28 its
+    HDF5 writer, docs/design.md "The file")."""
     prog = os.path.join(PROGS, "papi_init_at")
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)

@@ -1,7 +1,7 @@
 /* A program of PAPI's own (linked with libpapi alone, no perfmark shim)
  * that initialises PAPI a given number of microseconds after it starts.
  * Run under perfmark while perfmark loaded libraries on a thread of its own,
- * PAPI_library_init corrupted this program's heap (runtime/pm_writer_load.c):
+ * PAPI_library_init corrupted this program's heap (docs/design.md, "The file"):
  * check_shims.py's papi_init_at case holds its status and output to those of
  * a run without perfmark, at several moments. */
 #include <papi.h>

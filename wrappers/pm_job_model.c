@@ -1,0 +1,84 @@
+/* The job's file as models (pm_job_model.h): mpi_job_writer.c decides
+ * which way and when. */
+#define _GNU_SOURCE
+#include "pm_job_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The string tables and attributes of the job's file: regions, objects,
+ * messages (the union's module keys are cut up: call once, at the end). */
+int pm_tables_model(const struct pm_output *o, struct pm_tables *t, struct pm_h5model *tables)
+{
+    struct pm_union *u = &t->regions;
+    struct pm_region_desc *desc = calloc((size_t)u->n + 1, sizeof *desc);
+    struct pm_module_desc *mods = pm_module_descs(&t->modules);
+    size_t nlines = 0;
+    char **lines = pm_joblog_lines(&t->log, o->ranks, &nlines);
+    int rc = -1;
+    if (desc && mods && lines) {
+        for (int32_t i = 0; i < u->n; i++)
+            desc[i] = (struct pm_region_desc){u->name[i], u->parent[i], u->depth[i],
+                                              u->kind[i]};
+        struct pm_output job = *o;
+        job.rank = -1;  /* the file holds every rank */
+        rc = pm_h5out_tables(tables, &job, desc, u->n, (const char *const *)lines, nlines, mods,
+                             t->modules.n);
+    }
+    for (size_t i = 0; lines && i < nlines; i++)
+        free(lines[i]);
+    free(lines), free(desc), free(mods);
+    return rc;
+}
+
+int pm_rows_model(const struct pm_output *o, int32_t *const *map, const struct pm_slab *job,
+                  struct pm_h5model *rows)
+{
+    pm_h5model_init(rows);
+    return pm_h5out_rows(rows, o, map, job);
+}
+
+int pm_rows_packed(const struct pm_output *o, int32_t *const *map, const struct pm_slab *job,
+                   void **buf, size_t *len, char *err, size_t errlen)
+{
+    /* Placed from row 0 here, numbered as in the job's file. */
+    struct pm_slab slab = *job;
+    pm_slab_local_sparse(&slab, o, job->samples);
+    slab.thread_offset = 0;
+    slab.thread_total = (uint64_t)o->nthreads;
+    slab.rank_offset = 0;
+    slab.rank_total = o->totals ? 1 : 0;
+    slab.thread_base = job->thread_base;
+    memcpy(slab.sparse_base, job->sparse_base, sizeof slab.sparse_base);
+    struct pm_h5model rows;
+    int rc = pm_rows_model(o, map, &slab, &rows) == 0 && pm_h5model_pack(&rows, buf, len) == 0
+                 ? 0
+                 : -1;
+    pm_h5model_free(&rows);
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory building this rank's rows");
+    return rc;
+}
+
+int pm_job_model(const struct pm_output *o, struct pm_tables *t, void **packs,
+                 const size_t *lens, int nranks, struct pm_h5model *job, char *err,
+                 size_t errlen)
+{
+    struct pm_h5model *parts = calloc((size_t)nranks, sizeof *parts);
+    int rc = parts ? 0 : -1, unpacked = 0;
+    for (int r = 0; r < nranks && rc == 0; r++, unpacked++)
+        rc = pm_h5model_unpack(&parts[r], packs[r], lens[r]);
+    pm_h5model_init(job);
+    if (rc == 0)
+        rc = pm_h5model_join(job, parts, (size_t)nranks);
+    if (rc == 0)
+        rc = pm_tables_model(o, t, job);
+    for (int r = 0; r < unpacked; r++)
+        pm_h5model_free(&parts[r]);
+    free(parts);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot join the ranks' rows into the job's file (%s)",
+                 pm_h5model_ok(job) ? "the ranks' rows disagree" : "out of memory");
+    return rc;
+}
