@@ -319,10 +319,6 @@ static double rss_bytes(void)
  * not allocate. Fresh names so that nothing the timing did is reused. */
 static void memory_check(const char *mode, long visits)
 {
-    /* perfmark loads its HDF5 writer and the machine's topology on a thread
-     * as it starts measuring (docs/design.md, "The writer library"):
-     * megabytes of libraries that are not region visits. Let that end. */
-    usleep(1000 * 1000);
     int k = 0;
     long v = 0;
     for (; v < MEM_FIRST; v++) {

@@ -45,30 +45,51 @@ enum {
 struct pm_out {
     unsigned char *p;
     size_t len, cap;
-    int failed;
+    int failed; /* PM_OUT_NOMEM, or PM_OUT_TOO_BIG: a message over 64 KiB */
 };
+enum { PM_OUT_NOMEM = 1, PM_OUT_TOO_BIG = 2 };
+
+/* Room for `n` bytes in all (one allocation when the estimate holds). */
+static void pm_reserve(struct pm_out *o, size_t n)
+{
+    if (o->failed || n <= o->cap)
+        return;
+    unsigned char *grown = realloc(o->p, n);
+    if (!grown) {
+        o->failed = PM_OUT_NOMEM;
+        return;
+    }
+    o->p = grown;
+    o->cap = n;
+}
 
 static void pm_put(struct pm_out *o, const void *v, size_t n)
 {
     if (o->failed)
         return;
+    if (n > SIZE_MAX - o->len) {
+        o->failed = PM_OUT_NOMEM;
+        return;
+    }
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->len + n)
+        while (cap < o->len + n && cap <= SIZE_MAX / 2)
             cap *= 2;
-        unsigned char *grown = realloc(o->p, cap);
-        if (!grown) {
-            o->failed = 1;
+        pm_reserve(o, cap < o->len + n ? o->len + n : cap);
+        if (o->failed)
             return;
-        }
-        o->p = grown;
-        o->cap = cap;
     }
     if (v)
         memcpy(o->p + o->len, v, n);
     else
         memset(o->p + o->len, 0, n);
     o->len += n;
+}
+
+static void pm_fail_as(struct pm_out *o, int failed)
+{
+    if (failed && !o->failed)
+        o->failed = failed;
 }
 
 static void pm_put8(struct pm_out *o, unsigned v)
@@ -240,9 +261,8 @@ struct pm_ref {
 };
 
 struct pm_heap {
-    struct pm_out bytes; /* every collection, starting at file address `base` */
-    uint64_t base;
-    size_t start;        /* the open collection's offset in bytes */
+    struct pm_out *file; /* the collections go straight into the file */
+    size_t start;        /* the open collection's address */
     uint32_t count;      /* objects in it */
     struct pm_ref *refs; /* one per string, in the order they were added */
     size_t nrefs, cap;
@@ -252,26 +272,26 @@ static void pm_heap_close(struct pm_heap *h)
 {
     if (!h->count)
         return;
-    size_t used = h->bytes.len - h->start;
+    size_t used = h->file->len - h->start;
     size_t size = used + 16 < PM_HEAP_MIN ? PM_HEAP_MIN : used + 16;
     /* the free space: an object of index 0 over what is left */
-    pm_put16(&h->bytes, 0), pm_put16(&h->bytes, 0), pm_put32(&h->bytes, 0);
-    pm_put64(&h->bytes, size - used);
-    pm_put(&h->bytes, NULL, size - used - 16);
-    pm_set64(&h->bytes, h->start + 8, size);
+    pm_put16(h->file, 0), pm_put16(h->file, 0), pm_put32(h->file, 0);
+    pm_put64(h->file, size - used);
+    pm_put(h->file, NULL, size - used - 16);
+    pm_set64(h->file, h->start + 8, size);
     h->count = 0;
 }
 
 /* A string's reference, its bytes added to the heap. NULL: a null reference. */
 static void pm_heap_add(struct pm_heap *h, const char *s)
 {
-    if (h->bytes.failed)
+    if (h->file->failed)
         return;
     if (h->nrefs == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 64;
         struct pm_ref *grown = realloc(h->refs, cap * sizeof *grown);
         if (!grown) {
-            h->bytes.failed = 1;
+            h->file->failed = PM_OUT_NOMEM;
             return;
         }
         h->refs = grown;
@@ -284,22 +304,24 @@ static void pm_heap_add(struct pm_heap *h, const char *s)
     if (h->count == PM_HEAP_MAX_OBJECTS)
         pm_heap_close(h);
     if (!h->count) {
-        h->start = h->bytes.len;
-        pm_put(&h->bytes, "GCOL", 4);
-        pm_put8(&h->bytes, 1), pm_put(&h->bytes, NULL, 3);
-        pm_put64(&h->bytes, 0); /* the collection's size, set when closed */
+        h->start = h->file->len;
+        pm_put(h->file, "GCOL", 4);
+        pm_put8(h->file, 1), pm_put(h->file, NULL, 3);
+        pm_put64(h->file, 0); /* the collection's size, set when closed */
     }
     size_t len = strlen(s), padded = (len + 7) & ~(size_t)7;
     uint32_t index = ++h->count;
-    pm_put16(&h->bytes, index), pm_put16(&h->bytes, 0), pm_put32(&h->bytes, 0);
-    pm_put64(&h->bytes, len);
-    pm_put(&h->bytes, s, len);
-    pm_put(&h->bytes, NULL, padded - len);
-    h->refs[h->nrefs++] = (struct pm_ref){(uint32_t)len, h->base + h->start, index};
+    pm_put16(h->file, index), pm_put16(h->file, 0), pm_put32(h->file, 0);
+    pm_put64(h->file, len);
+    pm_put(h->file, s, len);
+    pm_put(h->file, NULL, padded - len);
+    h->refs[h->nrefs++] = (struct pm_ref){(uint32_t)len, h->start, index};
 }
 
 static void pm_put_ref(struct pm_out *o, const struct pm_ref *r)
 {
+    if (o->failed)
+        return;
     pm_put32(o, r->len), pm_put64(o, r->addr), pm_put32(o, r->index);
 }
 
@@ -388,7 +410,7 @@ static void pm_put_elements(struct pm_out *o, const struct pm_h5m_dset *d,
 static void pm_put_msg(struct pm_out *o, unsigned type, unsigned flags, const struct pm_out *data)
 {
     if (data->failed || data->len > 0xffff) {
-        o->failed = 1;
+        o->failed = data->failed ? data->failed : PM_OUT_TOO_BIG;
         return;
     }
     pm_put8(o, type), pm_put16(o, (unsigned)data->len), pm_put8(o, flags);
@@ -422,11 +444,11 @@ static void pm_put_attrs(struct pm_out *o, const struct pm_h5m_attrs *attrs,
             pm_put_ref(&d, (*ref)++);
         else
             pm_put(&d, at->num, pm_schema_type_size(t));
-        d.failed |= type.failed | space.failed;
+        pm_fail_as(&d, type.failed), pm_fail_as(&d, space.failed);
         pm_put_msg(o, PM_MSG_ATTR, 0, &d);
         free(type.p), free(space.p);
     }
-    o->failed |= d.failed;
+    pm_fail_as(o, d.failed);
     free(d.p);
 }
 
@@ -443,7 +465,7 @@ static uint64_t pm_put_header(struct pm_out *file, const struct pm_out *msgs, si
         pm_put16(file, (unsigned)(nattrs > 0xffff ? 0xffff : nattrs)), pm_put16(file, PM_DENSE_MIN);
     pm_put32(file, (uint32_t)msgs->len);
     pm_put(file, msgs->p, msgs->len);
-    file->failed |= msgs->failed;
+    pm_fail_as(file, msgs->failed);
     if (!file->failed)
         pm_put32(file, pm_h5enc_checksum(file->p + start, file->len - start));
     return start;
@@ -469,7 +491,7 @@ static uint64_t pm_dataset_header(struct pm_enc *x, size_t i)
     pm_put_msg(&msgs, PM_MSG_LAYOUT, 0, &data);
     const struct pm_ref *ref = x->heap.refs + x->dset_ref0[i];
     pm_put_attrs(&msgs, &d->attrs, &ref);
-    msgs.failed |= data.failed;
+    pm_fail_as(&msgs, data.failed);
     uint64_t at = pm_put_header(&x->file, &msgs, d->attrs.n);
     free(msgs.p), free(data.p);
     return at;
@@ -536,34 +558,54 @@ static uint64_t pm_group_header(struct pm_enc *x, size_t g)
             pm_put_link(&msgs, m->groups[k].id, x->group_addr[k]);
     const struct pm_ref *ref = x->heap.refs + x->group_ref0[g];
     pm_put_attrs(&msgs, &m->groups[g].attrs, &ref);
-    msgs.failed |= data.failed;
+    pm_fail_as(&msgs, data.failed);
     uint64_t at = pm_put_header(&x->file, &msgs, m->groups[g].attrs.n);
     free(msgs.p), free(data.p);
     return at;
 }
 
-int pm_h5enc_fits(const struct pm_h5model *m)
+/* Bytes the file will take, near enough to allocate it once: the data
+ * exactly, strings with their object headers, and room for the collections
+ * and object headers. */
+static size_t pm_estimate(const struct pm_h5model *m)
+{
+    size_t bytes = PM_SUPERBLOCK_SIZE + 2 * PM_HEAP_MIN, strings = 0;
+    for (size_t i = 0; i < m->ndsets; i++) {
+        const struct pm_h5m_dset *d = &m->dsets[i];
+        bytes += pm_elements(d) * pm_disk_elem(&d->type) + 512 + 96 * d->attrs.n;
+    }
+    for (size_t g = 0; g < m->ngroups; g++)
+        bytes += 256 + 96 * m->groups[g].attrs.n + 48 * m->ndsets;
+    for (size_t i = 0; i < m->nstrs; i++)
+        strings += 24 + strlen(m->strs[i]);
+    return bytes + strings + strings / PM_HEAP_MAX_OBJECTS * PM_HEAP_MIN;
+}
+
+int pm_h5enc_available(void)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return 1;
+#else
+    return 0; /* numbers are copied as they are in memory */
+#endif
+}
+
+int pm_h5enc_fits(const struct pm_h5model *m)
+{
+    if (!pm_h5enc_available() || !pm_h5model_ok(m))
+        return 0;
     for (size_t i = 0; i < m->ndsets; i++)
         if (m->dsets[i].row0 != 0 || m->dsets[i].nrows != m->dsets[i].dims[0])
             return 0;
-    return pm_h5model_ok(m) && pm_h5model_max_elements(m) <= PM_H5ENC_MAX_ELEMENTS;
-#else
-    (void)m;
-    return 0;
-#endif
+    return pm_h5model_max_elements(m) <= PM_H5ENC_MAX_ELEMENTS;
 }
 
 int pm_h5enc_image(const struct pm_h5model *m, void **image, size_t *len)
 {
     *image = NULL;
     *len = 0;
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    errno = EINVAL;
-    return -1;
-#endif
-    if (!pm_h5model_ok(m) || m->ngroups == 0 || m->groups[0].id != PM_S_ROOT) {
+    if (!pm_h5enc_available() || !pm_h5model_ok(m) || m->ngroups == 0 ||
+        m->groups[0].id != PM_S_ROOT) {
         errno = EINVAL;
         return -1;
     }
@@ -580,14 +622,17 @@ int pm_h5enc_image(const struct pm_h5model *m, void **image, size_t *len)
     x.dset_addr = calloc(items, sizeof *x.dset_addr);
     x.group_addr = calloc(items, sizeof *x.group_addr);
     int rc = -1;
-    if (!x.dset_ref0 || !x.group_ref0 || !x.dset_data || !x.dset_addr || !x.group_addr)
+    if (!x.dset_ref0 || !x.group_ref0 || !x.dset_data || !x.dset_addr || !x.group_addr) {
+        x.file.failed = PM_OUT_NOMEM;
         goto out;
+    }
 
+    pm_reserve(&x.file, pm_estimate(m));
     pm_put(&x.file, NULL, PM_SUPERBLOCK_SIZE);
-    x.heap.base = PM_SUPERBLOCK_SIZE;
+    x.heap.file = &x.file;
     pm_collect_strings(&x);
-    pm_put(&x.file, x.heap.bytes.p, x.heap.bytes.len);
-    x.file.failed |= x.heap.bytes.failed;
+    if (x.file.failed)
+        goto out; /* the string references are not all there */
 
     for (size_t i = 0; i < m->ndsets; i++) {
         const struct pm_ref *ref = x.heap.refs + x.dset_ref0[i];
@@ -626,8 +671,8 @@ int pm_h5enc_image(const struct pm_h5model *m, void **image, size_t *len)
     }
 out:
     if (rc != 0)
-        errno = ENOMEM;
-    free(x.file.p), free(x.heap.bytes.p), free(x.heap.refs);
+        errno = x.file.failed == PM_OUT_TOO_BIG ? EFBIG : ENOMEM;
+    free(x.file.p), free(x.heap.refs);
     free(x.dset_ref0), free(x.group_ref0), free(x.dset_data), free(x.dset_addr), free(x.group_addr);
     return rc;
 }

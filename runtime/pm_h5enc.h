@@ -30,14 +30,19 @@
  * chunks and compresses datasets above it (PM_CHUNK_THRESHOLD). */
 #define PM_H5ENC_MAX_ELEMENTS 65536
 
+/* Whether this host can use the encoder at all (little-endian). */
+int pm_h5enc_available(void);
 /* Whether the encoder should write this model: every dataset whole and at
  * most PM_H5ENC_MAX_ELEMENTS elements, on a little-endian host. */
 int pm_h5enc_fits(const struct pm_h5model *m);
 
 /* The file's bytes in *image (malloc'ed, *len bytes): 0, or -1 with errno
- * (ENOMEM; EINVAL for a model it cannot write: failed, or partial rows).
+ * (ENOMEM; EFBIG: an object's header message over 64 KiB; EINVAL for a
+ * model it cannot write: failed, or partial rows, or a big-endian host).
  * Any size is written when asked: an emergency dump uses it whatever the
- * size, since loading a library then could deadlock. */
+ * size, since loading a library then could deadlock, and it is the last
+ * resort when the HDF5 library cannot be loaded. The file is built in one
+ * buffer allocated once, near its final size. */
 int pm_h5enc_image(const struct pm_h5model *m, void **image, size_t *len);
 
 /* Jenkins' lookup3 hash with initial value 0: HDF5's metadata checksum. */

@@ -126,8 +126,8 @@ static int pm_write_dset(hid_t file, const struct pm_h5m_dset *d, hid_t dxpl)
         rc = H5Dwrite(ds, type, mspace, fspace, dxpl, d->data);
         H5Sclose(mspace);
     }
-    if (rc >= 0 && ds >= 0)
-        rc = pm_write_attrs(ds, &d->attrs);
+    if (ds >= 0 && pm_write_attrs(ds, &d->attrs) != 0)  /* collective too: whatever came before */
+        rc = -1;
     if (ds >= 0)
         H5Dclose(ds);
     if (type >= 0)

@@ -104,6 +104,27 @@ static size_t pm_prod(const uint64_t *dims, int from, int to)
     return n;
 }
 
+/* a × b into *out, or -1 when it does not fit a size_t. */
+static int pm_mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out) || *out > SIZE_MAX ? -1 : 0;
+}
+
+/* Elements of the whole shape and of `rows` rows of it, and the bytes of
+ * those rows for `size`-byte elements; -1 when any does not fit. */
+static int pm_sizes(const uint64_t *dims, int ndims, uint64_t rows, uint64_t size,
+                    uint64_t *bytes)
+{
+    uint64_t all = 1, inner = 1, elements;
+    for (int i = 0; i < ndims; i++)
+        if (pm_mul(all, dims[i], &all) != 0 || (i > 0 && pm_mul(inner, dims[i], &inner) != 0))
+            return -1;
+    return pm_mul(all, size, &all) == 0 && pm_mul(inner, rows, &elements) == 0 &&
+                   pm_mul(elements, size, bytes) == 0
+               ? 0
+               : -1;
+}
+
 size_t pm_h5model_row_bytes(const struct pm_h5m_dset *d)
 {
     return d->type.size * pm_prod(d->dims, 1, d->ndims);
@@ -150,8 +171,8 @@ static int pm_type_of(enum pm_schema_id id, const struct pm_field *fields, size_
     for (size_t i = 0; i < nfields; i++) {
         enum pm_schema_type ft = pm_schema[fields[i].id].type;
         if (pm_schema[fields[i].id].kind != PM_SK_FIELD || ft == PM_ST_COMPOUND ||
-            fields[i].size != pm_schema_type_size(ft) ||
-            fields[i].offset + fields[i].size > row_size)
+            fields[i].size != pm_schema_type_size(ft) || fields[i].size > row_size ||
+            fields[i].offset > row_size - fields[i].size)
             return -1; /* a row struct out of step with the table */
     }
     if (!(t->fields = malloc(nfields * sizeof *t->fields)))
@@ -193,13 +214,20 @@ int pm_h5model_rows(struct pm_h5model *m, enum pm_schema_id id, const struct pm_
     if (m->failed)
         return -1;
     struct pm_h5m_dset d = {.id = id, .ndims = pm_schema_ndims(id), .row0 = row0, .nrows = nrows};
+    for (size_t i = 0; i < m->ndsets; i++)
+        if (m->dsets[i].id == id)
+            return pm_fail(m); /* one dataset per row of the table */
+    uint64_t bytes64 = 0;
     if (pm_schema[id].kind != PM_SK_DATASET || d.ndims < 1 || d.ndims > 3 ||
-        !pm_has_parent(m, id) || row0 + nrows > dims[0] ||
+        !pm_has_parent(m, id) || nrows > dims[0] || row0 > dims[0] - nrows ||
         pm_type_of(id, fields, nfields, row_size, &d.type) != 0)
         return pm_fail(m);
     memcpy(d.dims, dims, (size_t)d.ndims * sizeof *dims);
-    size_t elements = (size_t)nrows * pm_prod(d.dims, 1, d.ndims);
-    size_t bytes = elements * d.type.size;
+    if (pm_sizes(d.dims, d.ndims, nrows, d.type.size, &bytes64) != 0) {
+        free(d.type.fields);
+        return pm_fail(m);
+    }
+    size_t bytes = (size_t)bytes64, elements = d.type.size ? bytes / d.type.size : 0;
     d.data = malloc(bytes ? bytes : 1);
     if (!d.data || (bytes && !data))
         goto fail;
@@ -215,7 +243,7 @@ fail:
     return pm_fail(m);
 }
 
-/* The attributes of group or dataset `owner` (the last one with that id). */
+/* The attributes of group or dataset `owner`. */
 static struct pm_h5m_attrs *pm_owner(struct pm_h5model *m, enum pm_schema_id owner)
 {
     for (size_t i = m->ndsets; i-- > 0;)
@@ -231,11 +259,16 @@ static struct pm_h5m_attr *pm_attr_new(struct pm_h5model *m, enum pm_schema_id o
                                        enum pm_schema_id id, const char *name)
 {
     struct pm_h5m_attrs *a = m->failed ? NULL : pm_owner(m, owner);
+    if (!name)
+        name = pm_schema_name(id);
+    for (size_t i = 0; a && i < a->n; i++)
+        if (strcmp(a->a[i].name, name) == 0)
+            return NULL; /* one attribute of a name per object */
     if (!a || pm_schema[id].kind != PM_SK_ATTR ||
         pm_grow((void **)&a->a, &a->cap, a->n + 1, sizeof *a->a) != 0)
         return NULL;
     struct pm_h5m_attr *at = &a->a[a->n];
-    *at = (struct pm_h5m_attr){.id = id, .name = strdup(name ? name : pm_schema_name(id))};
+    *at = (struct pm_h5m_attr){.id = id, .name = strdup(name)};
     if (!at->name)
         return NULL;
     a->n++;
@@ -319,8 +352,11 @@ int pm_h5model_pack(const struct pm_h5model *m, void **buf, size_t *len)
     pm_put32(&k, PM_PACK_VERSION);
     pm_put32(&k, (uint32_t)m->ngroups);
     pm_put32(&k, (uint32_t)m->ndsets);
-    for (size_t g = 0; g < m->ngroups; g++)
+    for (size_t g = 0; g < m->ngroups; g++) {
+        if (m->groups[g].attrs.n)
+            k.failed = 1; /* rows carry no group attributes: the tables do */
         pm_put32(&k, (uint32_t)m->groups[g].id);
+    }
     for (size_t i = 0; i < m->ndsets && !k.failed; i++) {
         const struct pm_h5m_dset *d = &m->dsets[i];
         if (pm_has_strs(&d->type) || d->attrs.n > UINT32_MAX)
@@ -408,12 +444,14 @@ static int pm_unpack_dset(struct pm_h5model *m, struct pm_reader *r)
         nfields > 64 || nrows > dims[0])
         return -1;
     struct pm_field fields[64];
+    int strings = pm_schema[id].type == PM_ST_STR;
     for (uint32_t f = 0; f < nfields; f++) {
         uint32_t fid = pm_take32(r);
         fields[f] = (struct pm_field){pm_valid_id(fid) ? (enum pm_schema_id)fid : PM_S_ROOT,
                                       (size_t)pm_take64(r), (size_t)pm_take64(r)};
+        strings |= pm_schema[fields[f].id].type == PM_ST_STR;
     }
-    if (r->failed)
+    if (r->failed || strings)  /* pointers never travel */
         return -1;
     /* The rows come after the attributes: find them first, then add. */
     struct pm_reader at = *r;
@@ -423,10 +461,9 @@ static int pm_unpack_dset(struct pm_h5model *m, struct pm_reader *r)
         pm_take(r, pm_take32(r));
         pm_take(r, 8);
     }
-    uint64_t inner = 1;
-    for (uint32_t j = 1; j < ndims; j++)
-        inner *= dims[j];
-    uint64_t bytes = nrows * inner * row_size;
+    uint64_t bytes = 0;
+    if (pm_sizes(dims, (int)ndims, nrows, row_size, &bytes) != 0 || bytes > r->left)
+        return -1;
     const void *rows = pm_take(r, (size_t)bytes);
     if (r->failed ||
         pm_h5model_rows(m, (enum pm_schema_id)id, nfields ? fields : NULL, nfields,
@@ -495,6 +532,7 @@ static int pm_same_shape(const struct pm_h5m_dset *a, const struct pm_h5m_dset *
 
 int pm_h5model_join(struct pm_h5model *out, const struct pm_h5model *parts, size_t nparts)
 {
+    errno = ENOMEM;
     if (out->failed || nparts == 0)
         return pm_fail(out);
     const struct pm_h5model *first = &parts[0];
@@ -506,14 +544,19 @@ int pm_h5model_join(struct pm_h5model *out, const struct pm_h5model *parts, size
         uint64_t total = 0;
         for (size_t p = 0; p < nparts; p++) {
             const struct pm_h5m_dset *d = pm_find(&parts[p], d0->id);
-            if (!d || !pm_same_shape(d0, d))
+            if (!d || !pm_same_shape(d0, d)) {
+                errno = EINVAL;
                 return pm_fail(out);
+            }
             total += d->nrows;
         }
         size_t row = pm_h5model_row_bytes(d0);
-        unsigned char *rows = malloc(total * row + 1);
-        if (!rows)
+        uint64_t bytes = 0;
+        unsigned char *rows = pm_mul(total, row, &bytes) == 0 ? malloc(bytes + 1) : NULL;
+        if (!rows) {
+            errno = ENOMEM;
             return pm_fail(out);
+        }
         size_t at = 0;
         for (size_t p = 0; p < nparts; p++) {
             const struct pm_h5m_dset *d = pm_find(&parts[p], d0->id);

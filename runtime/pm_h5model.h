@@ -110,8 +110,9 @@ static inline int pm_h5model_dataset(struct pm_h5model *m, enum pm_schema_id id,
 }
 
 /* Attribute `id` (a number of its row's type at `value`, or a string) on
- * the group or dataset `owner` (the last one added with that id). `name`
- * NULL: the schema row's name. */
+ * the group or dataset `owner`. `name` NULL: the schema row's name. An
+ * object has one attribute of a name, as a model has one dataset per row:
+ * a second is refused. */
 int pm_h5model_attr_num(struct pm_h5model *m, enum pm_schema_id owner, enum pm_schema_id id,
                         const char *name, const void *value);
 int pm_h5model_attr_str(struct pm_h5model *m, enum pm_schema_id owner, enum pm_schema_id id,
@@ -127,16 +128,18 @@ const char *pm_h5model_path(enum pm_schema_id id);
 /* ---- rows between processes (the MPI job's file) ---------------------- */
 
 /* This model's row datasets and their attributes as one buffer (*buf,
- * malloc'ed, *len bytes). Only fixed-size elements travel: a dataset of
- * STR elements is refused (-1); groups travel by id. */
+ * malloc'ed, *len bytes). Only fixed-size elements travel: a dataset with
+ * STR elements, a string attribute or a group attribute is refused (-1);
+ * groups travel by id. */
 int pm_h5model_pack(const struct pm_h5model *m, void **buf, size_t *len);
 /* A model from a packed buffer (0), or -1 when the buffer is not one. */
 int pm_h5model_unpack(struct pm_h5model *m, const void *buf, size_t len);
 /* Every model's datasets joined in order, as rows of one dataset per id:
  * into `out`, which holds the groups and datasets of parts[0] (with their
  * attributes) and each dataset's rows of every part after one another.
- * Each part holds its own rows only (row0 is ignored). -1 when the parts
- * disagree on a dataset's type or inner dims. */
+ * Each part holds its own rows only (row0 is ignored). -1 with errno
+ * EINVAL when the parts disagree on a dataset's type or inner dims,
+ * ENOMEM when memory ran out. */
 int pm_h5model_join(struct pm_h5model *out, const struct pm_h5model *parts, size_t nparts);
 
 #endif

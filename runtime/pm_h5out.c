@@ -619,8 +619,21 @@ int pm_h5out_encode(const struct pm_h5model *m, int force_own, pm_h5out_large_fn
                  "out of step with the schema table)");
         return -1;
     }
-    if (!force_own && large && !pm_h5enc_fits(m))
-        return large(m, image, len, err, errlen);
+    int own = pm_h5enc_available() && (force_own || !large || pm_h5enc_fits(m));
+    if (!own) {
+        if (!large) {
+            snprintf(err, errlen, "no encoder for this host (perfmark's needs a little-endian "
+                     "one) and no HDF5 library to write the file");
+            return -1;
+        }
+        if (large(m, image, len, err, errlen) == 0)
+            return 0;
+        if (!pm_h5enc_available())
+            return -1;
+        /* Never lose the data for want of a library: perfmark's encoder
+         * writes any size, only without chunks and compression. */
+        pm_msg(PM_MSG_ONCE, "%s; perfmark wrote the file itself instead (uncompressed)", err);
+    }
     if (pm_h5enc_image(m, image, len) != 0) {
         snprintf(err, errlen, "cannot encode the file (%s)", strerror(errno));
         return -1;

@@ -87,7 +87,8 @@ typedef int (*pm_h5out_large_fn)(const struct pm_h5model *m, void **image, size_
  * the caller frees it) of *len bytes. 0, or -1 with a reason in err.
  * perfmark's own encoder writes it (pm_h5enc.h) when it fits, and always
  * for an emergency dump (o->partial: loading a library then could
- * deadlock); else `large` does (NULL: the encoder writes it all the same).
+ * deadlock); else `large` does (NULL, or when it fails: the encoder writes
+ * it all the same).
  *
  * Why in memory: HDF5 that meets a full disk half way through a file keeps
  * it open in a broken state and crashes in its own atexit handler (seen:
@@ -99,7 +100,9 @@ typedef int (*pm_h5out_large_fn)(const struct pm_h5model *m, void **image, size_
 int pm_h5out_image(const struct pm_output *o, pm_h5out_large_fn large, void **image, size_t *len,
                    char *err, size_t errlen);
 /* A model's file: perfmark's encoder when it fits (or `force_own`), else
- * `large`. */
+ * `large`; where `large` fails, perfmark's encoder all the same (one
+ * message: the file is uncompressed), so that no data is lost for want of
+ * the HDF5 library. On a big-endian host, `large` only. */
 int pm_h5out_encode(const struct pm_h5model *m, int force_own, pm_h5out_large_fn large,
                     void **image, size_t *len, char *err, size_t errlen);
 

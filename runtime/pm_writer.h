@@ -52,10 +52,17 @@ struct pm_writer_entry {
 };
 
 /* Bumped whenever the struct changes: a runtime and a writer from two
- * builds must not be mixed. */
+ * builds must not be mixed. The key the two compare also covers what the
+ * model they share is made of: its structs and the schema table. */
 #define PM_WRITER_ABI 4
 #define PM_WRITER_ENTRY "pm_writer_attach"
-typedef int (*pm_writer_attach_fn)(int abi, struct pm_writer_entry *out);
+static inline uint64_t pm_writer_key(void)
+{
+    return (uint64_t)PM_WRITER_ABI << 56 ^ (uint64_t)PM_SCHEMA_REVISION << 48 ^
+           (uint64_t)PM_S_COUNT << 32 ^ (uint64_t)sizeof(struct pm_h5m_dset) << 16 ^
+           (uint64_t)sizeof(struct pm_h5model) << 8 ^ (uint64_t)sizeof(struct pm_h5m_attr);
+}
+typedef int (*pm_writer_attach_fn)(uint64_t key, struct pm_writer_entry *out);
 
 /* Runtime side (pm_writer_load.c). The writer library, loaded now if it
  * was not yet (waiting for a load under way on another thread), or NULL

@@ -5,9 +5,9 @@
 
 #define PM_EXPORT __attribute__((visibility("default")))
 
-PM_EXPORT int pm_writer_attach(int abi, struct pm_writer_entry *out)
+PM_EXPORT int pm_writer_attach(uint64_t key, struct pm_writer_entry *out)
 {
-    if (abi != PM_WRITER_ABI)
+    if (key != pm_writer_key())
         return -1;
     out->image = pm_h5lib_image;
     out->rows_parallel = pm_h5lib_rows_parallel;

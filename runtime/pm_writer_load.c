@@ -14,7 +14,7 @@
 
 /* Linked in (unit tests and perfmark-attach build the writer's sources
  * into their program): used directly, nothing is loaded. */
-extern int pm_writer_attach(int abi, struct pm_writer_entry *out)
+extern int pm_writer_attach(uint64_t key, struct pm_writer_entry *out)
     __attribute__((weak, visibility("hidden")));
 
 static pthread_mutex_t pm_load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -83,7 +83,7 @@ static void pm_load(void)
         else if (lib)
             err[0] = '\0';
     }
-    if (attach && attach(PM_WRITER_ABI, &entry) != 0)
+    if (attach && attach(pm_writer_key(), &entry) != 0)
         snprintf(err, sizeof err, "the HDF5 writer is from another build of perfmark");
     pthread_mutex_lock(&pm_load_lock);
     if (!err[0]) {

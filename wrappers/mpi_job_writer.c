@@ -7,8 +7,8 @@
  * 2. Rows: every rank builds its own rows (threads, cells, totals) as a
  *    model, packed into one buffer (pm_job_model.c).
  * 3a. Up to PM_JOB_GATHER_MAX in all (nearly every job): the packed rows go
- *    to rank 0, which joins them into the job's file (tables, then each
- *    rank's rows at its offset), encodes it (perfmark's own encoder, or
+ *    to rank 0, which joins them into the job's file (each rank's rows at
+ *    its offset, then the tables), encodes it (perfmark's own encoder, or
  *    the HDF5 library for large datasets) and hands its bytes to the
  *    runtime. Only rank 0 touches the disk, with write(2): a full disk is
  *    one errno there, never a collective HDF5 call that some ranks left

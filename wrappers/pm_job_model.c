@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "pm_job_model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,9 @@ int pm_job_model(const struct pm_output *o, struct pm_tables *t, void **packs,
     for (int r = 0; r < nranks && rc == 0; r++, unpacked++)
         rc = pm_h5model_unpack(&parts[r], packs[r], lens[r]);
     pm_h5model_init(job);
-    if (rc == 0)
-        rc = pm_h5model_join(job, parts, (size_t)nranks);
+    int disagree = 0;
+    if (rc == 0 && (rc = pm_h5model_join(job, parts, (size_t)nranks)) != 0)
+        disagree = errno == EINVAL;
     if (rc == 0)
         rc = pm_tables_model(o, t, job);
     for (int r = 0; r < unpacked; r++)
@@ -79,6 +81,6 @@ int pm_job_model(const struct pm_output *o, struct pm_tables *t, void **packs,
     free(parts);
     if (rc != 0)
         snprintf(err, errlen, "cannot join the ranks' rows into the job's file (%s)",
-                 pm_h5model_ok(job) ? "the ranks' rows disagree" : "out of memory");
+                 disagree ? "the ranks' rows disagree" : "out of memory");
     return rc;
 }

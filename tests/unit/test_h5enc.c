@@ -6,8 +6,10 @@
  * must be what went in. The same model written by the HDF5 library
  * (pm_h5lib_image) must hold the same content: h5diff, an HDF5 tool of its
  * own, compares the two files object by object. Also: strings in several
- * global heap collections, a model the encoder must refuse, and the packed
- * rows that travel between ranks (pack, unpack, join). */
+ * global heap collections, a model the encoder must refuse, the packed
+ * rows that travel between ranks (pack, unpack, join; buffers that lie),
+ * and every allocation of the encoder failing in turn (linked with
+ * --wrap=realloc --wrap=calloc). */
 #define _GNU_SOURCE
 #include "check.h"
 #include "pm_h5enc.h"
@@ -21,9 +23,21 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <errno.h>
 #include <fcntl.h>
 
 #define EXPECT(c) CHECK(c, "%s", "")
+
+/* Allocation failures on demand: the n-th realloc or calloc from now fails. */
+void *__real_realloc(void *p, size_t n);
+void *__real_calloc(size_t k, size_t n);
+static long fail_in = -1;
+static int count_down(void)
+{
+    return fail_in >= 0 && fail_in-- == 0;
+}
+void *__wrap_realloc(void *p, size_t n) { return count_down() ? NULL : __real_realloc(p, n); }
+void *__wrap_calloc(size_t k, size_t n) { return count_down() ? NULL : __real_calloc(k, n); }
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void)
@@ -428,6 +442,103 @@ static void refusals(void)
     printf("refusals: a dataset without its group, partial rows, a member of the wrong size\n");
 }
 
+/* Packed buffers that say what is not so: each refused, none read past. */
+static void lying_packs(void)
+{
+    struct pm_h5model m, back;
+    pm_h5model_init(&m);
+    EXPECT(pm_h5model_group(&m, PM_S_REGION) == 0);
+    uint64_t d2[2] = {2, 3}, v[6] = {1, 2, 3, 4, 5, 6};
+    EXPECT(pm_h5model_dataset(&m, PM_S_REGION_VISITS, NULL, 0, 0, d2, v) == 0);
+    void *buf = NULL;
+    size_t len = 0;
+    EXPECT(pm_h5model_pack(&m, &buf, &len) == 0);
+    unsigned char *b = buf;
+    /* layout: 16 header bytes, 2 group ids, then the dataset: id, ndims,
+     * dims[3], nrows, row_size, nfields, nattrs, rows */
+    size_t ds = 16 + 8, dims0 = ds + 8, rowsize = dims0 + 32;
+    struct { size_t at; uint64_t value; const char *what; } lies[] = {
+        {dims0 + 8, UINT64_MAX / 2, "inner dims overflowing"},
+        {dims0, UINT64_MAX, "rows overflowing"},
+        {rowsize, UINT64_MAX / 4, "a row size overflowing"},
+        {rowsize, 4096, "more bytes than the buffer"},
+        {ds, PM_S_MESSAGES, "a dataset of strings"},
+    };
+    for (size_t i = 0; i < sizeof lies / sizeof *lies; i++) {
+        unsigned char *copy = malloc(len);
+        memcpy(copy, b, len);
+        if (lies[i].value == PM_S_MESSAGES) {
+            uint32_t id = PM_S_MESSAGES, one = 1;
+            memcpy(copy + ds, &id, 4), memcpy(copy + ds + 4, &one, 4);
+            uint64_t rows = 2, dims[3] = {2, 0, 0}, size = 8;
+            memcpy(copy + dims0, dims, 24), memcpy(copy + dims0 + 24, &rows, 8);
+            memcpy(copy + rowsize, &size, 8);
+        } else if (lies[i].at == dims0) {
+            memcpy(copy + dims0, &lies[i].value, 8);
+            memcpy(copy + dims0 + 24, &lies[i].value, 8); /* nrows as many */
+        } else {
+            memcpy(copy + lies[i].at, &lies[i].value, 8);
+        }
+        int rc = pm_h5model_unpack(&back, copy, len);
+        CHECK(rc != 0, "a packed buffer with %s accepted", lies[i].what);
+        pm_h5model_free(&back);
+        free(copy);
+    }
+    free(buf);
+    /* what does not travel: group attributes */
+    int32_t v32 = 1;
+    EXPECT(pm_h5model_attr_num(&m, PM_S_ROOT, PM_S_RANKS, NULL, &v32) == 0);
+    EXPECT(pm_h5model_pack(&m, &buf, &len) != 0);
+    pm_h5model_free(&m);
+    printf("packed buffers with overflowing sizes, short rows or strings: refused\n");
+}
+
+/* Names once: a second attribute of a name, a second dataset of a row. */
+static void duplicates(void)
+{
+    struct pm_h5model m;
+    pm_h5model_init(&m);
+    int32_t one = 1;
+    EXPECT(pm_h5model_attr_num(&m, PM_S_ROOT, PM_S_RANKS, NULL, &one) == 0);
+    EXPECT(pm_h5model_attr_num(&m, PM_S_ROOT, PM_S_RANKS, NULL, &one) != 0);
+    pm_h5model_free(&m);
+    pm_h5model_init(&m);
+    const char *msg[1] = {"x"};
+    uint64_t d1[1] = {1};
+    EXPECT(pm_h5model_dataset(&m, PM_S_MESSAGES, NULL, 0, 0, d1, msg) == 0);
+    EXPECT(pm_h5model_dataset(&m, PM_S_MESSAGES, NULL, 0, 0, d1, msg) != 0);
+    EXPECT(!pm_h5model_ok(&m));
+    pm_h5model_free(&m);
+    printf("a second attribute of a name, a second dataset of a row: refused\n");
+}
+
+/* Every allocation of the encoder failing in turn: -1 and ENOMEM, never a
+ * crash or a file. */
+static void out_of_memory(void)
+{
+    rng = 5150;
+    struct pm_h5model m;
+    build(&m, 0);
+    long step = 0;
+    for (;; step++) {
+        void *img = NULL;
+        size_t len = 0;
+        fail_in = step;
+        int rc = pm_h5enc_image(&m, &img, &len);
+        int failed = fail_in < 0;  /* the countdown reached its allocation */
+        fail_in = -1;
+        if (!failed) {
+            EXPECT(rc == 0);
+            free(img);
+            break;
+        }
+        EXPECT(rc != 0 && errno == ENOMEM && img == NULL && len == 0);
+        free(img);
+    }
+    pm_h5model_free(&m);
+    printf("each of the encoder's %ld allocations failing: refused cleanly\n", step);
+}
+
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -441,6 +552,9 @@ int main(void)
     many_strings(dir);
     pack_join();
     refusals();
+    lying_packs();
+    duplicates();
+    out_of_memory();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
