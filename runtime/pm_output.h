@@ -1,5 +1,5 @@
-/* pm_output — everything the runtime hands to the HDF5 writer at the end
- * (pm_writer.h): the event set, the threads' states and the run's facts.
+/* pm_output — everything the runtime hands to the writer at the end
+ * (pm_h5out.h): the event set, the threads' states and the run's facts.
  * No HDF5 here: the runtime proper never includes hdf5.h. */
 #ifndef PM_OUTPUT_H
 #define PM_OUTPUT_H

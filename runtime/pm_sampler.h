@@ -100,7 +100,7 @@ static inline int pm_sampler_pending(const struct pm_sample_cursor *c)
                        __atomic_load_n(&c->tail, __ATOMIC_RELAXED);
 }
 /* Per (node, event) word w (PM_SN_*), 0 when never seen. Inline: the
- * writer library reads it too. */
+ * writer (pm_h5out_samples.c) and perfmark-attach read it too. */
 static inline uint64_t pm_sampler_nodestat(const struct pm_sampler *s, int32_t node, int event,
                                            int w)
 {
