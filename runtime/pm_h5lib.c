@@ -99,7 +99,7 @@ static int pm_write_attrs(hid_t loc, const struct pm_h5m_attrs *attrs)
 
 /* Dataset d: created with its whole shape, its rows written (every rank
  * calls this in a parallel file, also with no rows). */
-static int pm_write_dset(hid_t file, const struct pm_h5m_dset *d, hid_t dxpl)
+static int pm_write_dset(hid_t file, const struct pm_h5m_dset *d, hid_t type, hid_t dxpl)
 {
     hsize_t dims[3], start[3] = {d->row0, 0, 0}, count[3], total = 1, local = 1;
     for (int i = 0; i < d->ndims; i++) {
@@ -108,12 +108,10 @@ static int pm_write_dset(hid_t file, const struct pm_h5m_dset *d, hid_t dxpl)
         total *= dims[i];
         local *= count[i];
     }
-    hid_t type = pm_mem_type(&d->type);
     hid_t fspace = H5Screate_simple(d->ndims, dims, NULL);
     hid_t dcpl = pm_dcpl(d->ndims, dims);
-    hid_t ds = type < 0 ? -1
-                        : H5Dcreate2(file, pm_h5model_path(d->id), type, fspace, H5P_DEFAULT,
-                                     dcpl, H5P_DEFAULT);
+    hid_t ds = H5Dcreate2(file, pm_h5model_path(d->id), type, fspace, H5P_DEFAULT, dcpl,
+                          H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : 0;
     if (rc == 0 && total > 0) {
         hid_t mspace = H5Screate_simple(d->ndims, count, NULL);
@@ -130,16 +128,37 @@ static int pm_write_dset(hid_t file, const struct pm_h5m_dset *d, hid_t dxpl)
         rc = -1;
     if (ds >= 0)
         H5Dclose(ds);
-    if (type >= 0)
-        H5Tclose(type);
     H5Pclose(dcpl), H5Sclose(fspace);
     return rc < 0 ? -1 : 0;
 }
 
-int pm_h5lib_write(hid_t file, const struct pm_h5model *m, hid_t dxpl)
+/* Every dataset's memory type, built before any dataset is created: in a
+ * parallel file a rank that failed here would skip a collective create. */
+static hid_t *pm_types(const struct pm_h5model *m)
 {
-    if (!pm_h5model_ok(m))
-        return -1;
+    hid_t *types = calloc(m->ndsets + 1, sizeof *types);
+    int ok = types != NULL;
+    for (size_t i = 0; ok && i < m->ndsets; i++)
+        ok = (types[i] = pm_mem_type(&m->dsets[i].type)) >= 0;
+    if (!ok && types) {
+        for (size_t i = 0; i < m->ndsets && types[i] > 0; i++)
+            H5Tclose(types[i]);
+        free(types);
+        types = NULL;
+    }
+    return types;
+}
+
+static void pm_types_free(const struct pm_h5model *m, hid_t *types)
+{
+    for (size_t i = 0; types && i < m->ndsets; i++)
+        H5Tclose(types[i]);
+    free(types);
+}
+
+/* The model into `file` with its types built (pm_types). */
+static int pm_write_model(hid_t file, const struct pm_h5model *m, const hid_t *types, hid_t dxpl)
+{
     int rc = 0;
     /* Every step on every rank, whatever failed before: in a parallel file
      * each is collective. */
@@ -154,8 +173,16 @@ int pm_h5lib_write(hid_t file, const struct pm_h5model *m, hid_t dxpl)
             H5Gclose(grp);
     }
     for (size_t i = 0; i < m->ndsets; i++)
-        rc |= pm_write_dset(file, &m->dsets[i], dxpl);
+        rc |= pm_write_dset(file, &m->dsets[i], types[i], dxpl);
     return rc ? -1 : 0;
+}
+
+int pm_h5lib_write(hid_t file, const struct pm_h5model *m, hid_t dxpl)
+{
+    hid_t *types = pm_h5model_ok(m) ? pm_types(m) : NULL;
+    int rc = types ? pm_write_model(file, m, types, dxpl) : -1;
+    pm_types_free(m, types);
+    return rc;
 }
 
 /* ---- in memory ---------------------------------------------------------------------- */
@@ -224,6 +251,11 @@ int pm_h5lib_rows_parallel(const void *comm_ptr, const char *tmp, const struct p
 {
     MPI_Comm comm = *(const MPI_Comm *)comm_ptr;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t *types = pm_h5model_ok(rows) ? pm_types(rows) : NULL;
+    if (!pm_agree(comm, types != NULL)) {
+        pm_types_free(rows, types);
+        return -1;
+    }
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
     hid_t file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
@@ -231,13 +263,15 @@ int pm_h5lib_rows_parallel(const void *comm_ptr, const char *tmp, const struct p
     if (!pm_agree(comm, file >= 0)) {
         if (file >= 0)
             H5Fclose(file);
+        pm_types_free(rows, types);
         return -1;
     }
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-    int rc = pm_h5lib_write(file, rows, dxpl);
+    int rc = pm_write_model(file, rows, types, dxpl);
     rc |= H5Fclose(file) < 0;
     H5Pclose(dxpl);
+    pm_types_free(rows, types);
     return pm_agree(comm, rc == 0) ? 0 : -1;
 }
 
