@@ -62,3 +62,5 @@ void pm_auto_mpi_finalize(void) { pm_session_finalize(1); }
 void pm_auto_mpi_abort(void) { pm_session_finalize_partial(); }
 
 void pm_auto_ompt_active(const char *runtime_version) { pm_session_set_openmp(runtime_version); }
+
+int pm_auto_may_measure(void) { return pm_session_may_measure(); }

@@ -66,6 +66,10 @@ int32_t pm_auto_path(int32_t *regions, int32_t max);
 /* The OMPT tool was initialised by the OpenMP runtime (its version string):
  * OpenMP constructs are visible. */
 void pm_auto_ompt_active(const char *runtime_version);
+/* 0 when this process will never measure (not launched under perfmark, or
+ * a launcher, shell or other tool): an interposer then stays out of the way
+ * entirely; 1 when it measures, may start later, or cannot tell yet. */
+int pm_auto_may_measure(void);
 
 /* MPI_Init(_thread) returned: the process is an application rank (a LAZY
  * process starts measuring now) and this is its authoritative identity. */

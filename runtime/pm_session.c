@@ -435,7 +435,25 @@ static int pm_preloaded(void)
  * docs/design.md, "Process lifecycle"): the one `perfmark run` exec'd, MPI
  * ranks started by a launcher, and a process enabled directly. Launchers,
  * wrappers and shells never; anything else only from its first marker. */
+/* Set once the constructor has decided whether this process is measured:
+ * before that, OFF means "not yet known". */
+static int pm_decided;
+
+int pm_session_may_measure(void)
+{
+    return !__atomic_load_n(&pm_decided, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n(&pm_state, __ATOMIC_RELAXED) != PM_OFF;
+}
+
+static void pm_session_decide(void);
+
 __attribute__((constructor)) static void pm_session_ctor(void)
+{
+    pm_session_decide();
+    __atomic_store_n(&pm_decided, 1, __ATOMIC_RELEASE);
+}
+
+static void pm_session_decide(void)
 {
     pm_config_read(&pm_cfg);
     pm_counterset_td_allow_rdpmc(pm_cfg.topdown_rdpmc);

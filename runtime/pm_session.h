@@ -46,6 +46,11 @@ void pm_session_set_local(int local_rank, int local_size);
 int pm_session_wants_node(void);
 void pm_session_set_node(int local_rank, const int *pids, int n);
 
+/* 0 when this process will never measure (OFF: not launched under
+ * perfmark, or a launcher, shell or other tool); 1 when it does, may start
+ * later (LAZY), or the constructor has not decided yet. */
+int pm_session_may_measure(void);
+
 /* The OpenMP runtime started the OMPT tool (its version string). */
 void pm_session_set_openmp(const char *runtime_version);
 

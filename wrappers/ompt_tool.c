@@ -504,10 +504,19 @@ static int pm_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
  * data: nothing may depend on it. */
 static void pm_ompt_finalize(ompt_data_t *tool_data) {}
 
+/* A process perfmark will never measure gets no tool: with any tool active,
+ * libomp pays for its OMPT machinery at every construct (~0.13 µs per empty
+ * parallel region on the 2-vCPU VM, bench/README.md, "OpenMP"), and a
+ * program linked with the markers but run without perfmark must run as
+ * without it. libomp asks at its first construct, after perfmark's
+ * constructor has decided; asked earlier (a construct in another library's
+ * constructor), the tool is given, as a process that may measure needs it. */
 PM_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
                                                     const char *runtime_version)
 {
     static ompt_start_tool_result_t result = {pm_ompt_initialize, pm_ompt_finalize, {0}};
+    if (!pm_auto_may_measure())
+        return NULL;
     pm_ompt_runtime_version = runtime_version;
     return &result;
 }

@@ -9,6 +9,8 @@ usage: /usr/bin/python3 check_omp.py BUILD_DIR CASE
   clang_teams    num_threads 2 then 3: one region per construct, 2 and 3 rows
   clang_nested   2 x 2 nested teams: inner construct under the outer one in
                  all 4 implicit tasks; the outer visited by its 2 members only
+  clang_no_tool_unmeasured  the program linked with libperfmark, run without
+                 perfmark or with PERFMARK_ENABLE=0: libomp starts no tool
   gcc_pages      gcc/libgomp (no OMPT): "touch" at top level, exact, no omp region
   gcc_on_libomp  the gcc binary run on libomp (as libgomp.so.1): omp regions
                  named after pm_pages though it has no dynamic symbol (no
@@ -140,6 +142,32 @@ def case_clang_pages():
         m.no_unbalanced()
         check(m.attr("openmp").startswith("OMPT active"), "openmp attr %r" % m.attr("openmp"))
         check(not any("not visible" in x for x in m.messages), "wrong 'not visible' message")
+
+
+def case_clang_no_tool_unmeasured():
+    """libomp gets perfmark's OMPT tool only in a process perfmark measures:
+    omp_work_clang is linked with libperfmark, and run without perfmark (or
+    with PERFMARK_ENABLE=0) it must run as without it, without a tool that
+    makes libomp pay at every construct. libomp's own account
+    (OMP_TOOL_VERBOSE_INIT) says whether a tool was started."""
+    need(CLANG_PROG, "clang with OpenMP not found")
+    env = {"OMP_TOOL_VERBOSE_INIT": "stdout", "OMP_NUM_THREADS": "2"}
+
+    def started(stdout):
+        check("START LOGGING OF TOOL REGISTRATION" in stdout,
+              "libomp gave no account of its tool (OMP_TOOL_VERBOSE_INIT): %r" % stdout[:400])
+        return "Tool was started and is using the OMPT interface" in stdout
+
+    plain = e2e.run([CLANG_PROG, "pages", "50"], env=env)
+    check(not started(plain.stdout), "a tool was started in a program run without perfmark:\n"
+          + plain.stdout[:600])
+    off = e2e.run([CLANG_PROG, "pages", "50"], env=dict(env, PERFMARK_ENABLE="0"))
+    check(not started(off.stdout), "a tool was started with PERFMARK_ENABLE=0")
+    with tempfile.TemporaryDirectory() as tmp:
+        p, m = run_prog(tmp, CLANG_PROG, ["pages", "50"], env=env)
+        check(started(p.stdout), "no tool under perfmark run:\n" + p.stdout[:600])
+        check(m.omp_paths(), "no omp regions under perfmark run")
+    print("tool: none without perfmark or with PERFMARK_ENABLE=0, started under perfmark run")
 
 
 def case_clang_teams():
