@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "pm_session.h"
+#include "pm_session_out.h"
 #include "pm_clock.h"
 #include "pm_config.h"
 #include "pm_emergency.h"
@@ -67,8 +68,8 @@ static char pm_throttle_text[64];    /* root attribute `throttle` */
 #define PM_OUTPUT_ROOM_MIN ((uint64_t)1 << 20)
 static void pm_describe_openmp(char *out, size_t len);
 static void pm_write_outputs(int collective);
-static void pm_wanted_path(char *out, size_t len, int per_rank);
 static void pm_session_emergency(int sig);
+static struct pm_out_where pm_where(void);
 
 static char pm_start_cwd[PM_PATH_MAX];  /* relative outputs resolve here, not
                                           where the program chdir'ed to */
@@ -362,7 +363,8 @@ static void pm_calibrate_reads(struct pm_thread *t)
 static void pm_check_output(void)
 {
     char want[PM_PATH_MAX], dir[PM_PATH_MAX];
-    pm_wanted_path(want, sizeof want, 0);
+    struct pm_out_where where = pm_where();
+    pm_out_path(&where, 0, want, sizeof want);
     enum pm_msg_kind kind = pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE;
     int bad = pm_store_dir_check(want, dir, sizeof dir);
     struct statvfs st;
@@ -643,141 +645,17 @@ static void pm_atfork_child(void)
 
 /* ---- writing ------------------------------------------------------------------- */
 
-/* perfmark-<job id or local time>.h5: ranks of one job share the job id. */
-static void pm_default_name(char *out, size_t len)
-{
-    snprintf(out, len, "perfmark-%s.h5", pm_rank.job[0] ? pm_rank.job : pm_stamp);
-}
-
-/* Insert `tag` before a trailing ".h5" (or append it). */
-static void pm_insert_tag(char *path, size_t len, const char *tag)
-{
-    char stem[PM_PATH_MAX];
-    snprintf(stem, sizeof stem, "%s", path);
-    size_t n = strlen(stem);
-    int has_ext = n > 3 && strcmp(stem + n - 3, ".h5") == 0;
-    if (has_ext)
-        stem[n - 3] = '\0';
-    snprintf(path, len, "%s%s%s", stem, tag, has_ext ? ".h5" : "");
-}
-
-/* The path the user asked for (a directory gets the default name inside);
- * `per_rank`: this rank writes its own file, tagged with its rank. */
-static void pm_wanted_path(char *out, size_t len, int per_rank)
-{
-    char name[128];
-    pm_default_name(name, sizeof name);
-    struct stat st;
-    if (!pm_cfg.output[0])
-        snprintf(out, len, "%s", name);
-    else if (pm_output_dir || (stat(pm_cfg.output, &st) == 0 && S_ISDIR(st.st_mode)))
-        snprintf(out, len, "%s/%s", pm_cfg.output, name);
-    else
-        snprintf(out, len, "%s", pm_cfg.output);
-    if (out[0] != '/' && pm_start_cwd[0]) {
-        char rel[PM_PATH_MAX];
-        snprintf(rel, sizeof rel, "%s", out);
-        snprintf(out, len, "%s/%s", pm_start_cwd, rel);
-    }
-    char tag[64];
-    if (per_rank && pm_rank.rank >= 0) {
-        snprintf(tag, sizeof tag, ".rank%d", pm_rank.rank);
-        pm_insert_tag(out, len, tag);
-    }
-    if (pm_fork_child) {
-        snprintf(tag, sizeof tag, ".child-%ld", (long)getpid());
-        pm_insert_tag(out, len, tag);
-    }
-}
-
 /* The file this process's data went to, for pm_on_written (empty: none). */
 static char pm_written_file[PM_PATH_MAX + 16];
 
-static void pm_announce(const char *final, const char *what)
+/* Where the file goes, from the session's settings (pm_session_out.h). */
+static struct pm_out_where pm_where(void)
 {
-    snprintf(pm_written_file, sizeof pm_written_file, "%s", final);
-    if (!pm_cfg.quiet)
-        fprintf(stderr, "perfmark: wrote %s (%s, events: %s) — see: perfmark report %s\n",
-                final, what, pm_set.n ? pm_set.group_name : "none", final);
-}
-
-/* A finished file's bytes to `want` or a fallback (pm_store.h), with one
- * message saying where they went. 0, or -1 when no place took them. */
-static int pm_store_image(const char *want, const void *image, size_t len, const char *what)
-{
-    struct pm_store_result r;
-    if (pm_store_bytes(want, image, len, pm_cfg.fallback_dir, &r) != 0) {
-        pm_msg(PM_MSG_ONCE, "%s; no other place took the data either (tried %s): a summary "
-               "follows on stderr", r.why, r.tried[0] ? r.tried : "none");
-        return -1;
-    }
-    if (r.place > 0)
-        pm_msg(PM_MSG_ONCE, "%s; wrote %s instead", r.why, r.final);
-    else if (strcmp(r.final, want) != 0)
-        pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
-               want, r.final);
-    pm_announce(r.final, what);
-    return 0;
-}
-
-struct pm_job_ctx {
-    const char *want;
-    char what[64];
-};
-
-static int pm_publish_job(const void *image, size_t len, void *arg)
-{
-    const struct pm_job_ctx *c = arg;
-    return pm_store_image(c->want, image, len, c->what);
-}
-
-/* One file for the whole job (pm_writer.h, the job writer's verdicts):
- * >= 0 done on every rank, -1 each rank writes its own, -2 nowhere. */
-static int pm_write_job_file(const struct pm_output *o)
-{
-    char want[PM_PATH_MAX], tmp[PM_PATH_MAX + 64], final[PM_PATH_MAX + 16],
-        err[PM_PATH_MAX + 256] = "";
-    pm_wanted_path(want, sizeof want, 0);
-    struct pm_job_ctx ctx = {.want = want};
-    snprintf(ctx.what, sizeof ctx.what, "one file for %d rank(s)", o->ranks);
-    int verdict = pm_mpi_job_writer(o, want, tmp, sizeof tmp, pm_publish_job, &ctx, err,
-                                    sizeof err);
-    if (verdict == -1 && err[0])
-        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
-               "%s; each rank writes its own file instead", err);
-    if (verdict != 2)
-        return verdict;
-    /* Written collectively at tmp: rank 0 puts it in place. */
-    if (pm_store_publish(tmp, want, final, sizeof final) != 0) {
-        /* The data is complete in tmp: say where rather than lose it. */
-        pm_msg(PM_MSG_ONCE, "cannot rename %s into place (%s); the job's data is in %s", tmp,
-               strerror(errno), tmp);
-        return 1;
-    }
-    if (strcmp(final, want) != 0)
-        pm_msg(PM_MSG_ONCE, "%s already exists (perfmark never overwrites a file); wrote %s",
-               want, final);
-    pm_announce(final, ctx.what);
-    return 1;
-}
-
-/* This process's own file; a summary on stderr if it cannot be stored. */
-static void pm_write_file(const struct pm_output *o)
-{
-    char want[PM_PATH_MAX], err[PM_PATH_MAX + 256] = "", what[64];
-    pm_wanted_path(want, sizeof want, 1);
-    snprintf(what, sizeof what, "%d thread(s)", (int)o->nthreads);
-    void *image = NULL;
-    size_t len = 0;
-    if (pm_h5out_image(o, pm_writer_large_image, &image, &len, err, sizeof err) != 0) {
-        pm_msg(PM_MSG_ONCE, "could not build the measurement's file (%s): a summary follows "
-               "on stderr", err);
-        pm_summary_print(o, stderr);
-        return;
-    }
-    if (pm_store_image(want, image, len, what) != 0)
-        pm_summary_print(o, stderr);
-    free(image);
+    return (struct pm_out_where){
+        .output = pm_cfg.output, .output_is_dir = pm_output_dir, .start_cwd = pm_start_cwd,
+        .job = pm_rank.job, .stamp = pm_stamp, .rank = pm_rank.rank,
+        .fork_child = pm_fork_child, .fallback_dir = pm_cfg.fallback_dir,
+        .quiet = pm_cfg.quiet};
 }
 
 /* The inherited set sums every thread, live or gone; while a thread is in
@@ -876,8 +754,10 @@ static void pm_write_outputs(int collective)
     struct pm_modules modules = {0};
     if (pm_sample.n && pm_modules_snapshot(&modules) == 0)
         o.modules = &modules;
+    struct pm_out_where where = pm_where();
     if (collective && !pm_fork_child && pm_mpi_job_writer) {
-        int verdict = pm_write_job_file(&o);
+        int verdict = pm_out_job_file(&where, &o, pm_mpi_job_writer, pm_written_file,
+                                      sizeof pm_written_file);
         if (verdict == -2)
             pm_summary_print(&o, stderr);
         if (verdict != -1) {
@@ -885,7 +765,7 @@ static void pm_write_outputs(int collective)
             return;
         }
     }
-    pm_write_file(&o);
+    pm_out_process_file(&where, &o, pm_written_file, sizeof pm_written_file);
     pm_modules_free(&modules);
 }
 
