@@ -24,15 +24,31 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* One burst starts every 100 ms of the clock, not 100 ms after the last one
+ * ended: on a slow or busy machine a burst takes a while, and a sleep after
+ * it would stretch the period and lower the rate the test expects. A burst
+ * that starts late does not make up for lost time either: the rate never
+ * goes above one burst per 100 ms. */
 static void bursts(int k, long pages, double until)
 {
     struct fresh_pages f;
     fresh_pages_init(&f, 8 * pages);
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
     while (now_ms() < until) {
         for (long i = 0; i < pages; i++)
             fresh_pages_touch(&f);
         written[k] += pages;
-        usleep(100000);
+        next.tv_nsec += 100000000L;
+        if (next.tv_nsec >= 1000000000L)
+            next.tv_sec++, next.tv_nsec -= 1000000000L;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > next.tv_sec ||
+            (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+            next = now;  /* late: start the next period now */
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0)
+            ;  /* a signal woke it early: sleep on to the same deadline */
     }
 }
 
