@@ -59,7 +59,7 @@ void pm_out_path(const struct pm_out_where *w, int per_rank, char *out, size_t l
     }
 }
 
-/* Where the bytes went, said once. */
+/* One file's write: where it is wanted, and where to note where it went. */
 struct pm_out_ctx {
     const struct pm_out_where *w;
     const struct pm_output *o;
@@ -69,6 +69,7 @@ struct pm_out_ctx {
     size_t written_len;
 };
 
+/* Where the bytes went, said once. */
 static void pm_announce(const struct pm_out_ctx *c, const char *final)
 {
     snprintf(c->written, c->written_len, "%s", final);
@@ -79,7 +80,7 @@ static void pm_announce(const struct pm_out_ctx *c, const char *final)
 
 /* A finished file's bytes to `want` or a fallback (pm_store.h), with one
  * message saying where they went. 0, or -1 when no place took them. */
-static int pm_store_image(const void *image, size_t len, void *arg)
+static int pm_out_store_image(const void *image, size_t len, void *arg)
 {
     const struct pm_out_ctx *c = arg;
     struct pm_store_result r;
@@ -107,7 +108,7 @@ int pm_out_job_file(const struct pm_out_where *w, const struct pm_output *o, pm_
     struct pm_out_ctx ctx = {.w = w, .o = o, .want = want, .written = written,
                              .written_len = len};
     snprintf(ctx.what, sizeof ctx.what, "one file for %d rank(s)", o->ranks);
-    int verdict = job(o, want, tmp, sizeof tmp, pm_store_image, &ctx, err, sizeof err);
+    int verdict = job(o, want, tmp, sizeof tmp, pm_out_store_image, &ctx, err, sizeof err);
     if (verdict == -1 && err[0])
         pm_msg(w->rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
                "%s; each rank writes its own file instead", err);
@@ -144,7 +145,7 @@ void pm_out_process_file(const struct pm_out_where *w, const struct pm_output *o
         pm_summary_print(o, stderr);
         return;
     }
-    if (pm_store_image(image, bytes, &ctx) != 0)
+    if (pm_out_store_image(image, bytes, &ctx) != 0)
         pm_summary_print(o, stderr);
     free(image);
 }
