@@ -1,6 +1,9 @@
 #include "pm_auto.h"
 #include "pm_session.h"
 
+__attribute__((visibility("default"))) __thread int pm_mpi_depth
+    __attribute__((tls_model("initial-exec")));
+
 int32_t pm_auto_region(const char *name, enum pm_kind kind)
 {
     return pm_name_intern_kind(name, kind, NULL);
@@ -57,9 +60,14 @@ void pm_auto_mpi_node(int local_rank, const int *pids, int n)
     pm_session_set_node(local_rank, pids, n);
 }
 
-void pm_auto_mpi_finalize(void) { pm_session_finalize(1); }
+void pm_auto_mpi_finalize(struct pm_comm *job) { pm_session_finalize(job); }
 
 void pm_auto_mpi_abort(void) { pm_session_finalize_partial(); }
+
+void pm_auto_mpi_library(const char *abi, const char *what, const char *problem)
+{
+    pm_session_set_mpi(abi, what, problem);
+}
 
 void pm_auto_ompt_active(const char *runtime_version) { pm_session_set_openmp(runtime_version); }
 

@@ -1,6 +1,12 @@
 /* pm_auto — automatic regions: the runtime's whole interface to wrappers/
- * (MPI interposition now, the OMPT tool later). Wrappers translate outside
- * events into these calls and nothing else; the runtime never sees mpi.h.
+ * (the OMPT tool, and the MPI wrapper libraries, one per MPI ABI). Wrappers
+ * translate outside events into these calls and nothing else; the runtime
+ * never sees mpi.h.
+ *
+ * The MPI wrapper libraries (libperfmark_mpi_<abi>.so) are separate objects
+ * that link libperfmark.so: what they use is exported from it
+ * (PM_WRAPPER_API), never declared in include/perfmark.h, and never meant
+ * for applications. Protected: libperfmark.so's own calls stay direct.
  *
  * A wrapper resolves its region once (pm_auto_region never fails while
  * memory lasts, whether or not this process is measured), then brackets the
@@ -20,17 +26,23 @@
 
 #include <stdint.h>
 
-int32_t pm_auto_region(const char *name, enum pm_kind kind);
+#ifdef PM_BUILDING_RUNTIME
+#define PM_WRAPPER_API __attribute__((visibility("protected")))
+#else
+#define PM_WRAPPER_API __attribute__((visibility("default")))  /* a user of them */
+#endif
+
+PM_WRAPPER_API int32_t pm_auto_region(const char *name, enum pm_kind kind);
 /* The same for a call that only polls or queries (MPI_Test*, MPI_Iprobe,
  * ...): its visits never read counters, so what it costs stays in the
  * enclosing region; after a warm-up only a sample of its calls is timed
  * (docs/design.md, "Which visits read counters"). */
-int32_t pm_auto_poll_region(const char *name, enum pm_kind kind);
+PM_WRAPPER_API int32_t pm_auto_poll_region(const char *name, enum pm_kind kind);
 /* 0 when the region was entered (the caller must then exit it); anything
  * else: nothing to exit (not measured, or a poll counted without a frame). */
-int pm_auto_enter(int32_t region);
+PM_WRAPPER_API int pm_auto_enter(int32_t region);
 /* `bytes` < 0: unknown (counted as such, never guessed). */
-int pm_auto_exit(int32_t region, int64_t bytes);
+PM_WRAPPER_API int pm_auto_exit(int32_t region, int64_t bytes);
 
 /* A poll region's visit after its warm-up, counted inline: a polling loop
  * makes millions, and most of them are only counted. 1 when this visit was
@@ -73,21 +85,30 @@ int pm_auto_may_measure(void);
 
 /* MPI_Init(_thread) returned: the process is an application rank (a LAZY
  * process starts measuring now) and this is its authoritative identity. */
-void pm_auto_mpi_init(int rank, int size);
+PM_WRAPPER_API void pm_auto_mpi_init(int rank, int size);
 /* PERFMARK_PIN still needs this rank's place among the ranks of its node
  * (no launcher variable said): MPI_Init should find it
  * (MPI_COMM_TYPE_SHARED) and hand it over. */
-int pm_auto_wants_local_rank(void);
-void pm_auto_mpi_local(int local_rank, int local_size);
+PM_WRAPPER_API int pm_auto_wants_local_rank(void);
+PM_WRAPPER_API void pm_auto_mpi_local(int local_rank, int local_size);
 /* Node mode (PERFMARK_NODE) wants the pids of the node's ranks: the
  * MPI_Init wrapper gathers them on MPI_COMM_TYPE_SHARED and passes them
  * with this rank's place among them (local rank 0 watches the node). */
-int pm_auto_wants_node(void);
-void pm_auto_mpi_node(int local_rank, const int *pids, int n);
-/* MPI_Finalize was called: write everything now, while MPI still works. */
-void pm_auto_mpi_finalize(void);
+PM_WRAPPER_API int pm_auto_wants_node(void);
+PM_WRAPPER_API void pm_auto_mpi_node(int local_rank, const int *pids, int n);
+/* MPI_Finalize was called: write everything now, while MPI still works,
+ * the job's file through `job` (its ranks, pm_comm.h). */
+PM_WRAPPER_API void pm_auto_mpi_finalize(struct pm_comm *job);
 /* MPI_Abort was called: the job is being torn down; save this rank's data
  * in its own file (flagged PARTIAL) before it goes. */
-void pm_auto_mpi_abort(void);
+PM_WRAPPER_API void pm_auto_mpi_abort(void);
+/* The MPI library this process calls, as the MPI dispatcher found it: its
+ * ABI ("openmpi", "mpich", or NULL: none measured) and a description
+ * (library and version). `problem`: why MPI calls are not measured, said
+ * once (NULL when they are). */
+void pm_auto_mpi_library(const char *abi, const char *what, const char *problem);
+/* MPI calls nest inside each other (an MPI library calling its own entry
+ * points): only the outermost is a region (pm_mpi.h). */
+extern __thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));
 
 #endif

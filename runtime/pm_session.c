@@ -34,7 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile int pm_state;
+/* Exported for the MPI wrapper libraries' inline poll path (pm_auto.h). */
+__attribute__((visibility("default"))) volatile int pm_state;
 
 static struct pm_config pm_cfg;
 static struct pm_eventset pm_set;
@@ -49,11 +50,6 @@ static char pm_start_time[32];
 static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
-/* The MPI job's writer (wrappers/mpi_job_writer.c); absent from unit tests
- * built from the runtime's sources alone. */
-extern int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp,
-                             size_t tmplen, pm_writer_publish_fn publish, void *ctx, char *err,
-                             size_t errlen) __attribute__((weak, visibility("hidden")));
 
 static pid_t pm_own_pid;  /* the measured process (a vfork child is not) */
 static int pm_output_dir;  /* PERFMARK_OUTPUT named a directory at start */
@@ -61,13 +57,15 @@ static char pm_command[2048];
 static struct pm_rank_info pm_rank;
 static int pm_partial;  /* the data stops short of the program's end */
 static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
+static char pm_mpi_abi[16];        /* the ABI of the MPI measured here, or "" */
+static char pm_mpi_what[256];      /* that MPI library, as the dispatcher found it */
 static uint64_t pm_read_cost_ticks;  /* one reading of a thread's groups (pm_calibrate_reads) */
 static char pm_throttle_text[64];    /* root attribute `throttle` */
 /* Less free space than this where the file goes is said at start: even a
  * small job's file is ~20-100 KiB, a large one megabytes. */
 #define PM_OUTPUT_ROOM_MIN ((uint64_t)1 << 20)
 static void pm_describe_openmp(char *out, size_t len);
-static void pm_write_outputs(int collective);
+static void pm_write_outputs(struct pm_comm *job);
 static void pm_session_emergency(int sig);
 static struct pm_out_where pm_where(void);
 
@@ -683,7 +681,7 @@ static int pm_any_data(void)
     return 0;
 }
 
-void pm_session_finalize(int collective)
+void pm_session_finalize(struct pm_comm *job)
 {
     pthread_mutex_lock(&pm_start_lock);
     if (pm_state != PM_ON) {
@@ -708,15 +706,15 @@ void pm_session_finalize(int collective)
         pthread_mutex_unlock(&t->settle_lock);
     }
     pm_written_file[0] = '\0';
-    pm_write_outputs(collective);
+    pm_write_outputs(job);
     if (!pm_partial && !pm_fork_child)
         pm_on_written_run(pm_written_file[0] ? pm_written_file : NULL,
                           pm_rank.rank < 0 ? 0 : pm_rank.rank);
 }
 
-/* Everything settled: build the output and write it (the job's file when
- * `collective`, else this process's). */
-static void pm_write_outputs(int collective)
+/* Everything settled: build the output and write it (the job's file
+ * through the job's comm, else this process's). */
+static void pm_write_outputs(struct pm_comm *job)
 {
     /* A fork child that only passed through (fork+exec, fork+_exit) or did
      * nothing measurable writes no file. */
@@ -755,8 +753,8 @@ static void pm_write_outputs(int collective)
     if (pm_sample.n && pm_modules_snapshot(&modules) == 0)
         o.modules = &modules;
     struct pm_out_where where = pm_where();
-    if (collective && !pm_fork_child && pm_mpi_job_writer) {
-        int verdict = pm_out_job_file(&where, &o, pm_mpi_job_writer, pm_written_file,
+    if (job && !pm_fork_child) {
+        int verdict = pm_out_job_file(&where, &o, pm_job_write, job, pm_written_file,
                                       sizeof pm_written_file);
         if (verdict == -2)
             pm_summary_print(&o, stderr);
@@ -768,6 +766,16 @@ static void pm_write_outputs(int collective)
     pm_out_process_file(&where, &o, pm_written_file, sizeof pm_written_file);
     pm_modules_free(&modules);
 }
+
+void pm_session_set_mpi(const char *abi, const char *what, const char *problem)
+{
+    snprintf(pm_mpi_abi, sizeof pm_mpi_abi, "%s", abi ? abi : "");
+    snprintf(pm_mpi_what, sizeof pm_mpi_what, "%s", what ? what : "");
+    if (problem)
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE, "%s", problem);
+}
+
+const char *pm_session_mpi_abi(void) { return pm_mpi_abi[0] ? pm_mpi_abi : NULL; }
 
 void pm_session_set_openmp(const char *runtime_version)
 {
@@ -835,7 +843,7 @@ static void pm_session_emergency(int sig)
         }
         pthread_mutex_unlock(&t->settle_lock);
     }
-    pm_write_outputs(0);
+    pm_write_outputs(NULL);
 }
 
 /* A visit completed in this process (regions open across a fork hold
@@ -858,14 +866,14 @@ int pm_session_before_exec(const char *what)
     pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
            "exec of %.200s: this program image's data is written now (regions still open are "
            "closed at the exec, flagged UNBALANCED); the new image is a new run", what);
-    pm_session_finalize(0);
+    pm_session_finalize(NULL);
     return 1;
 }
 
 void pm_session_finalize_partial(void)
 {
     pm_partial = 1;
-    pm_session_finalize(0);
+    pm_session_finalize(NULL);
 }
 
-__attribute__((destructor)) static void pm_session_dtor(void) { pm_session_finalize(0); }
+__attribute__((destructor)) static void pm_session_dtor(void) { pm_session_finalize(NULL); }

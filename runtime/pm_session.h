@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+struct pm_comm;  /* the job's ranks (job/pm_comm.h) */
+
 enum pm_session_state { PM_OFF = 0, PM_LAZY, PM_ON, PM_STOPPED };
 
 extern volatile int pm_state;
@@ -51,13 +53,20 @@ void pm_session_set_node(int local_rank, const int *pids, int n);
  * later (LAZY), or the constructor has not decided yet. */
 int pm_session_may_measure(void);
 
+/* The MPI library this process calls (pm_auto_mpi_library): its ABI
+ * (NULL: MPI calls not measured), what it is, and why MPI calls are not
+ * measured (NULL: they are), said once on stderr (rank 0) and kept. */
+void pm_session_set_mpi(const char *abi, const char *what, const char *problem);
+/* The ABI of the MPI whose calls are measured here, or NULL. */
+const char *pm_session_mpi_abi(void);
+
 /* The OpenMP runtime started the OMPT tool (its version string). */
 void pm_session_set_openmp(const char *runtime_version);
 
-/* Write the file now (idempotent). Called at exit, and by the MPI_Finalize
- * wrapper with `collective` = 1: MPI still works and every rank is here, so
- * a registered job writer may write one file for the whole job. */
-void pm_session_finalize(int collective);
+/* Write the file now (idempotent). Called at exit with NULL, and by the
+ * MPI_Finalize wrapper with the job's comm: MPI still works and every rank
+ * is here, so the ranks write one file for the whole job. */
+void pm_session_finalize(struct pm_comm *job);
 /* The job is dying (MPI_Abort): write this process's own file now, every
  * cell flagged PARTIAL. */
 void pm_session_finalize_partial(void);

@@ -99,7 +99,7 @@ static int pm_out_store_image(const void *image, size_t len, void *arg)
 }
 
 int pm_out_job_file(const struct pm_out_where *w, const struct pm_output *o, pm_writer_job_fn job,
-                    char *written, size_t len)
+                    struct pm_comm *comm, char *written, size_t len)
 {
     char want[PM_PATH_MAX], tmp[PM_PATH_MAX + 64], final[PM_PATH_MAX + 16],
         err[PM_PATH_MAX + 256] = "";
@@ -108,7 +108,7 @@ int pm_out_job_file(const struct pm_out_where *w, const struct pm_output *o, pm_
     struct pm_out_ctx ctx = {.w = w, .o = o, .want = want, .written = written,
                              .written_len = len};
     snprintf(ctx.what, sizeof ctx.what, "one file for %d rank(s)", o->ranks);
-    int verdict = job(o, want, tmp, sizeof tmp, pm_out_store_image, &ctx, err, sizeof err);
+    int verdict = job(comm, o, want, tmp, sizeof tmp, pm_out_store_image, &ctx, err, sizeof err);
     if (verdict == -1 && err[0])
         pm_msg(w->rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
                "%s; each rank writes its own file instead", err);

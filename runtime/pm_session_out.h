@@ -32,10 +32,10 @@ void pm_out_path(const struct pm_out_where *w, int per_rank, char *out, size_t l
 void pm_out_process_file(const struct pm_out_where *w, const struct pm_output *o, char *written,
                          size_t len);
 
-/* The job's file through `job` (pm_writer.h): its verdict, >= 0 done on
- * every rank, -1 each rank writes its own, -2 built but nowhere to go.
- * `written` as above (rank 0). */
+/* The job's file through `job` (pm_writer.h) over the job's `comm`: its
+ * verdict, >= 0 done on every rank, -1 each rank writes its own, -2 built
+ * but nowhere to go. `written` as above (rank 0). */
 int pm_out_job_file(const struct pm_out_where *w, const struct pm_output *o, pm_writer_job_fn job,
-                    char *written, size_t len);
+                    struct pm_comm *comm, char *written, size_t len);
 
 #endif

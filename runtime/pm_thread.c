@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-__thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
+/* Exported for the MPI wrapper libraries' inline poll path (pm_auto.h). */
+__attribute__((visibility("default"))) __thread struct pm_thread *pm_self
+    __attribute__((tls_model("initial-exec")));
 
 /* Everything counts, nothing is throttled, until the session sets it. */
 struct pm_visit_policy pm_policy;

@@ -21,32 +21,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pm_comm;  /* the job's ranks (job/pm_comm.h) */
+
 /* Where a finished file's bytes go (the runtime's pm_store): 0 when some
  * place took them. */
 typedef int (*pm_writer_publish_fn)(const void *image, size_t len, void *ctx);
 
-/* The job writer (wrappers/mpi_job_writer.c), called by every rank in
- * MPI_Finalize, builds the job's one file. A job file up to
+/* The job writer (job/pm_job_write.c), called by every rank in
+ * MPI_Finalize with the job's comm, builds the job's one file. A job file up to
  * pm_output.job_gather_max bytes (PERFMARK_JOB_GATHER_MAX, default
  * PM_JOB_GATHER_MAX) is built in memory on rank 0 from every rank's
  * rows and handed to `publish` there: only rank 0 touches the disk, and a
  * failure there is one errno, not a collective that half the ranks left.
- * A larger one is written collectively (parallel HDF5) at `tmp`, chosen
- * from `want`, after rank 0 checked the free space. Every rank returns the
+ * A larger one is written collectively (parallel HDF5, where the writer
+ * library was built for the job's MPI) at `tmp`, chosen from `want`, after
+ * rank 0 checked the free space. Every rank returns the
  * same verdict, so none waits for ever:
  *   1  rank 0: published through `publish`       0  other ranks: done
  *   2  rank 0: complete at `tmp`, publish it under `want`
  *  -1  no job file: each rank writes its own
  *  -2  built, but no place took it: each rank prints its summary */
-typedef int (*pm_writer_job_fn)(const struct pm_output *o, const char *want, char *tmp,
-                                size_t tmplen, pm_writer_publish_fn publish, void *ctx,
-                                char *err, size_t errlen);
+typedef int (*pm_writer_job_fn)(struct pm_comm *comm, const struct pm_output *o,
+                                const char *want, char *tmp, size_t tmplen,
+                                pm_writer_publish_fn publish, void *ctx, char *err,
+                                size_t errlen);
+int pm_job_write(struct pm_comm *comm, const struct pm_output *o, const char *want, char *tmp,
+                 size_t tmplen, pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen);
 #define PM_JOB_GATHER_MAX ((size_t)512 << 20)
 
 /* What the HDF5 writer library gives. */
 struct pm_writer_entry {
     pm_h5out_large_fn image;  /* a model as a file in memory (pm_h5lib_image) */
-    /* The parallel job file (pm_h5lib.h); comm points at an MPI_Comm. */
+    /* The parallel job file (pm_h5lib.h); comm points at an MPI_Comm of
+     * the MPI this library was built with (PM_WRITER_MPI_ABI). */
     int (*rows_parallel)(const void *comm, const char *tmp, const struct pm_h5model *rows);
     int (*add_tables)(const char *tmp, const struct pm_h5model *tables);
 };
@@ -68,6 +75,9 @@ typedef int (*pm_writer_attach_fn)(uint64_t key, struct pm_writer_entry *out);
  * was not yet (waiting for a load under way on another thread), or NULL
  * with the reason in err. */
 const struct pm_writer_entry *pm_writer_lib(char *err, size_t errlen);
+/* The same for a parallel file on an MPI of `abi` ("openmpi", ...): NULL
+ * with the reason where the library was built for another MPI. */
+const struct pm_writer_entry *pm_writer_lib_for(const char *abi, char *err, size_t errlen);
 /* A model the encoder leaves to HDF5, through the writer library
  * (pm_h5out_large_fn). */
 int pm_writer_large_image(const struct pm_h5model *m, void **image, size_t *len, char *err,

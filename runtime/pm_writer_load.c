@@ -2,6 +2,7 @@
  * directory this runtime was loaded from, when a file needs it, on the
  * thread that writes the file. */
 #define _GNU_SOURCE
+#include "job/pm_mpi_which.h"
 #include "pm_writer.h"
 
 #include <dlfcn.h>
@@ -11,6 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#ifndef PM_WRITER_MPI_ABI
+#define PM_WRITER_MPI_ABI "openmpi"  /* the MPI of the HDF5 it links (CMake says) */
+#endif
 
 /* Linked in (unit tests and perfmark-attach build the writer's sources
  * into their program): used directly, nothing is loaded. */
@@ -70,13 +75,34 @@ static void *pm_open_writer(char *err, size_t errlen)
     return s.lib;
 }
 
+/* The library links one MPI's parallel HDF5 (PM_WRITER_MPI_ABI). Loaded
+ * beside another MPI, its HDF5 would call that MPI's functions with its
+ * own MPI's handles at its first use: an abort, in the middle of the
+ * write. So in a process with another MPI it is never loaded. */
+static int pm_other_mpi(char *err, size_t errlen)
+{
+    struct pm_mpi_libs libs;
+    pm_mpi_which(&libs);
+    for (int i = 0; i < libs.n && i < PM_MPI_LIBS_MAX; i++) {
+        const char *abi = pm_mpi_abi_name(libs.lib[i].abi);
+        if (!abi || strcmp(abi, PM_WRITER_MPI_ABI) != 0) {
+            snprintf(err, errlen, "libperfmark_writer.so uses %s's HDF5, which cannot be loaded "
+                     "into a program on %s (%s)",
+                     pm_mpi_abi_label((enum pm_mpi_abi)pm_mpi_abi_from_name(PM_WRITER_MPI_ABI)),
+                     pm_mpi_abi_label(libs.lib[i].abi), libs.lib[i].file);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* One loader at a time (state LOADING); the lock is not held while loading. */
 static void pm_load(void)
 {
     struct pm_writer_entry entry = {0};
     char err[sizeof pm_load_error] = "";
     pm_writer_attach_fn attach = pm_writer_attach;
-    if (!attach) {
+    if (!attach && !pm_other_mpi(err, sizeof err)) {
         void *lib = pm_open_writer(err, sizeof err);
         if (lib && !(attach = (pm_writer_attach_fn)dlsym(lib, PM_WRITER_ENTRY)))
             snprintf(err, sizeof err, "libperfmark_writer.so has no %s", PM_WRITER_ENTRY);
@@ -115,9 +141,19 @@ const struct pm_writer_entry *pm_writer_lib(char *err, size_t errlen)
     int ready = pm_load_state == PM_W_READY;
     if (!ready)
         snprintf(err, errlen, "cannot load perfmark's HDF5 writer, libperfmark_writer.so, "
-                 "which belongs beside libperfmark.so (%s)", pm_load_error);
+                 "which belongs beside libperfmark.so: %s", pm_load_error);
     pthread_mutex_unlock(&pm_load_lock);
     return ready ? &pm_entry : NULL;
+}
+
+const struct pm_writer_entry *pm_writer_lib_for(const char *abi, char *err, size_t errlen)
+{
+    if (!abi || strcmp(abi, PM_WRITER_MPI_ABI) != 0) {
+        snprintf(err, errlen, "perfmark's parallel HDF5 writer is built for %s and this job "
+                 "runs on %s", PM_WRITER_MPI_ABI, abi ? abi : "another MPI");
+        return NULL;
+    }
+    return pm_writer_lib(err, errlen);
 }
 
 int pm_writer_large_image(const struct pm_h5model *m, void **image, size_t *len, char *err,

@@ -16,6 +16,7 @@ apt-get install -y -qq \
   build-essential cmake pkg-config gfortran clang libomp-dev \
   libpfm4-dev libhwloc-dev hwloc libdw-dev \
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools zlib1g-dev \
+  mpich libmpich-dev \
   python3-h5py python3-numpy python3-pandas python3-pip python3-matplotlib chromium \
   slurm-wlm munge \
   likwid libpapi-dev \

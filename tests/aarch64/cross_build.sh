@@ -58,7 +58,7 @@ for f in "$out"/bin/* "$out"/lib/*.so*; do
     { echo "FAIL: $f is not an AArch64 ELF"; fail=1; }
 done
 for want in bin/perfmark bin/perfmark-attach bin/nested_regions lib/libperfmark.so.0 \
-            lib/libperfmark_writer.so lib/libperfmark-likwid.so.0; do
+            lib/libperfmark_writer.so lib/libperfmark-likwid.so.0 lib/libperfmark_mpi_openmpi.so; do
   [ -e "$out/$want" ] || { echo "FAIL: the aarch64 build made no $want"; fail=1; }
 done
 echo "built for aarch64: $n programs and libraries, linked against $sysroot"

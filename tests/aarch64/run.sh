@@ -2,8 +2,8 @@
 # tests/aarch64/run.sh SOURCE_DIR BUILD_DIR — perfmark on aarch64, from an
 # x86 machine, with Debian's cross compiler and qemu user mode:
 #  1. every C source of the runtime, wrappers, analysis, selftest and shims
-#     compiles for aarch64 with -Werror (the generated MPI wrappers from
-#     BUILD_DIR too). Library headers (libpfm4, hwloc, Open MPI, HDF5) are the
+#     compiles for aarch64 with -Werror (the generated MPI stubs and each
+#     MPI ABI's generated wrappers from BUILD_DIR too). Library headers (libpfm4, hwloc, Open MPI, HDF5) are the
 #     host's, found after the cross compiler's own: a compile check, not a link;
 #  2. the unit tests that need no perf_event are built static for aarch64 and
 #     run under qemu-aarch64-static: the TopDown arithmetic and model tables,
@@ -25,8 +25,9 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-aarch64.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 flags=(-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Werror
        -DPERFMARK_VERSION='"aarch64"' -DPERFMARK_REL_LIBDIR='"../lib"')
-inc=(-I"$src/include" -I"$src/runtime" -I"$src/wrappers" -I"$build/wrappers" -I"$src/schema"
-     -I"$src/selftest" -I"$src/shims/include")
+inc=(-I"$src/include" -I"$src/runtime" -I"$src/runtime/job" -I"$src/wrappers"
+     -I"$src/wrappers/mpi" -I"$build/wrappers" -I"$src/schema" -I"$src/selftest"
+     -I"$src/shims/include")
 # analysis/ is folders of layers (docs/design.md): every one on the include path
 while IFS= read -r d; do inc+=(-I"$d"); done < <(find "$src/analysis" -type d | sort)
 # host library headers, after the cross toolchain's own (never its libc's)
@@ -36,13 +37,30 @@ for d in /usr/include /usr/include/hdf5/openmpi /usr/lib/x86_64-linux-gnu/openmp
 done
 fail=0
 n=0
-for f in "$src"/runtime/*.c "$src"/wrappers/*.c "$build"/wrappers/*.c "$src"/schema/*.c \
-         $(find "$src/analysis" -name '*.c' | sort) "$src"/selftest/*.c "$src"/shims/*.c; do
-  [ -f "$f" ] || continue
+compile() {  # SOURCE [EXTRA FLAGS...]: one object for aarch64
+  local f=$1; shift
   n=$((n + 1))
-  if ! $cc "${flags[@]}" "${inc[@]}" -c "$f" -o "$out/obj_$n.o" 2>"$out/err"; then
+  if ! $cc "${flags[@]}" "$@" "${inc[@]}" -c "$f" -o "$out/obj_$n.o" 2>"$out/err"; then
     echo "FAIL: $f does not compile for aarch64:"; head -20 "$out/err"; fail=1
   fi
+}
+# The MPI stubs (generated assembly) and everything built without MPI.
+for f in "$src"/runtime/*.c "$src"/runtime/job/*.c "$src"/wrappers/*.c \
+         "$src"/wrappers/mpi/pm_mpi_dispatch.c "$build"/wrappers/*.c "$build"/wrappers/*.S \
+         "$src"/schema/*.c $(find "$src/analysis" -name '*.c' | sort) "$src"/selftest/*.c \
+         "$src"/shims/*.c; do
+  [ -f "$f" ] && compile "$f"
+done
+# Each MPI wrapper library, against its own MPI's mpi.h.
+for abi_dir in "$build"/wrappers/mpi_*; do
+  [ -d "$abi_dir" ] || continue
+  abi=${abi_dir##*/mpi_}
+  mpi_inc=()
+  [ "$abi" = mpich ] && mpi_inc=(-I/usr/include/x86_64-linux-gnu/mpich)
+  for f in "$abi_dir"/*.c "$src"/wrappers/mpi/*.c; do
+    [ "${f##*/}" = pm_mpi_dispatch.c ] && continue
+    compile "$f" "${mpi_inc[@]}" -DPM_MPI_ABI="\"$abi\""
+  done
 done
 echo "compiled $n sources for aarch64"
 

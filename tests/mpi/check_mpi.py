@@ -15,7 +15,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))                      # tests/: e2e helpers
-sys.path.insert(0, os.path.join(HERE, "..", "..", "wrappers"))  # the wrapper table
+sys.path.insert(0, os.path.join(HERE, "..", "..", "wrappers", "mpi"))  # the wrapper table
 import e2e  # noqa: E402  (reads BUILD_DIR from argv like this script)
 import gen_mpi_wrappers  # noqa: E402
 import h5py  # noqa: E402
@@ -195,8 +195,8 @@ def check_job(tmp, np_, expect):
 
 def poll_functions():
     """The table's `poll` rows: never a counter reading (TIMER_ONLY)."""
-    table = os.path.join(SOURCE, "wrappers", "mpi_functions.def")
-    header = os.path.join(SOURCE, "wrappers", "pm_mpi.h")
+    table = os.path.join(SOURCE, "wrappers", "mpi", "mpi_functions.def")
+    header = os.path.join(SOURCE, "wrappers", "mpi", "pm_mpi.h")
     return {fn.name for fn in gen_mpi_wrappers.read_table(table, gen_mpi_wrappers.read_rules(header))
             if fn.poll}
 
@@ -355,10 +355,15 @@ def case_f08_abort():
     print("rank 1's %d MPI regions saved exactly by the Fortran MPI_Abort" % len(expect_fortran(1, 2)))
 
 
-def defined_symbols(lib):
+def defined_symbols(lib, version=None):
+    """The names `lib` exports; with `version`, only those of that version
+    (NAME@VERSION), without it."""
     out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True,
                          text=True, check=True).stdout
-    return {l.split()[-1] for l in out.splitlines() if l.strip()}
+    names = [l.split()[-1] for l in out.splitlines() if l.strip()]
+    if version is None:
+        return {n.split("@")[0] for n in names}
+    return {n.split("@")[0] for n in names if n.endswith("@" + version)}
 
 
 def case_symbols():
@@ -366,14 +371,21 @@ def case_symbols():
     one comes from mpi_lifecycle.c), mpi_calls checks every row that is a
     region, and Open MPI's Fortran libraries have every profiling entry point
     the Fortran wrappers call."""
-    table = os.path.join(SOURCE, "wrappers", "mpi_functions.def")
-    header = os.path.join(SOURCE, "wrappers", "pm_mpi.h")
+    table = os.path.join(SOURCE, "wrappers", "mpi", "mpi_functions.def")
+    header = os.path.join(SOURCE, "wrappers", "mpi", "pm_mpi.h")
     functions = gen_mpi_wrappers.read_table(table, gen_mpi_wrappers.read_rules(header))
-    ours = defined_symbols(os.path.join(BUILD, "lib", "libperfmark.so"))
+    lib = os.path.join(BUILD, "lib", "libperfmark.so")
+    ours = defined_symbols(lib, "PERFMARK_MPI")
     names = [fn.name for fn in functions]
     want = set(names) | {n.lower() + "_" for n in names} | {n.lower() + "_f08_" for n in names}
-    check(not want - ours, "not exported by libperfmark.so: %s" % sorted(want - ours))
-    print("libperfmark.so exports %d MPI entry points for %d functions" % (len(want), len(names)))
+    check(not want - ours, "not exported by libperfmark.so as NAME@PERFMARK_MPI: %s"
+          % sorted(want - ours))
+    plain = {n for n in defined_symbols(lib) if n.startswith(("MPI_", "mpi_", "PMPI_", "pmpi_"))}
+    check(plain == want, "MPI names libperfmark.so exports otherwise: %s" % sorted(plain - want))
+    needed = subprocess.run(["readelf", "-d", lib], capture_output=True, text=True).stdout
+    check("mpi" not in needed.lower(), "libperfmark.so needs an MPI library:\n%s" % needed)
+    print("libperfmark.so exports %d MPI stubs for %d functions, hidden version PERFMARK_MPI; "
+          "needs no MPI" % (len(want), len(names)))
     called = {path.split("/")[-1] for path in expect_c(0, 2)}
     regions = {fn.name for fn in functions if fn.bytes not in gen_mpi_wrappers.LIFECYCLE}
     check(not regions - called, "table rows that mpi_calls never calls (add a call and its "

@@ -1,6 +1,7 @@
-/* mpi_job_writer — one HDF5 file for the whole MPI job, written inside the
+/* pm_job_write — one HDF5 file for the whole MPI job, written inside the
  * MPI_Finalize wrapper while MPI still works (runtime/pm_writer.h: the
- * contract and the verdicts).
+ * contract and the verdicts). The ranks talk through the job's pm_comm
+ * (pm_comm.h): no MPI type or call here, whichever MPI the job runs on.
  *
  * 1. Regions: the ranks union their region tables over a tree and rank 0
  *    broadcasts the union (pm_job_tables.c); messages ride along.
@@ -14,13 +15,15 @@
  *    one errno there, never a collective HDF5 call that some ranks left
  *    (which hung whole jobs). No rank loads HDF5 for a job of this size
  *    unless rank 0's file has datasets too large for the encoder.
- * 3b. Larger: every rank loads the HDF5 writer; rank 0 checks the free
+ * 3b. Larger: every rank loads the HDF5 writer (only where it was built
+ *    for the job's MPI: its parallel HDF5 takes that MPI's communicator);
+ *    rank 0 checks the free
  *    space where the file goes (twice the rows' size), then every rank
  *    writes its slab collectively into one parallel file, and rank 0
  *    reopens it serially for the string tables (parallel HDF5 1.10 cannot
  *    write variable-length strings).
- * Any failure is agreed on by all ranks. All MPI traffic uses PMPI on a
- * private communicator: perfmark's own messages are never counted as the
+ * Any failure is agreed on by all ranks. The comm is PMPI on a private
+ * communicator: perfmark's own messages are never counted as the
  * application's. */
 #define _GNU_SOURCE
 #include "pm_job_model.h"
@@ -31,7 +34,6 @@
 #include "pm_h5out_series.h"
 #include "pm_writer.h"
 
-#include <mpi.h>
 #include <sys/statvfs.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,56 +66,44 @@ static uint64_t pm_samples_fingerprint(const struct pm_sample_spec *spec, uint64
     return h ^ (uint64_t)(spec ? spec->n : 0) << 48;
 }
 
-static int pm_same_events(MPI_Comm comm, const struct pm_output *o)
+static int pm_same_events(const struct pm_comm *c, const struct pm_output *o)
 {
     uint64_t h = pm_samples_fingerprint(o->sample, pm_events_fingerprint(o->set));
     uint64_t mine[2] = {h, ~h}, low[2] = {0, 0};
-    if (PMPI_Allreduce(mine, low, 2, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+    if (c->allreduce(c, mine, low, 2, PM_COMM_MIN) != 0)
         return 0;
     return low[0] == ~low[1];  /* min(h) == max(h) */
 }
 
 /* Every rank's packed rows to rank 0 (sizes, then bytes). On rank 0,
  * images[r] and lens[r] are set (images[0] is rank 0's own). */
-static int pm_gather_images(MPI_Comm comm, int rank, int size, void *mine, size_t mylen,
-                            void **images, size_t *lens)
+static int pm_gather_images(const struct pm_comm *c, void *mine, size_t mylen, void **images,
+                            size_t *lens)
 {
-    uint64_t len64 = mylen, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    int rank = c->rank, size = c->size;
+    uint64_t *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     int ok = rank != 0 || all;
-    if (!pm_all_ok(comm, ok)) {
+    if (!pm_comm_all_ok(c, ok) || c->gather_u64(c, mylen, all) != 0) {
         free(all);
         return -1;
     }
-    if (PMPI_Gather(&len64, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, comm) != MPI_SUCCESS) {
-        free(all);
-        return -1;
-    }
-    int *counts = NULL, *displs = NULL;
     char *buf = NULL;
     if (rank == 0) {
-        counts = calloc((size_t)size, sizeof *counts);
-        displs = calloc((size_t)size, sizeof *displs);
         uint64_t total = 0;
         for (int r = 0; r < size; r++)
-            total += all[r];
-        buf = counts && displs && total < INT32_MAX ? malloc(total ? total : 1) : NULL;
-        for (int r = 0, at = 0; buf && r < size; at += (int)all[r], r++)
-            counts[r] = (int)all[r], displs[r] = at;
+            total += lens[r] = (size_t)all[r];
+        buf = total < INT32_MAX ? malloc(total ? total : 1) : NULL;
         ok = buf != NULL;
     }
     int rc = -1;
-    if (pm_all_ok(comm, ok) &&
-        PMPI_Gatherv(mine, (int)mylen, MPI_BYTE, buf, counts, displs, MPI_BYTE, 0, comm) ==
-            MPI_SUCCESS) {
+    if (pm_comm_all_ok(c, ok) && c->gather_bytes(c, mine, mylen, buf, lens) == 0) {
         rc = 0;
-        for (int r = 0; rank == 0 && r < size; r++) {
-            images[r] = buf + displs[r];
-            lens[r] = (size_t)all[r];
-        }
+        for (size_t r = 0, at = 0; rank == 0 && r < (size_t)size; at += lens[r], r++)
+            images[r] = buf + at;
     }
     if (rc != 0)
         free(buf);  /* on success the caller frees images[0]'s block: buf */
-    free(all), free(counts), free(displs);
+    free(all);
     return rc;
 }
 
@@ -148,23 +138,28 @@ static int pm_room_for(const char *want, uint64_t bytes)
 }
 
 /* The job writer (pm_writer.h, pm_writer_job_fn). */
-int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, size_t tmplen,
-                      pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen);
-int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, size_t tmplen,
-                      pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen)
+static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output *o,
+                             const char *want, char *tmp, size_t tmplen,
+                             pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen);
+
+int pm_job_write(struct pm_comm *comm, const struct pm_output *o, const char *want, char *tmp,
+                 size_t tmplen, pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen)
 {
-    int initialized = 0, finalized = 0;
-    if (PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
-        PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
-        return -1;
-    MPI_Comm comm;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
-        snprintf(err, errlen, "cannot duplicate MPI_COMM_WORLD for the job file");
+    if (comm->open(comm) != 0) {
+        snprintf(err, errlen, "MPI cannot be used for the job's file (not initialised, or "
+                 "finalised, or MPI_COMM_WORLD cannot be duplicated)");
         return -1;
     }
-    int rank = 0, size = 1;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
+    int verdict = pm_job_write_open(comm, o, want, tmp, tmplen, publish, ctx, err, errlen);
+    comm->close(comm);
+    return verdict;
+}
+
+static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output *o,
+                             const char *want, char *tmp, size_t tmplen,
+                             pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen)
+{
+    int rank = comm->rank, size = comm->size;
 
     struct pm_merged m;
     struct pm_tables tables = {0};
@@ -179,20 +174,20 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     tables.regions.failed |= !ok;  /* travels up the tree to rank 0 */
     int verdict = -1;
 
-    if (!pm_all_ok(comm, pm_same_events(comm, o))) {
+    if (!pm_comm_all_ok(comm, pm_same_events(comm, o))) {
         snprintf(err, errlen, "the ranks measured or sampled different event sets (nodes of "
                  "different kinds?): they cannot share one file");
         goto out;
     }
-    int reduced = pm_tree_reduce(comm, rank, size, &tables);
+    int reduced = pm_tree_reduce(comm, &tables);
     /* Every rank takes part in each collective below, whatever happened
      * locally, so that a failure on one rank cannot leave others waiting. */
-    int have_union = pm_bcast_union(comm, rank, &tables,
+    int have_union = pm_bcast_union(comm, &tables,
                                     reduced == 0 && !tables.regions.failed &&
                                         !tables.modules.failed) == 0;
     int mapped = have_union && ok && pm_remap(&m, &tables.regions, o, &samples) == 0 &&
                  pm_remap_modules(&tables.modules, &samples) == 0;
-    if (!pm_all_ok(comm, mapped)) {
+    if (!pm_comm_all_ok(comm, mapped)) {
         snprintf(err, errlen, "merging the region tables of all ranks failed (out of memory?)");
         goto out;
     }
@@ -203,15 +198,15 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     size_t series_rows = 0, process_rows = 0, node_cpus = 0, node_procs = 0, node_rows = 0;
     pm_series_counts(o, &series_rows, &process_rows);
     pm_node_counts(o, &node_cpus, &node_procs, &node_rows);
-    long long counts[K_N] = {o->nthreads, o->totals ? 1 : 0, (long long)samples.nhits,
-                             (long long)samples.nchains, (long long)samples.nframes,
-                             (long long)series_rows, (long long)process_rows,
-                             (long long)node_cpus, (long long)node_procs, (long long)node_rows};
-    long long before[K_N] = {0}, total[K_N] = {0};
-    PMPI_Exscan(counts, before, K_N, MPI_LONG_LONG, MPI_SUM, comm);
-    PMPI_Allreduce(counts, total, K_N, MPI_LONG_LONG, MPI_SUM, comm);
-    if (rank == 0)
-        memset(before, 0, sizeof before);  /* Exscan leaves rank 0's result undefined */
+    uint64_t counts[K_N] = {(uint64_t)o->nthreads, o->totals ? 1 : 0, samples.nhits,
+                            samples.nchains, samples.nframes, series_rows, process_rows,
+                            node_cpus, node_procs, node_rows};
+    uint64_t before[K_N] = {0}, total[K_N] = {0};
+    if (!pm_comm_all_ok(comm, comm->exscan_sum(comm, counts, before, K_N) == 0 &&
+                                  comm->allreduce(comm, counts, total, K_N, PM_COMM_SUM) == 0)) {
+        snprintf(err, errlen, "placing the ranks' rows in the job file failed");
+        goto out;
+    }
     struct pm_slab slab = {.thread_offset = (uint64_t)before[K_THREADS],
                            .thread_total = (uint64_t)total[K_THREADS],
                            .rank_offset = (uint64_t)before[K_TOTALS],
@@ -227,9 +222,8 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
     char why[256] = "";
     int built = pm_rows_packed(o, m.map, &slab, &mine, &mylen, why, sizeof why) == 0;
     uint64_t rows_bytes = built ? mylen : 0, all_bytes = 0;
-    if (!pm_all_ok(comm, built) ||
-        PMPI_Allreduce(&rows_bytes, &all_bytes, 1, MPI_UINT64_T, MPI_SUM,
-                       comm) != MPI_SUCCESS) {
+    if (!pm_comm_all_ok(comm, built) ||
+        comm->allreduce(comm, &rows_bytes, &all_bytes, 1, PM_COMM_SUM) != 0) {
         snprintf(err, errlen, "building the rows of the job file failed (%s)",
                  why[0] ? why : "on another rank");
         goto out;
@@ -241,45 +235,47 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
             images = calloc((size_t)size, sizeof *images);
             lens = calloc((size_t)size, sizeof *lens);
         }
-        if (!pm_all_ok(comm, rank != 0 || (images && lens)) ||
-            pm_gather_images(comm, rank, size, mine, mylen, images, lens) != 0) {
+        if (!pm_comm_all_ok(comm, rank != 0 || (images && lens)) ||
+            pm_gather_images(comm, mine, mylen, images, lens) != 0) {
             snprintf(err, errlen, "gathering the rows of the job file on rank 0 failed");
             goto out;
         }
         int built_job = rank != 0 || pm_job_file(o, &tables, images, lens, size, &job, &joblen,
                                                  err, errlen) == 0;
-        if (!pm_all_ok(comm, built_job)) {
+        if (!pm_comm_all_ok(comm, built_job)) {
             if (rank != 0)
                 snprintf(err, errlen, "rank 0 could not build the job's file");
             goto out;
         }
         int stored = rank != 0 || publish(job, joblen, ctx) == 0;
-        verdict = pm_all_ok(comm, stored) ? (rank == 0 ? 1 : 0) : -2;
+        verdict = pm_comm_all_ok(comm, stored) ? (rank == 0 ? 1 : 0) : -2;
         goto out;
     }
 
     /* 3b. collectively, where rank 0 sees room for it */
     char lib_err[512] = "";
-    const struct pm_writer_entry *w = pm_writer_lib(lib_err, sizeof lib_err);
-    if (!pm_all_ok(comm, w != NULL)) {
+    const struct pm_writer_entry *w = pm_writer_lib_for(comm->abi, lib_err, sizeof lib_err);
+    if (!pm_comm_all_ok(comm, w != NULL)) {
         snprintf(err, errlen, "%s", w ? "another rank cannot load the HDF5 writer" : lib_err);
         goto out;
     }
     int room = rank != 0 || pm_room_for(want, all_bytes);
-    if (!pm_all_ok(comm, room)) {
+    if (!pm_comm_all_ok(comm, room)) {
         snprintf(err, errlen, "not enough free space for the job's file beside %s", want);
         goto out;
     }
     /* Same temporary name everywhere: rank 0's pid. */
-    long pid = (long)getpid();
-    PMPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
-    snprintf(tmp, tmplen, "%s.tmp-%ld", want, pid);
+    uint64_t pid = (uint64_t)getpid();
+    if (comm->bcast(comm, &pid, sizeof pid) != 0)
+        pid = 0;  /* the agreement below fails the write */
+    snprintf(tmp, tmplen, "%s.tmp-%llu", want, (unsigned long long)pid);
     if (rank == 0)
         unlink(tmp);  /* a leftover of an earlier job with the same pid */
-    PMPI_Barrier(comm);
+    comm->barrier(comm);
     struct pm_h5model rows;
     int wrote = pm_rows_model(o, m.map, &slab, &rows) == 0;
-    wrote = pm_all_ok(comm, wrote) && w->rows_parallel(&comm, tmp, &rows) == 0;
+    wrote = pm_comm_all_ok(comm, wrote && pid != 0) &&
+            w->rows_parallel(comm->mpi_comm, tmp, &rows) == 0;
     pm_h5model_free(&rows);
     if (!wrote) {
         snprintf(err, errlen, "writing the job file %s in parallel failed", tmp);
@@ -294,8 +290,8 @@ int pm_mpi_job_writer(const struct pm_output *o, const char *want, char *tmp, si
         tables_ok = pm_tables_model(o, &tables, &t) == 0 && w->add_tables(tmp, &t) == 0;
         pm_h5model_free(&t);
     }
-    PMPI_Bcast(&tables_ok, 1, MPI_INT, 0, comm);
-    if (!tables_ok) {
+    uint64_t tables_said = (uint64_t)tables_ok;
+    if (comm->bcast(comm, &tables_said, sizeof tables_said) != 0 || !tables_said) {
         snprintf(err, errlen, "writing the tables of the job file %s failed", tmp);
         if (rank == 0)
             unlink(tmp);
@@ -311,6 +307,5 @@ out:
     pm_joblog_free(&tables.log);
     pm_sample_rows_free(&samples);
     pm_merge_free(&m, o->nthreads);
-    PMPI_Comm_free(&comm);
     return verdict;
 }

@@ -4,14 +4,13 @@
  * (MPI_IN_PLACE, MPI_STATUS_IGNORE). */
 #define _GNU_SOURCE
 #include "pm_mpi.h"
+#include "pm_mpi_abi.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-__thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));
 
 void pm_mpi_initialized(void)
 {
@@ -46,7 +45,10 @@ void pm_mpi_initialized(void)
 void pm_mpi_finalizing(void)
 {
     int err = errno;
-    pm_auto_mpi_finalize();
+    MPI_Comm storage;
+    struct pm_comm job;
+    pm_mpi_comm_init(&job, &storage);
+    pm_auto_mpi_finalize(&job);
     errno = err;
 }
 
@@ -63,11 +65,10 @@ void pm_mpi_aborting(void)
 void *pm_f_lookup(void **slot, const char *pname, const char *name)
 {
     int err = errno;
-    void *p = dlsym(RTLD_NEXT, pname);
-    if (!p)
-        p = dlsym(RTLD_DEFAULT, pname);  /* perfmark loaded after the MPI library */
-    if (!p)
-        p = dlsym(RTLD_NEXT, name);
+    /* libperfmark.so defines no pmpi_ name: the MPI's own is the only one. */
+    void *p = dlsym(RTLD_DEFAULT, pname);
+    if (!p && pm_mpi_host)
+        p = pm_mpi_host->next(name);
     if (!p) {
         fprintf(stderr, "perfmark: %s was called but neither %s nor another %s can be "
                 "found in this process: nothing to call, aborting\n", name, pname, name);

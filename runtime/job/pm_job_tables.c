@@ -7,8 +7,9 @@
  * broadcasts the union. Cost per rank O(R_union · log P); nothing
  * proportional to P is gathered for it. Messages ride along the same tree,
  * deduplicated by text and capped. No HDF5 call here (its types come in
- * with pm_h5out.h): only MPI, on the writer's private communicator,
- * through PMPI. */
+ * with pm_h5out.h) and no MPI either: the ranks talk through the job's
+ * pm_comm (pm_comm.h), which the MPI wrapper library of the program's MPI
+ * provides. */
 #define _GNU_SOURCE
 #include "pm_job_tables.h"
 #include "pm_log.h"
@@ -21,7 +22,7 @@
 
 /* Beyond this many distinct messages the rest are only counted. */
 #define PM_JOB_MESSAGES_MAX 1000
-/* A packed buffer too large for one MPI message (int count) is an error. */
+/* A packed buffer too large for one message (MPI counts are ints) is an error. */
 #define PM_PACK_MAX ((uint64_t)1 << 30)
 
 /* ---- a byte buffer that grows ---------------------------------------------- */
@@ -320,31 +321,29 @@ static void pm_pack_all(const struct pm_tables *t, struct pm_buf *b)
     pm_joblog_pack(&t->log, b);
 }
 
-static int pm_send_buf(MPI_Comm comm, int to, const struct pm_buf *b)
+static int pm_send_buf(const struct pm_comm *c, int to, const struct pm_buf *b)
 {
     uint64_t len = b->failed || b->len > PM_PACK_MAX ? UINT64_MAX : b->len;
-    if (PMPI_Send(&len, 1, MPI_UINT64_T, to, 1, comm) != MPI_SUCCESS)
+    if (c->send(c, to, 1, &len, sizeof len) != 0)
         return -1;
     if (len == UINT64_MAX)
         return 0;
-    return PMPI_Send(b->data, (int)len, MPI_BYTE, to, 2, comm) == MPI_SUCCESS ? 0 : -1;
+    return c->send(c, to, 2, b->data, (size_t)len);
 }
 
 /* Receive a buffer; NULL with *failed set when the sender failed. */
-static char *pm_recv_buf(MPI_Comm comm, int from, size_t *len, int *failed)
+static char *pm_recv_buf(const struct pm_comm *c, int from, size_t *len, int *failed)
 {
     uint64_t n = 0;
-    if (PMPI_Recv(&n, 1, MPI_UINT64_T, from, 1, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-        n == UINT64_MAX) {
+    if (c->recv(c, from, 1, &n, sizeof n) != 0 || n == UINT64_MAX || n > PM_PACK_MAX) {
         *failed = 1;
         return NULL;
     }
     char *data = malloc(n ? n : 1);
     /* Receive even without memory, so the sender is not left blocked. */
     char scratch[1];
-    int rc = PMPI_Recv(data ? data : scratch, data ? (int)n : 0, MPI_BYTE, from, 2, comm,
-                       MPI_STATUS_IGNORE);
-    if (!data || rc != MPI_SUCCESS) {
+    int rc = c->recv(c, from, 2, data ? data : scratch, data ? (size_t)n : 0);
+    if (!data || rc != 0) {
         free(data);
         *failed = 1;
         return NULL;
@@ -355,28 +354,29 @@ static char *pm_recv_buf(MPI_Comm comm, int from, size_t *len, int *failed)
 
 /* Union every rank's tables into rank 0's. Returns -1 on rank 0
  * if any rank failed (other ranks return 0 after sending). */
-int pm_tree_reduce(MPI_Comm comm, int rank, int size, struct pm_tables *t)
+int pm_tree_reduce(const struct pm_comm *c, struct pm_tables *t)
 {
+    int rank = c->rank, size = c->size;
     int failed = t->regions.failed || t->modules.failed;
     for (int step = 1; step < size; step <<= 1) {
         if (rank & step) {
             struct pm_buf b = {0};
             b.failed = failed;
             pm_pack_all(t, &b);
-            int rc = pm_send_buf(comm, rank - step, &b);
+            int rc = pm_send_buf(c, rank - step, &b);
             free(b.data);
             return rc;
         }
         if (rank + step >= size)
             continue;
         size_t len = 0;
-        char *data = pm_recv_buf(comm, rank + step, &len, &failed);
+        char *data = pm_recv_buf(c, rank + step, &len, &failed);
         if (data) {
-            struct pm_cursor c = {data, data + len, 0};
-            pm_union_merge(&t->regions, &c);
-            pm_union_merge(&t->modules, &c);
-            pm_joblog_merge(&t->log, &c);
-            failed |= c.bad || t->regions.failed || t->modules.failed;
+            struct pm_cursor cur = {data, data + len, 0};
+            pm_union_merge(&t->regions, &cur);
+            pm_union_merge(&t->modules, &cur);
+            pm_joblog_merge(&t->log, &cur);
+            failed |= cur.bad || t->regions.failed || t->modules.failed;
             free(data);
         }
     }
@@ -384,8 +384,9 @@ int pm_tree_reduce(MPI_Comm comm, int rank, int size, struct pm_tables *t)
 }
 
 /* Rank 0's unions to everyone: a failure on rank 0 travels as length 0. */
-int pm_bcast_union(MPI_Comm comm, int rank, struct pm_tables *t, int ok)
+int pm_bcast_union(const struct pm_comm *c, struct pm_tables *t, int ok)
 {
+    int rank = c->rank;
     struct pm_union *u = &t->regions, *mods = &t->modules;
     struct pm_buf b = {0};
     uint64_t len = 0;
@@ -395,20 +396,18 @@ int pm_bcast_union(MPI_Comm comm, int rank, struct pm_tables *t, int ok)
         len = b.failed || b.len > PM_PACK_MAX ? 0 : b.len;
     }
     int rc = -1;
-    if (PMPI_Bcast(&len, 1, MPI_UINT64_T, 0, comm) == MPI_SUCCESS && len > 0) {
+    if (c->bcast(c, &len, sizeof len) == 0 && len > 0 && len <= PM_PACK_MAX) {
         char *data = rank == 0 ? b.data : malloc(len);
-        int have = data != NULL, all = 0;
         /* Everyone must take part in the broadcast, or nobody. */
-        PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
-        if (all && PMPI_Bcast(data, (int)len, MPI_BYTE, 0, comm) == MPI_SUCCESS) {
+        if (pm_comm_all_ok(c, data != NULL) && c->bcast(c, data, (size_t)len) == 0) {
             rc = 0;
             if (rank != 0) {
-                struct pm_cursor c = {data, data + len, 0};
+                struct pm_cursor cur = {data, data + len, 0};
                 pm_union_free(u);
                 pm_union_free(mods);
-                pm_union_merge(u, &c);
-                pm_union_merge(mods, &c);
-                rc = c.bad || u->failed || mods->failed ? -1 : 0;
+                pm_union_merge(u, &cur);
+                pm_union_merge(mods, &cur);
+                rc = cur.bad || u->failed || mods->failed ? -1 : 0;
             }
         }
         if (rank != 0)
@@ -416,16 +415,6 @@ int pm_bcast_union(MPI_Comm comm, int rank, struct pm_tables *t, int ok)
     }
     free(b.data);
     return rc;
-}
-
-/* ---- agreement helpers ------------------------------------------------------------ */
-
-int pm_all_ok(MPI_Comm comm, int ok)
-{
-    int all = 0;
-    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return 0;
-    return all;
 }
 
 /* ---- sampled objects as union rows ----------------------------------------------- */

@@ -4,16 +4,13 @@
  * the runtime who this rank is (and that this process is an application
  * rank); Finalize has perfmark write the job's file collectively before MPI
  * goes away (OMPT's own finalize would come too late); Abort saves the
- * aborting rank's data in its own file first. */
+ * aborting rank's data in its own file first. They take the slots of the
+ * C symbols in the generated table (pm_mpi_abi.h). */
 #include "pm_mpi.h"
 
 #include <mpi.h>
 
-/* libperfmark.so hides everything by default: interposed MPI entry points
- * must be visible to take the application's calls. */
-#define PM_EXPORT __attribute__((visibility("default")))
-
-PM_EXPORT int MPI_Init(int *argc, char ***argv)
+int pm_w_MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
@@ -21,7 +18,7 @@ PM_EXPORT int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-PM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+int pm_w_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
@@ -29,13 +26,13 @@ PM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     return rc;
 }
 
-PM_EXPORT int MPI_Finalize(void)
+int pm_w_MPI_Finalize(void)
 {
     pm_mpi_finalizing();
     return PMPI_Finalize();
 }
 
-PM_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+int pm_w_MPI_Abort(MPI_Comm comm, int errorcode)
 {
     pm_mpi_aborting();
     return PMPI_Abort(comm, errorcode);

@@ -1,16 +1,34 @@
 #!/usr/bin/env python3
-"""Generate perfmark's MPI wrappers from mpi_functions.def.
+"""Generate perfmark's MPI entry points from mpi_functions.def: one table,
+two kinds of output.
 
-usage: gen_mpi_wrappers.py TABLE HEADER OUTPUT.c
+usage: gen_mpi_wrappers.py wrappers TABLE HEADER OUTPUT.c fortran|nofortran
+       gen_mpi_wrappers.py stubs TABLE HEADER OUTPUT.S OUTPUT.c
 
 TABLE is mpi_functions.def (its header documents the format), HEADER is
 pm_mpi.h, whose `int64_t pm_bytes_RULE(int rc, ...)` declarations are the
 byte rules a table line may name (their number of arguments is checked
-here). For every line the output holds the C wrapper MPI_Xxx (calls
-PMPI_Xxx; not for lifecycle rows, whose C wrappers are hand-written in
-mpi_lifecycle.c), the mpif.h / `use mpi` wrapper mpi_xxx_ and the
-`use mpi_f08` wrapper mpi_xxx_f08_ (both call the real pmpi_ entry point
-found once with dlsym). Plain python3, no third-party modules; run by CMake at build time.
+here).
+
+Every line gives three symbols, in this order: the C function MPI_Xxx,
+the mpif.h / `use mpi` entry point mpi_xxx_ and the `use mpi_f08` one
+mpi_xxx_f08_. Their position in that list is the symbol's slot, the same
+in both outputs (a key over the names makes sure of it at run time).
+
+`wrappers`: the body of one MPI wrapper library (libperfmark_mpi_ABI.so,
+compiled against that MPI's mpi.h): for each line the C wrapper (calls
+PMPI_Xxx; lifecycle rows are hand-written in mpi_lifecycle.c) and, with
+`fortran`, the two Fortran wrappers (they call the real pmpi_ entry point
+found once with dlsym), all static, and the table of them by slot
+(pm_mpi_abi_fns). An MPI whose Fortran bindings call the C functions (the
+MPICH family) is built `nofortran`: its C wrappers see Fortran calls too.
+
+`stubs`: what libperfmark.so exports in their place, with no MPI: each
+symbol a jump through its slot (OUTPUT.S, x86-64 and aarch64), every slot
+first pointing at a lazy entry that asks pm_mpi_resolve (pm_mpi_dispatch.c)
+for the target, and the names by slot (OUTPUT.c).
+
+Plain python3, no third-party modules; run by CMake at build time.
 """
 import os
 import re
@@ -174,7 +192,10 @@ class Function:
     def c_wrapper(self):
         decl = ", ".join(p.c_decl() for p in self.params) or "void"
         args = ", ".join(p.name for p in self.params)
-        out = ["PM_EXPORT int %s(%s)" % (self.name, decl), "{"]
+        # Declared with mpi.h's own type first: a table line that differs
+        # from this MPI's prototype does not compile.
+        out = ["static __typeof__(%s) pm_w_%s;" % (self.name, self.name),
+               "static int pm_w_%s(%s)" % (self.name, decl), "{"]
         out += self.bracket("    int rc = P%s(%s);" % (self.name, args), False, "rc")
         return out + ["    return rc;", "}", ""]
 
@@ -195,7 +216,7 @@ class Function:
         pairs = self.f_params()
         decl = ", ".join(d for d, _ in pairs)
         args = ", ".join(a for _, a in pairs)
-        out = ["PM_EXPORT void %s(%s)" % (sym, decl), "{",
+        out = ["static void pm_w_%s(%s)" % (sym, decl), "{",
                "    static void *slot;",
                '    %s real = (%s)pm_f_real(&slot, "%s", "%s");'
                % (self.f_typedef(), self.f_typedef(), real, sym)]
@@ -207,18 +228,32 @@ class Function:
             out += self.bracket("    real(%s);" % args, True, "pm_f_rc(ierr)")
         return out + ["}", ""]
 
-    def generate(self):
+    def symbols(self):
+        """The three symbols of this line, in slot order."""
+        lower = self.name.lower()
+        return [self.name, lower + "_", lower + "_f08_"]
+
+    def generate(self, fortran):
         out = ["/* ---- %s: %s */" % (self.name, self.bytes)]
         if self.bytes not in LIFECYCLE:
             out.append("static int32_t %s = -1;" % self.slot())
-        out.append("typedef void (*%s)(%s);" % (
-            self.f_typedef(), ", ".join(d for d, _ in self.f_params())))
+        if fortran:
+            out.append("typedef void (*%s)(%s);" % (
+                self.f_typedef(), ", ".join(d for d, _ in self.f_params())))
         out.append("")
         if self.bytes not in LIFECYCLE:  # else hand-written in mpi_lifecycle.c
             out += self.c_wrapper()
-        out += self.f_wrapper("_")
-        out += self.f_wrapper("_f08_")
+        if fortran:
+            out += self.f_wrapper("_")
+            out += self.f_wrapper("_f08_")
         return out
+
+    def table_entries(self, fortran):
+        """This line's slots in pm_mpi_abi_fns."""
+        c = "(const void *)pm_w_%s" % self.name
+        if not fortran:
+            return [c, "NULL", "NULL"]
+        return [c] + ["(const void *)pm_w_%s" % sym for sym in self.symbols()[1:]]
 
 
 def read_rules(header):
@@ -262,25 +297,154 @@ def read_table(path, rules):
     return functions
 
 
+def symbol_names(functions):
+    return [sym for fn in functions for sym in fn.symbols()]
+
+
+def table_key(functions):
+    """FNV-1a over the names in slot order: the stubs and a wrapper library
+    built from different tables must not be paired."""
+    h = 0xcbf29ce484222325
+    for ch in "\n".join(symbol_names(functions)).encode():
+        h = ((h ^ ch) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def write(path, lines):
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def gen_wrappers(functions, header, output, fortran):
+    names = symbol_names(functions)
+    lines = ["/* Generated by wrappers/mpi/gen_mpi_wrappers.py from mpi_functions.def:",
+             " * do not edit. %d functions, each as MPI_Xxx (lifecycle rows: in"
+             % len(functions), " * mpi_lifecycle.c)%s. */"
+             % (", mpi_xxx_ and mpi_xxx_f08_" if fortran else "; Fortran calls reach them"),
+             '#include "%s"' % os.path.basename(header), ""]
+    for fn in functions:
+        lines += fn.generate(fortran)
+    lines += ["/* Every symbol's wrapper by slot (pm_mpi_abi.h). */",
+              "const uint64_t pm_mpi_abi_key = 0x%016xull;" % table_key(functions),
+              "const int pm_mpi_abi_count = %d;" % len(names),
+              "const void *const pm_mpi_abi_fns[%d] = {" % len(names)]
+    for fn in functions:
+        for entry in fn.table_entries(fortran):
+            lines.append("    %s," % entry)
+    lines.append("};")
+    write(output, lines)
+
+
+def gen_stubs(functions, out_s, out_c):
+    names = symbol_names(functions)
+    asm = ["/* Generated by wrappers/mpi/gen_mpi_wrappers.py from mpi_functions.def:",
+           " * do not edit. The MPI entry points libperfmark.so exports, without MPI:",
+           " * each jumps through its slot of pm_mpi_slots, which first holds the",
+           " * symbol's lazy entry (pm_mpi_dispatch.c fills the slots). Each is",
+           " * exported as NAME@PERFMARK_MPI, a hidden version (mpi_stubs.map): the",
+           " * static linker never binds a program's MPI_Xxx to it, so the program",
+           " * keeps its MPI library, while the dynamic loader binds unversioned",
+           " * references to it as to any symbol of a library's oldest version. */",
+           "#if defined(__x86_64__)",
+           "    .section .data.rel.local,\"aw\"",
+           "    .p2align 3",
+           "    .globl pm_mpi_slots",
+           "    .hidden pm_mpi_slots",
+           "pm_mpi_slots:"]
+    asm += ["    .quad pm_mpi_lazy_%d" % i for i in range(len(names))]
+    asm += ["    .text"]
+    for i, name in enumerate(names):
+        stub = "pm_mpi_stub_" + name
+        asm += ["    .p2align 4", "    .globl %s" % stub, "    .type %s, @function" % stub,
+                "    .symver %s, %s@PERFMARK_MPI" % (stub, name),
+                "%s:" % stub, "    jmp *pm_mpi_slots+%d(%%rip)" % (8 * i),
+                "    .size %s, .-%s" % (stub, stub)]
+    for i in range(len(names)):
+        asm += ["pm_mpi_lazy_%d:" % i, "    movl $%d, %%r11d" % i, "    jmp pm_mpi_lazy"]
+    asm += ["/* Save every argument register (and %al, the vector count of a variadic",
+            " * call), ask for the target, restore them, jump: the caller's call goes",
+            " * on as if it had gone there directly. */",
+            "    .type pm_mpi_lazy, @function",
+            "pm_mpi_lazy:",
+            "    pushq %rbp", "    movq %rsp, %rbp",
+            "    pushq %rdi", "    pushq %rsi", "    pushq %rdx", "    pushq %rcx",
+            "    pushq %r8", "    pushq %r9", "    pushq %rax", "    pushq %r11",
+            "    subq $128, %rsp"]
+    asm += ["    movdqu %%xmm%d, %d(%%rsp)" % (k, 16 * k) for k in range(8)]
+    asm += ["    movl %r11d, %edi", "    call pm_mpi_resolve", "    movq %rax, %r10"]
+    asm += ["    movdqu %d(%%rsp), %%xmm%d" % (16 * k, k) for k in range(8)]
+    asm += ["    addq $128, %rsp",
+            "    popq %r11", "    popq %rax", "    popq %r9", "    popq %r8",
+            "    popq %rcx", "    popq %rdx", "    popq %rsi", "    popq %rdi",
+            "    popq %rbp", "    jmp *%r10",
+            "    .size pm_mpi_lazy, .-pm_mpi_lazy",
+            "#elif defined(__aarch64__)",
+            "    .section .data.rel.local,\"aw\"",
+            "    .p2align 3",
+            "    .globl pm_mpi_slots",
+            "    .hidden pm_mpi_slots",
+            "pm_mpi_slots:"]
+    asm += ["    .xword pm_mpi_lazy_%d" % i for i in range(len(names))]
+    asm += ["    .text"]
+    for i, name in enumerate(names):
+        stub = "pm_mpi_stub_" + name
+        asm += ["    .p2align 3", "    .globl %s" % stub, "    .type %s, %%function" % stub,
+                "    .symver %s, %s@PERFMARK_MPI" % (stub, name),
+                "%s:" % stub, "    adrp x16, pm_mpi_slots",
+                "    add x16, x16, :lo12:pm_mpi_slots", "    ldr x16, [x16, #%d]" % (8 * i),
+                "    br x16", "    .size %s, .-%s" % (stub, stub)]
+    for i in range(len(names)):
+        asm += ["pm_mpi_lazy_%d:" % i, "    mov x17, #%d" % i, "    b pm_mpi_lazy"]
+    asm += ["    .type pm_mpi_lazy, %function",
+            "pm_mpi_lazy:",
+            "    stp x29, x30, [sp, #-224]!", "    mov x29, sp",
+            "    stp x0, x1, [sp, #16]", "    stp x2, x3, [sp, #32]",
+            "    stp x4, x5, [sp, #48]", "    stp x6, x7, [sp, #64]",
+            "    stp x8, x17, [sp, #80]",
+            "    stp q0, q1, [sp, #96]", "    stp q2, q3, [sp, #128]",
+            "    stp q4, q5, [sp, #160]", "    stp q6, q7, [sp, #192]",
+            "    mov w0, w17", "    bl pm_mpi_resolve", "    mov x16, x0",
+            "    ldp q6, q7, [sp, #192]", "    ldp q4, q5, [sp, #160]",
+            "    ldp q2, q3, [sp, #128]", "    ldp q0, q1, [sp, #96]",
+            "    ldp x8, x17, [sp, #80]", "    ldp x6, x7, [sp, #64]",
+            "    ldp x4, x5, [sp, #48]", "    ldp x2, x3, [sp, #32]",
+            "    ldp x0, x1, [sp, #16]",
+            "    ldp x29, x30, [sp], #224", "    br x16",
+            "    .size pm_mpi_lazy, .-pm_mpi_lazy",
+            "#else",
+            "#error \"perfmark's MPI stubs exist for x86-64 and aarch64 only\"",
+            "#endif",
+            "    .section .note.GNU-stack,\"\",%progbits"]
+    write(out_s, asm)
+    lines = ["/* Generated by wrappers/mpi/gen_mpi_wrappers.py from mpi_functions.def:",
+             " * do not edit. The names of the MPI stubs by slot (pm_mpi_abi.h). */",
+             "#include <stdint.h>",
+             "",
+             "const uint64_t pm_mpi_stub_key = 0x%016xull;" % table_key(functions),
+             "const int pm_mpi_stub_count = %d;" % len(names),
+             "const char *const pm_mpi_stub_names[%d] = {" % len(names)]
+    lines += ['    "%s",' % n for n in names]
+    lines.append("};")
+    write(out_c, lines)
+
+
 def main(argv):
-    if len(argv) != 4:
+    usage = (len(argv) == 6 and argv[1] == "wrappers" and argv[5] in ("fortran", "nofortran")) \
+        or (len(argv) == 6 and argv[1] == "stubs")
+    if not usage:
         sys.stderr.write(__doc__)
         return 2
-    table, header, output = argv[1:]
+    table, header = argv[2], argv[3]
     try:
         functions = read_table(table, read_rules(header))
     except (TableError, OSError) as e:
         sys.stderr.write("gen_mpi_wrappers.py: %s\n" % e)
         return 1
-    lines = ["/* Generated by wrappers/gen_mpi_wrappers.py from wrappers/mpi_functions.def:",
-             " * do not edit. %d functions, each as MPI_Xxx (lifecycle rows: in"
-             % len(functions), " * mpi_lifecycle.c), mpi_xxx_ and mpi_xxx_f08_. */",
-             '#include "%s"' % os.path.basename(header), ""]
-    for fn in functions:
-        lines += fn.generate()
-    with open(output + ".tmp", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(output + ".tmp", output)
+    if argv[1] == "wrappers":
+        gen_wrappers(functions, header, argv[4], argv[5] == "fortran")
+    else:
+        gen_stubs(functions, argv[4], argv[5])
     return 0
 
 

@@ -1,13 +1,13 @@
 /* What the ranks of a job agree on before its file is written: the union
  * of their region tables and sampled objects, and their messages
- * (pm_job_tables.c). Used by mpi_job_writer.c and pm_job_model.c only. */
+ * (pm_job_tables.c). Used by pm_job_write.c and pm_job_model.c only. */
 #ifndef PM_JOB_TABLES_H
 #define PM_JOB_TABLES_H
 
+#include "pm_comm.h"
 #include "pm_h5out.h"
 #include "pm_h5out_samples.h"
 
-#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,8 +53,8 @@ void pm_local_modules(const struct pm_sample_rows *r, struct pm_union *mods);
 
 /* Union every rank's tables into rank 0's (-1 on rank 0 if any rank
  * failed), then rank 0's unions to every rank (ok: rank 0 has them). */
-int pm_tree_reduce(MPI_Comm comm, int rank, int size, struct pm_tables *t);
-int pm_bcast_union(MPI_Comm comm, int rank, struct pm_tables *t, int ok);
+int pm_tree_reduce(const struct pm_comm *c, struct pm_tables *t);
+int pm_bcast_union(const struct pm_comm *c, struct pm_tables *t, int ok);
 
 /* Point this rank's thread nodes and sample rows at the union's rows. */
 int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct pm_output *o,
@@ -64,8 +64,5 @@ int pm_remap_modules(struct pm_union *mods, struct pm_sample_rows *r);
 /* The modules union's rows as /samples/modules descriptions (cuts its keys:
  * call once, at the end). */
 struct pm_module_desc *pm_module_descs(struct pm_union *mods);
-
-/* Did every rank say ok? (0 too when the reduction itself fails.) */
-int pm_all_ok(MPI_Comm comm, int ok);
 
 #endif

@@ -1,6 +1,8 @@
 /* pm_mpi — what the generated MPI wrappers (gen_mpi_wrappers.py) share:
  * bracketing one call as a region, finding the real Fortran entry points,
  * reading Fortran arguments, and the byte rules of mpi_functions.def.
+ * Everything in this folder but pm_mpi_dispatch.c is compiled once per MPI
+ * ABI, against that MPI's mpi.h, into libperfmark_mpi_<abi>.so.
  *
  * A wrapper brackets the real call like this (errno is the application's
  * before and after, and an MPI call made while another one is in progress
@@ -17,6 +19,7 @@
 #define PM_MPI_H
 
 #include "pm_auto.h"
+#include "job/pm_comm.h"
 
 #include <errno.h>
 #include <mpi.h>
@@ -24,6 +27,15 @@
 #include <stdint.h>
 
 #define PM_EXPORT __attribute__((visibility("default")))
+
+/* What libperfmark.so lent at attach (pm_mpi_abi.h). */
+extern const struct pm_mpi_host *pm_mpi_host;
+
+/* The C lifecycle wrappers (mpi_lifecycle.c), in the generated table. */
+int pm_w_MPI_Init(int *argc, char ***argv);
+int pm_w_MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int pm_w_MPI_Finalize(void);
+int pm_w_MPI_Abort(MPI_Comm comm, int errorcode);
 
 /* ---- one call ------------------------------------------------------------- */
 
@@ -33,8 +45,6 @@ struct pm_mpi_call {
     int outer;   /* not nested in another MPI call on this thread */
     int err;     /* the application's errno */
 };
-
-extern __thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));
 
 static inline __attribute__((always_inline)) void pm_mpi_begin(struct pm_mpi_call *c, int32_t *slot, const char *name,
                                 int poll)
@@ -84,11 +94,22 @@ void pm_mpi_finalizing(void);
 /* MPI_Abort is about to run: the runtime saves this rank's data. */
 void pm_mpi_aborting(void);
 
+/* The job's ranks for the runtime's job writer (pm_comm.h), on a private
+ * duplicate of MPI_COMM_WORLD that its open makes in *storage
+ * (pm_mpi_comm.c). */
+void pm_mpi_comm_init(struct pm_comm *c, MPI_Comm *storage);
+
+/* Which MPI ABI this copy of the wrappers was compiled for (CMake defines
+ * it per wrapper library: "openmpi", "mpich"). */
+#ifndef PM_MPI_ABI
+#error "PM_MPI_ABI must name the MPI ABI this wrapper library is built for"
+#endif
+
 /* ---- Fortran ---------------------------------------------------------------- */
 
 /* The real Fortran entry point: `pname` (the profiling name, pmpi_xxx_),
- * else `name` found after this library (RTLD_NEXT), resolved once into
- * *slot. Aborts with one message only if neither exists. */
+ * else `name` as the program would find it without perfmark, resolved once
+ * into *slot. Aborts with one message only if neither exists. */
 void *pm_f_lookup(void **slot, const char *pname, const char *name);
 
 static inline void *pm_f_real(void **slot, const char *pname, const char *name)
