@@ -22,7 +22,12 @@ target_include_directories(perfmark_runtime PUBLIC
 # directories for the programs in <libexecdir>/perfmark (build/bin in the
 # build tree), and the directories of what is linked from outside the project
 # (MPI, HDF5).
+set(pm_mpi_wrapper_targets)
+foreach(abi ${PM_MPI_ABIS})
+  list(APPEND pm_mpi_wrapper_targets perfmark_mpi_${abi})
+endforeach()
 set(pm_installed_binaries perfmark_runtime perfmark_writer perfmark_cli perfmark
+  ${pm_mpi_wrapper_targets}
   perfmark_likwid perfmark_papi perfmark_caliper perfmark_fortran
   perfmark-selftest-kernels mpi_omp_demo perfmark-attach perfmark-hooks)
 foreach(t ${pm_installed_binaries})
@@ -45,6 +50,11 @@ install(TARGETS perfmark_runtime EXPORT perfmarkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The HDF5 writer the runtime loads from its own directory (runtime/pm_writer.h).
 install(TARGETS perfmark_writer perfmark_cli LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The MPI wrapper libraries, one per MPI ABI, which the runtime's MPI
+# dispatcher loads from its own directory (wrappers/mpi/pm_mpi_dispatch.c).
+if(pm_mpi_wrapper_targets)
+  install(TARGETS ${pm_mpi_wrapper_targets} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(TARGETS perfmark RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Programs the `perfmark` program execs from ../libexec/perfmark: `perfmark
 # attach`'s (analysis/cli/perfmark.c) and `perfmark run`'s holder of the perf
