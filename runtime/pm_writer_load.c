@@ -1,6 +1,12 @@
-/* Loading the HDF5 writer (pm_writer.h): libperfmark_writer.so from the
- * directory this runtime was loaded from, when a file needs it, on the
- * thread that writes the file. */
+/* Loading the HDF5 writer (pm_writer.h) from the directory this runtime
+ * was loaded from, when a file needs it, on the thread that writes the file.
+ *
+ * Debian's HDF5 for a parallel file is built on one MPI, so there is one
+ * writer per MPI ABI: libperfmark_writer.so on Open MPI's parallel HDF5,
+ * libperfmark_writer_mpich.so on MPICH's. A process loads the one of the MPI
+ * it has (Open MPI's when it has none): one MPI's HDF5 beside another MPI
+ * would call that MPI's functions with its own MPI's handles at its first
+ * use, an abort in the middle of the write. */
 #define _GNU_SOURCE
 #include "job/pm_mpi_which.h"
 #include "pm_writer.h"
@@ -13,10 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef PM_WRITER_MPI_ABI
-#define PM_WRITER_MPI_ABI "openmpi"  /* the MPI of the HDF5 it links (CMake says) */
-#endif
-
 /* Linked in (unit tests and perfmark-attach build the writer's sources
  * into their program): used directly, nothing is loaded. */
 extern int pm_writer_attach(uint64_t key, struct pm_writer_entry *out)
@@ -24,21 +26,33 @@ extern int pm_writer_attach(uint64_t key, struct pm_writer_entry *out)
 
 static pthread_mutex_t pm_load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pm_load_done = PTHREAD_COND_INITIALIZER;
-static enum { PM_W_IDLE, PM_W_LOADING, PM_W_READY, PM_W_FAILED } pm_load_state;
-static struct pm_writer_entry pm_entry;
-static char pm_load_error[512];
 
-/* `dir`/libperfmark_writer.so, for a library path `lib` ("" dir: none). */
-static int pm_beside(const char *lib, char *out, size_t len)
+/* One writer library per MPI ABI: the first is the one of a process with
+ * no MPI. */
+static struct pm_writer_slot {
+    enum pm_mpi_abi abi;
+    const char *file;
+    enum { PM_W_IDLE, PM_W_LOADING, PM_W_READY, PM_W_FAILED } state;
+    struct pm_writer_entry entry;
+    char error[512];
+} pm_slots[] = {
+    {PM_MPI_OPENMPI, "libperfmark_writer.so", PM_W_IDLE, {0}, ""},
+    {PM_MPI_MPICH, "libperfmark_writer_mpich.so", PM_W_IDLE, {0}, ""},
+};
+#define PM_SLOTS (int)(sizeof pm_slots / sizeof pm_slots[0])
+
+/* `dir`/`file`, for a library path `lib` ("" dir: none). */
+static int pm_beside(const char *lib, const char *file, char *out, size_t len)
 {
     const char *slash = lib ? strrchr(lib, '/') : NULL;
     if (!slash)
         return -1;
-    int n = snprintf(out, len, "%.*s/libperfmark_writer.so", (int)(slash - lib), lib);
+    int n = snprintf(out, len, "%.*s/%s", (int)(slash - lib), lib, file);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
 struct pm_search {
+    const char *file;
     char path[4096];
     void *lib;
 };
@@ -52,7 +66,7 @@ static int pm_beside_any(struct dl_phdr_info *info, size_t size, void *arg)
     const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
     if (s->lib || !base || strncmp(base + 1, "libperfmark.so", 14) != 0)
         return 0;
-    if (pm_beside(info->dlpi_name, s->path, sizeof s->path) == 0)
+    if (pm_beside(info->dlpi_name, s->file, s->path, sizeof s->path) == 0)
         s->lib = dlopen(s->path, RTLD_NOW | RTLD_LOCAL);
     return s->lib != NULL;
 }
@@ -60,52 +74,47 @@ static int pm_beside_any(struct dl_phdr_info *info, size_t size, void *arg)
 /* The writer: beside this runtime (an install, or the build tree), else
  * beside any other libperfmark.so loaded here, else wherever the dynamic
  * loader finds it (LD_LIBRARY_PATH, ld.so.conf). */
-static void *pm_open_writer(char *err, size_t errlen)
+static void *pm_open_writer(const char *file, char *err, size_t errlen)
 {
-    struct pm_search s = {"", NULL};
+    struct pm_search s = {file, "", NULL};
     Dl_info self;
-    if (dladdr((void *)pm_open_writer, &self) && pm_beside(self.dli_fname, s.path, sizeof s.path) == 0)
+    if (dladdr((void *)pm_open_writer, &self) &&
+        pm_beside(self.dli_fname, file, s.path, sizeof s.path) == 0)
         s.lib = dlopen(s.path, RTLD_NOW | RTLD_LOCAL);
     if (!s.lib) {
         snprintf(err, errlen, "%s", s.path[0] ? dlerror() : "libperfmark.so's directory unknown");
         dl_iterate_phdr(pm_beside_any, &s);
     }
     if (!s.lib)
-        s.lib = dlopen("libperfmark_writer.so", RTLD_NOW | RTLD_LOCAL);
+        s.lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     return s.lib;
 }
 
-/* The library links one MPI's parallel HDF5 (PM_WRITER_MPI_ABI). Loaded
- * beside another MPI, its HDF5 would call that MPI's functions with its
- * own MPI's handles at its first use: an abort, in the middle of the
- * write. So in a process with another MPI it is never loaded. */
-static int pm_other_mpi(char *err, size_t errlen)
+/* An MPI of another ABI is loaded here: this writer must not be. */
+static int pm_other_mpi(const struct pm_writer_slot *w, char *err, size_t errlen)
 {
     struct pm_mpi_libs libs;
     pm_mpi_which(&libs);
-    for (int i = 0; i < libs.n && i < PM_MPI_LIBS_MAX; i++) {
-        const char *abi = pm_mpi_abi_name(libs.lib[i].abi);
-        if (!abi || strcmp(abi, PM_WRITER_MPI_ABI) != 0) {
-            snprintf(err, errlen, "libperfmark_writer.so uses %s's HDF5, which cannot be loaded "
-                     "into a program on %s (%s)",
-                     pm_mpi_abi_label((enum pm_mpi_abi)pm_mpi_abi_from_name(PM_WRITER_MPI_ABI)),
+    for (int i = 0; i < libs.n && i < PM_MPI_LIBS_MAX; i++)
+        if (libs.lib[i].abi != w->abi) {
+            snprintf(err, errlen, "%s uses %s's HDF5, which cannot be loaded into a program on "
+                     "%s (%s)", w->file, pm_mpi_abi_label(w->abi),
                      pm_mpi_abi_label(libs.lib[i].abi), libs.lib[i].file);
             return 1;
         }
-    }
     return 0;
 }
 
 /* One loader at a time (state LOADING); the lock is not held while loading. */
-static void pm_load(void)
+static void pm_load(struct pm_writer_slot *w)
 {
     struct pm_writer_entry entry = {0};
-    char err[sizeof pm_load_error] = "";
+    char err[sizeof w->error] = "";
     pm_writer_attach_fn attach = pm_writer_attach;
-    if (!attach && !pm_other_mpi(err, sizeof err)) {
-        void *lib = pm_open_writer(err, sizeof err);
+    if (!attach && !pm_other_mpi(w, err, sizeof err)) {
+        void *lib = pm_open_writer(w->file, err, sizeof err);
         if (lib && !(attach = (pm_writer_attach_fn)dlsym(lib, PM_WRITER_ENTRY)))
-            snprintf(err, sizeof err, "libperfmark_writer.so has no %s", PM_WRITER_ENTRY);
+            snprintf(err, sizeof err, "%s has no %s", w->file, PM_WRITER_ENTRY);
         else if (lib)
             err[0] = '\0';
     }
@@ -113,47 +122,72 @@ static void pm_load(void)
         snprintf(err, sizeof err, "the HDF5 writer is from another build of perfmark");
     pthread_mutex_lock(&pm_load_lock);
     if (!err[0]) {
-        pm_entry = entry;
-        pm_load_state = PM_W_READY;
+        w->entry = entry;
+        w->state = PM_W_READY;
     } else {
-        snprintf(pm_load_error, sizeof pm_load_error, "%s", err);
-        pm_load_state = PM_W_FAILED;
+        snprintf(w->error, sizeof w->error, "%s", err);
+        w->state = PM_W_FAILED;
     }
     pthread_cond_broadcast(&pm_load_done);
     pthread_mutex_unlock(&pm_load_lock);
 }
 
-const struct pm_writer_entry *pm_writer_lib(char *err, size_t errlen)
+static const struct pm_writer_entry *pm_slot_lib(struct pm_writer_slot *w, char *err,
+                                                 size_t errlen)
 {
     pthread_mutex_lock(&pm_load_lock);
-    int load = pm_load_state == PM_W_IDLE;
+    int load = w->state == PM_W_IDLE;
     if (load)
-        pm_load_state = PM_W_LOADING;
+        w->state = PM_W_LOADING;
     pthread_mutex_unlock(&pm_load_lock);
     if (load) {
         int saved = errno;
-        pm_load();
+        pm_load(w);
         errno = saved;
     }
     pthread_mutex_lock(&pm_load_lock);
-    while (pm_load_state == PM_W_LOADING)
+    while (w->state == PM_W_LOADING)
         pthread_cond_wait(&pm_load_done, &pm_load_lock);
-    int ready = pm_load_state == PM_W_READY;
+    int ready = w->state == PM_W_READY;
     if (!ready)
-        snprintf(err, errlen, "cannot load perfmark's HDF5 writer, libperfmark_writer.so, "
-                 "which belongs beside libperfmark.so: %s", pm_load_error);
+        snprintf(err, errlen, "cannot load perfmark's HDF5 writer, %s, which belongs beside "
+                 "libperfmark.so: %s", w->file, w->error);
     pthread_mutex_unlock(&pm_load_lock);
-    return ready ? &pm_entry : NULL;
+    return ready ? &w->entry : NULL;
+}
+
+static struct pm_writer_slot *pm_slot_for(enum pm_mpi_abi abi)
+{
+    for (int i = 0; i < PM_SLOTS; i++)
+        if (pm_slots[i].abi == abi)
+            return &pm_slots[i];
+    return NULL;
+}
+
+const struct pm_writer_entry *pm_writer_lib(char *err, size_t errlen)
+{
+    /* The writer of the MPI this process has; with none, the first. */
+    struct pm_mpi_libs libs;
+    pm_mpi_which(&libs);
+    struct pm_writer_slot *w = libs.n ? pm_slot_for(libs.lib[0].abi) : &pm_slots[0];
+    if (!w) {
+        snprintf(err, errlen, "perfmark has no HDF5 writer for %s (%s)",
+                 pm_mpi_abi_label(libs.lib[0].abi), libs.lib[0].file);
+        return NULL;
+    }
+    return pm_slot_lib(w, err, errlen);
 }
 
 const struct pm_writer_entry *pm_writer_lib_for(const char *abi, char *err, size_t errlen)
 {
-    if (!abi || strcmp(abi, PM_WRITER_MPI_ABI) != 0) {
-        snprintf(err, errlen, "perfmark's parallel HDF5 writer is built for %s and this job "
-                 "runs on %s", PM_WRITER_MPI_ABI, abi ? abi : "another MPI");
+    int which = pm_mpi_abi_from_name(abi);
+    struct pm_writer_slot *w = which < 0 ? NULL : pm_slot_for((enum pm_mpi_abi)which);
+    if (!w) {
+        snprintf(err, errlen, "perfmark has no parallel HDF5 writer for %s",
+                 abi ? abi : "this MPI");
         return NULL;
     }
-    return pm_writer_lib(err, errlen);
+    return pm_slot_lib(w, err, errlen);
 }
 
 int pm_writer_large_image(const struct pm_h5model *m, void **image, size_t *len, char *err,
@@ -173,9 +207,10 @@ void pm_writer_before_fork(void)
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
     pthread_mutex_lock(&pm_load_lock);
-    while (pm_load_state == PM_W_LOADING &&
-           pthread_cond_timedwait(&pm_load_done, &pm_load_lock, &until) == 0)
-        ;
+    for (int i = 0; i < PM_SLOTS; i++)
+        while (pm_slots[i].state == PM_W_LOADING &&
+               pthread_cond_timedwait(&pm_load_done, &pm_load_lock, &until) == 0)
+            ;
     pthread_mutex_unlock(&pm_load_lock);
 }
 
@@ -185,6 +220,7 @@ void pm_writer_after_fork(void)
      * when the child needs it. */
     pthread_mutex_init(&pm_load_lock, NULL);
     pthread_cond_init(&pm_load_done, NULL);
-    if (pm_load_state == PM_W_LOADING)
-        pm_load_state = PM_W_IDLE;
+    for (int i = 0; i < PM_SLOTS; i++)
+        if (pm_slots[i].state == PM_W_LOADING)
+            pm_slots[i].state = PM_W_IDLE;
 }

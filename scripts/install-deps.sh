@@ -8,6 +8,8 @@ apt-get update -qq
 # slurm-wlm, munge: the private Slurm tests/slurm starts (their services do not start here).
 # chromium: tests/report/check_html.py opens the HTML report in it, headless.
 # valgrind: tests/sanitize/valgrind_report.sh runs `perfmark report` under memcheck.
+# mpich, libmpich-dev, libhdf5-mpich-dev: the MPICH ABI beside Open MPI (its MPI
+# wrapper library, its parallel HDF5 writer, and the tests run with mpiexec.mpich).
 # python3-pandas, python3-pip: the Python package (python/) and its install test;
 # python3-matplotlib: the worked session of docs/python.md, run by CTest python_docs.
 # gcc-aarch64-linux-gnu, qemu-user-static: tests/aarch64 builds perfmark for arm64
@@ -16,7 +18,7 @@ apt-get install -y -qq \
   build-essential cmake pkg-config gfortran clang libomp-dev \
   libpfm4-dev libhwloc-dev hwloc libdw-dev \
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools zlib1g-dev \
-  mpich libmpich-dev \
+  mpich libmpich-dev libhdf5-mpich-dev \
   python3-h5py python3-numpy python3-pandas python3-pip python3-matplotlib chromium \
   slurm-wlm munge \
   likwid libpapi-dev \

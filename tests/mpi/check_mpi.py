@@ -8,6 +8,7 @@ usage: /usr/bin/python3 check_mpi.py BUILD_DIR CASE
 Exit 0 = pass, 77 = skipped (reason printed), anything else = failure.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -227,8 +228,25 @@ def check_rank(r, cells, want):
           "lifecycle calls became regions")
 
 
+# Each MPI with its own launcher: Open MPI's mpirun, MPICH's Hydra.
+MPI = "openmpi"
+
+
 def mpirun(np_, prog_args):
+    if MPI == "mpich":
+        return ["mpiexec.mpich", "-n", str(np_)] + prog_args
     return MPIRUN + ["-np", str(np_)] + prog_args
+
+
+def on_mpich(name):
+    """The MPICH build of a test program, run with mpiexec.mpich from now on;
+    None (skip) where MPICH is not installed."""
+    global MPI
+    MPI = "mpich"
+    if not shutil.which("mpiexec.mpich"):
+        print("SKIP: mpiexec.mpich not installed (apt-get install mpich libmpich-dev)")
+        return None
+    return program(name + "_mpich")
 
 
 def app_lines(stdout):
@@ -337,10 +355,10 @@ def case_f08_np4():
     return fortran_case("mpi_calls_f08", 4)
 
 
-def case_f08_abort():
+def case_f08_abort(prog=None):
     """MPI_Abort from Fortran (rank 1 of 2, after all its calls): that rank's
     data is saved, exact, in its own file flagged partial."""
-    prog = program("mpi_calls_f08")
+    prog = prog or program("mpi_calls_f08")
     if not prog:
         return SKIP
     tmp = tempfile.mkdtemp()
@@ -353,6 +371,80 @@ def case_f08_abort():
     ranks, _ = cells_by_rank(tmp)
     check_rank(1, ranks[1], expect_fortran(1, 2))
     print("rank 1's %d MPI regions saved exactly by the Fortran MPI_Abort" % len(expect_fortran(1, 2)))
+
+
+def count_case(prog, np_):
+    """A program that counts its own MPI calls: every rank's visits of each MPI
+    region equal what the rank printed, in the job's one file."""
+    if not prog:
+        return SKIP
+    tmp = tempfile.mkdtemp()
+    plain = run(mpirun(np_, [prog]), env=MPI_ENV, cwd=tmp, expect=None)
+    p = run([PERFMARK, "run", "-e", "sw", "-o", os.path.join(tmp, "out.h5"), "--"] +
+            mpirun(np_, [prog]), env=MPI_ENV, cwd=tmp, expect=None)
+    check(plain.returncode == 0 and p.returncode == 0,
+          "exit %d plain, %d measured:\n%s" % (plain.returncode, p.returncode, p.stderr[-2000:]))
+    said = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("mpi_count rank "):
+            words = line.split()
+            rank, pairs = int(words[2]), words[5:]
+            said[rank] = {pairs[i]: int(pairs[i + 1]) for i in range(0, len(pairs), 2)
+                          if int(pairs[i + 1])}
+    check(sorted(said) == list(range(np_)), "the ranks' own counts: %s" % p.stdout)
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    check(files == ["out.h5"], "want one job file, got %s" % files)
+    ranks, _ = cells_by_rank(tmp)
+    for r in range(np_):
+        got = {path: c[0] for (path, kind), c in ranks[r].items() if kind == "mpi"}
+        check(got == said[r], "rank %d: visits in the file %s, the program counted %s"
+              % (r, got, said[r]))
+    print("%s, %d ranks: every rank's MPI calls in the job file equal its own count (%s)"
+          % (MPI, np_, ", ".join("%s %d" % kv for kv in sorted(said[0].items()))))
+
+
+def case_count_openmpi():
+    return count_case(program("mpi_count"), 2)
+
+
+# ---- the MPICH ABI: the same programs built with MPICH, run by Hydra -----------
+
+def case_mpich_c_np2():
+    prog = on_mpich("mpi_calls")
+    return measured_run(2, [prog], expect_c, one_file=True) if prog else SKIP
+
+
+def case_mpich_c_np4():
+    prog = on_mpich("mpi_calls")
+    return measured_run(4, [prog, "init_thread"], expect_c, one_file=True) if prog else SKIP
+
+
+def case_mpich_c_np4_collective():
+    """Past PERFMARK_JOB_GATHER_MAX: the job's file written in parallel, as
+    for Open MPI, with the same numbers."""
+    prog = on_mpich("mpi_calls")
+    if not prog:
+        return SKIP
+    measured_run(4, [prog], expect_c, env={"PERFMARK_JOB_GATHER_MAX": "0"}, one_file=True)
+
+
+def case_mpich_f90_np2():
+    prog = on_mpich("mpi_calls_f90")
+    return measured_run(2, [prog], expect_fortran, one_file=True) if prog else SKIP
+
+
+def case_mpich_f08_np2():
+    prog = on_mpich("mpi_calls_f08")
+    return measured_run(2, [prog, "init_thread"], expect_fortran, one_file=True) if prog else SKIP
+
+
+def case_mpich_count():
+    return count_case(on_mpich("mpi_count"), 3)
+
+
+def case_mpich_abort():
+    prog = on_mpich("mpi_calls_f08")
+    return case_f08_abort(prog) if prog else SKIP
 
 
 def defined_symbols(lib, version=None):
