@@ -5,8 +5,7 @@
  *
  * The MPI wrapper libraries (libperfmark_mpi_<abi>.so) are separate objects
  * that link libperfmark.so: what they use is exported from it
- * (PM_WRAPPER_API), never declared in include/perfmark.h, and never meant
- * for applications. Protected: libperfmark.so's own calls stay direct.
+ * (pm_wrapper_api.h).
  *
  * A wrapper resolves its region once (pm_auto_region never fails while
  * memory lasts, whether or not this process is measured), then brackets the
@@ -23,14 +22,10 @@
 
 #include "pm_names.h"
 #include "pm_session.h"
+#include "pm_wrapper_api.h"
 
 #include <stdint.h>
 
-#ifdef PM_BUILDING_RUNTIME
-#define PM_WRAPPER_API __attribute__((visibility("protected")))
-#else
-#define PM_WRAPPER_API __attribute__((visibility("default")))  /* a user of them */
-#endif
 
 PM_WRAPPER_API int32_t pm_auto_region(const char *name, enum pm_kind kind);
 /* The same for a call that only polls or queries (MPI_Test*, MPI_Iprobe,
@@ -107,6 +102,9 @@ PM_WRAPPER_API void pm_auto_mpi_abort(void);
  * (library and version). `problem`: why MPI calls are not measured, said
  * once (NULL when they are). */
 void pm_auto_mpi_library(const char *abi, const char *what, const char *problem);
+/* Something about MPI the user should know, said once (rank 0; the file
+ * keeps every rank's). */
+PM_WRAPPER_API void pm_auto_mpi_note(const char *text);
 /* MPI calls nest inside each other (an MPI library calling its own entry
  * points): only the outermost is a region (pm_mpi.h). */
 extern __thread int pm_mpi_depth __attribute__((tls_model("initial-exec")));

@@ -770,9 +770,15 @@ static void pm_write_outputs(struct pm_comm *job)
 void pm_session_set_mpi(const char *abi, const char *what, const char *problem)
 {
     snprintf(pm_mpi_abi, sizeof pm_mpi_abi, "%s", abi ? abi : "");
-    snprintf(pm_mpi_what, sizeof pm_mpi_what, "%s", what ? what : "");
+    if (what)
+        snprintf(pm_mpi_what, sizeof pm_mpi_what, "%s", what);
     if (problem)
-        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE, "%s", problem);
+        pm_session_mpi_note(problem);
+}
+
+void pm_session_mpi_note(const char *text)
+{
+    pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE, "%s", text);
 }
 
 const char *pm_session_mpi_abi(void) { return pm_mpi_abi[0] ? pm_mpi_abi : NULL; }

@@ -57,6 +57,8 @@ int pm_session_may_measure(void);
  * (NULL: MPI calls not measured), what it is, and why MPI calls are not
  * measured (NULL: they are), said once on stderr (rank 0) and kept. */
 void pm_session_set_mpi(const char *abi, const char *what, const char *problem);
+/* Said once about MPI (stderr on rank 0, and kept). */
+void pm_session_mpi_note(const char *text);
 /* The ABI of the MPI whose calls are measured here, or NULL. */
 const char *pm_session_mpi_abi(void);
 

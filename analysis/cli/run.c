@@ -40,6 +40,11 @@ const char pm_usage_run[] =
     "                       each thread one PU of its rank's share) [PERFMARK_PIN];\n"
     "                       shares come from the CPUs perfmark run may use on its\n"
     "                       host (taskset, numactl) [PERFMARK_PIN_CPUS]\n"
+    "      --mpi WHICH      the MPI wrappers: auto (default: those built for the MPI\n"
+    "                       each rank loads, Open MPI or the MPICH ABI: MPICH,\n"
+    "                       Intel MPI, Cray MPICH, MVAPICH), openmpi or mpich (for\n"
+    "                       an MPI library perfmark cannot name: it must have that\n"
+    "                       ABI), none (MPI calls not measured) [PERFMARK_MPI]\n"
     "      --pinned         pin the per-thread counter groups: a group the kernel\n"
     "                       takes away reads as lost (LOST_GENERATION) instead of\n"
     "                       being multiplexed [PERFMARK_PINNED]\n"
@@ -248,6 +253,8 @@ int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_OUTPUT", value, 1), i++;
         } else if (!strcmp(a, "--pin") && value) {
             setenv("PERFMARK_PIN", value, 1), i++;
+        } else if (!strcmp(a, "--mpi") && value) {
+            setenv("PERFMARK_MPI", value, 1), i++;
         } else if (!strcmp(a, "--throttle") && value) {
             setenv("PERFMARK_THROTTLE", value, 1), i++;
         } else if (!strcmp(a, "--sample") && value) {

@@ -20,10 +20,11 @@ static const struct pm_mpi_family {
 } pm_mpi_families[] = {
     {PM_MPI_OPENMPI, "openmpi", "Open MPI", "ompi_mpi_comm_world", {"libmpi.so.40.", NULL}},
     /* The MPICH ABI compatibility initiative fixed soname major 12. */
-    {PM_MPI_MPICH, "mpich", "the MPICH ABI (MPICH, Intel MPI, Cray MPICH, MVAPICH)", NULL,
+    {PM_MPI_MPICH, "mpich", "an MPI of the MPICH ABI", NULL,
      {"libmpich.so.12", "libmpi.so.12", "libmpi_cray.so.12", "libmpi_intel.so.12",
       "libmpi_dbg.so.12", NULL}},
-    {PM_MPI_STANDARD, "mpi-abi", "the MPI-5.0 standard ABI", NULL, {"libmpi_abi.so", NULL}},
+    {PM_MPI_STANDARD, "mpi-abi", "an MPI of the MPI-5.0 standard ABI", NULL,
+     {"libmpi_abi.so", NULL}},
 };
 #define PM_MPI_FAMILIES (sizeof pm_mpi_families / sizeof pm_mpi_families[0])
 

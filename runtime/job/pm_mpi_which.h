@@ -12,6 +12,8 @@
 #ifndef PM_MPI_WHICH_H
 #define PM_MPI_WHICH_H
 
+#include "pm_wrapper_api.h"
+
 enum pm_mpi_abi { PM_MPI_UNKNOWN = 0, PM_MPI_OPENMPI, PM_MPI_MPICH, PM_MPI_STANDARD };
 
 #define PM_MPI_LIBS_MAX 4
@@ -28,14 +30,14 @@ struct pm_mpi_libs {
 };
 
 /* The MPI libraries loaded now. Not async-signal-safe (dlopen). */
-void pm_mpi_which(struct pm_mpi_libs *out);
+PM_WRAPPER_API void pm_mpi_which(struct pm_mpi_libs *out);
 
 /* "openmpi", "mpich", "mpi-abi", or NULL for unknown: the name perfmark
  * uses for an ABI (wrapper libraries, PERFMARK_MPI, the file). */
 const char *pm_mpi_abi_name(enum pm_mpi_abi abi);
 /* The same from a name (PERFMARK_MPI's values): -1 when not one. */
 int pm_mpi_abi_from_name(const char *name);
-/* For people: "Open MPI", "the MPICH ABI (MPICH, Intel MPI, ...)". */
-const char *pm_mpi_abi_label(enum pm_mpi_abi abi);
+/* For people: "Open MPI", "an MPI of the MPICH ABI", ... */
+PM_WRAPPER_API const char *pm_mpi_abi_label(enum pm_mpi_abi abi);
 
 #endif

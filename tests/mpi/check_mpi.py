@@ -447,6 +447,132 @@ def case_mpich_abort():
     return case_f08_abort(prog) if prog else SKIP
 
 
+# ---- a mismatch never breaks the job ---------------------------------------------
+# Each case runs the program plainly and under perfmark: the same exit status
+# and output, exactly one message from perfmark about MPI naming the MPI it
+# found and what it did instead, and the processes' data kept.
+
+def mpi_messages(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("perfmark:") and "MPI" in l
+            and "wrote " not in l]
+
+
+def mismatch_run(np_, prog_args, names, env=None, opts=(), plain_env=None, launcher=True):
+    """Run plain and measured; returns (measured run, its directory) after the
+    checks every mismatch shares. `names`: what the one message must say."""
+    plain_dir, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
+    cmd = mpirun(np_, prog_args) if launcher else prog_args
+    plain = run(cmd, env=dict(MPI_ENV, **(plain_env or {})), cwd=plain_dir, expect=None)
+    p = run([PERFMARK, "run", "-e", "sw", "-o", os.path.join(tmp, "out.h5")] + list(opts) +
+            ["--"] + cmd, env=dict(MPI_ENV, **(env or {})), cwd=tmp, expect=None)
+    check(p.returncode == plain.returncode, "exit status %d under perfmark, %d without\n%s"
+          % (p.returncode, plain.returncode, p.stderr[-2000:]))
+    mine = sorted(l for l in p.stdout.splitlines() if l.startswith("mpi_"))
+    check(mine and mine == sorted(l for l in plain.stdout.splitlines() if l.startswith("mpi_")),
+          "output changed:\n%s\nvs\n%s" % (p.stdout, plain.stdout))
+    said = mpi_messages(p.stderr)
+    check(len(said) == 1, "want one message about MPI, got %d:\n%s" % (len(said), p.stderr))
+    for n in names:
+        check(n in said[0], "the message does not say %r: %s" % (n, said[0]))
+    print("same exit status (%d) and output; said once: %s" % (p.returncode, said[0]))
+    return p, tmp
+
+
+def per_process_files(tmp, np_):
+    """One file per rank, each with its thread rows and no MPI region."""
+    files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+    want = ["out.h5"] if np_ == 1 else ["out.rank%d.h5" % r for r in range(np_)]
+    check(files == want, "files %s, want %s" % (files, want))
+    for name in files:
+        with h5py.File(os.path.join(tmp, name), "r") as f:
+            kinds = {text(x["kind"]) for x in f["regions"][:]}
+            check("mpi" not in kinds, "%s has MPI regions" % name)
+            check(len(f["threads"]) >= 1 and int(f["region/visits"][:].sum()) >= 0,
+                  "%s has no thread rows" % name)
+            check(float(f["thread/wall_ns"][:].sum()) > 0, "%s: no thread time" % name)
+    print("data kept: %s" % ", ".join(files))
+
+
+def case_mismatch_no_wrappers():
+    """An MPICH program where this install has no MPICH wrappers (a build
+    that found Open MPI only): the test knob points the dispatcher at an empty
+    directory."""
+    prog = on_mpich("mpi_count")
+    if not prog:
+        return SKIP
+    empty = tempfile.mkdtemp()
+    _, tmp = mismatch_run(2, [prog], ["MPICH ABI (libmpich.so.12", "unmeasured"],
+                          env={"PERFMARK_MPI_WRAPPERS_DIR": empty})
+    per_process_files(tmp, 2)
+
+
+def case_mismatch_unknown_abi():
+    """An MPI of an ABI perfmark has no wrappers for (the MPI-5.0 standard
+    ABI's libmpi_abi.so, by a stand-in), one process without a launcher."""
+    lib = os.path.join(PROGS, "mpi", "fake_abi")
+    _, tmp = mismatch_run(1, [program("mpi_abi_app")], ["standard ABI (libmpi_abi.so.1",
+                                                        "no MPI wrappers"],
+                          env={"LD_LIBRARY_PATH": lib}, plain_env={"LD_LIBRARY_PATH": lib},
+                          launcher=False)
+    per_process_files(tmp, 1)
+
+
+def case_mismatch_override():
+    """--mpi mpich on an Open MPI program: the wrappers of the MPI it loads are
+    used all the same, and the counts are exact."""
+    prog = program("mpi_count")
+    p, tmp = mismatch_run(2, [prog], ["PERFMARK_MPI=mpich", "Open MPI (libmpi.so.40",
+                                      "openmpi wrappers instead"], opts=["--mpi", "mpich"])
+    ranks, _ = cells_by_rank(tmp)
+    for line in p.stdout.splitlines():
+        if line.startswith("mpi_count rank "):
+            w = line.split()
+            pairs = {w[i]: int(w[i + 1]) for i in range(5, len(w), 2) if int(w[i + 1])}
+            got = {path: c[0] for (path, kind), c in ranks[int(w[2])].items() if kind == "mpi"}
+            check(got == pairs, "rank %s: %s in the file, %s counted" % (w[2], got, pairs))
+    print("every rank's MPI calls exact")
+
+
+def case_mismatch_override_none():
+    prog = program("mpi_count")
+    _, tmp = mismatch_run(2, [prog], ["PERFMARK_MPI=none", "Open MPI (libmpi.so.40"],
+                          opts=["--mpi", "none"])
+    per_process_files(tmp, 2)
+
+
+def case_mismatch_two_mpis():
+    prog = program("mpi_two_mpis")
+    if not prog:
+        return SKIP
+    _, tmp = mismatch_run(2, [prog], ["Open MPI (libmpi.so.40", "MPICH ABI (libmpich.so.12",
+                                      "cannot tell which MPI"])
+    per_process_files(tmp, 2)
+
+
+def case_mismatch_hand_preload():
+    """LD_PRELOAD set by hand to the wrapper library of another MPI (mpirun -x,
+    no perfmark run)."""
+    lib = os.path.join(BUILD, "lib", "libperfmark_mpi_mpich.so")
+    if not os.path.exists(lib):
+        print("SKIP: no MPICH wrapper library in this build")
+        return SKIP
+    prog = program("mpi_count")
+    plain_dir, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
+    plain = run(mpirun(2, [prog]), env=MPI_ENV, cwd=plain_dir, expect=None)
+    out = os.path.join(tmp, "out.h5")
+    p = run(MPIRUN + ["-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "PERFMARK_OUTPUT=" + out,
+                      "-x", "PERFMARK_EVENTS=sw", prog], env=MPI_ENV, cwd=tmp, expect=None)
+    check(p.returncode == plain.returncode == 0, "exit %d, plain %d:\n%s"
+          % (p.returncode, plain.returncode, p.stderr[-2000:]))
+    check(sorted(p.stdout.splitlines()) == sorted(plain.stdout.splitlines()),
+          "output changed:\n%s\nvs\n%s" % (p.stdout, plain.stdout))
+    said = mpi_messages(p.stderr)
+    check(len(said) == 1 and "libperfmark_mpi_mpich.so was preloaded by hand" in said[0] and
+          "Open MPI (libmpi.so.40" in said[0], "want one message naming both: %s" % p.stderr)
+    print("said once: %s" % said[0])
+    per_process_files(tmp, 2)
+
+
 def defined_symbols(lib, version=None):
     """The names `lib` exports; with `version`, only those of that version
     (NAME@VERSION), without it."""

@@ -6,13 +6,22 @@
  * rank 0 a random number of messages, announced first. Every call site
  * counts its own calls, and each rank prints its counts:
  *   mpi_count rank R of N: MPI_Allreduce A MPI_Bcast B MPI_Send S MPI_Recv V MPI_Barrier 1
+ * Built with PM_SECOND_MPI, it first loads that other MPI library too (a
+ * process with two MPIs), and calls only its own.
  * usage: mpi_count [bound] */
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv)
 {
+#ifdef PM_SECOND_MPI
+    if (!dlopen(PM_SECOND_MPI, RTLD_NOW | RTLD_GLOBAL)) {
+        fprintf(stderr, "mpi_count: %s\n", dlerror());
+        return 1;
+    }
+#endif
     MPI_Init(&argc, &argv);
     int rank, size, allreduce = 0, bcast = 0, send = 0, recv = 0, barrier = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

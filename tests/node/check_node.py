@@ -176,6 +176,10 @@ def case_refused(build, tmp):
         raise Skip("needs root and setpriv to be an unprivileged user")
     if paranoid() <= 0:
         raise Skip("perf_event_paranoid <= 0: nothing refuses an unprivileged user here")
+    if subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "test",
+                       "-x", os.path.join(build, "bin", "perfmark")]).returncode != 0:
+        raise Skip("user nobody cannot reach the build tree (%s): a parent directory is "
+                   "private" % build)
     os.chmod(tmp, 0o777)
     out = os.path.join(tmp, "r.h5")
     p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
