@@ -27,7 +27,7 @@ foreach(abi ${PM_MPI_ABIS})
   list(APPEND pm_mpi_wrapper_targets perfmark_mpi_${abi})
 endforeach()
 set(pm_installed_binaries perfmark_runtime perfmark_writer perfmark_cli perfmark
-  ${pm_mpi_wrapper_targets} ${PM_WRITER_MPICH}
+  ${pm_mpi_wrapper_targets} ${PM_WRITER_MPICH} ${PM_CLI_MPICH}
   perfmark_likwid perfmark_papi perfmark_caliper perfmark_fortran
   perfmark-selftest-kernels mpi_omp_demo perfmark-attach perfmark-hooks)
 foreach(t ${pm_installed_binaries})
@@ -49,7 +49,7 @@ endforeach()
 install(TARGETS perfmark_runtime EXPORT perfmarkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The HDF5 writer the runtime loads from its own directory (runtime/pm_writer.h).
-install(TARGETS perfmark_writer ${PM_WRITER_MPICH} perfmark_cli
+install(TARGETS perfmark_writer ${PM_WRITER_MPICH} perfmark_cli ${PM_CLI_MPICH}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The MPI wrapper libraries, one per MPI ABI, which the runtime's MPI
 # dispatcher loads from its own directory (wrappers/mpi/pm_mpi_dispatch.c).

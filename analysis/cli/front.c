@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef PERFMARK_VERSION
@@ -26,8 +27,16 @@ int main(int argc, char **argv)
      * runs ./app -h) */
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return pm_cmd_run(argc - 1, argv + 1);
+    /* Under an MPICH-family launcher (Hydra's PMI variables, none of Open
+     * MPI's or PMIx's), `perfmark report` reads in parallel with MPICH: the
+     * commands built on MPICH's parallel HDF5. */
+    const char *lib = "libperfmark_cli.so";
+    if ((getenv("PMI_RANK") || getenv("PMI_SIZE")) && !getenv("OMPI_COMM_WORLD_SIZE") &&
+        !getenv("PMIX_RANK"))
+        lib = "libperfmark_cli_mpich.so";
     char path[PATH_MAX];
-    if (pm_cli_find_library("libperfmark_cli.so", path, sizeof path) != 0) {
+    if (pm_cli_find_library(lib, path, sizeof path) != 0 &&
+        pm_cli_find_library(lib = "libperfmark_cli.so", path, sizeof path) != 0) {
         fprintf(stderr, "perfmark: cannot find libperfmark_cli.so beside this program's "
                 "libraries (only `perfmark run` works without it)\n");
         return 2;

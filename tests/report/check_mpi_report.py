@@ -7,8 +7,9 @@ usage: /usr/bin/python3 tests/report/check_mpi_report.py BUILD_DIR
 
 Checks, on a synthetic job file (bench/gen_synthetic) and on a real one
 (mpi_omp_demo run under `perfmark run`):
-  - text, JSON and CSV of `mpirun -np 1` and `mpirun -np 4` are identical,
-    and identical to a plain `perfmark report` (no MPI) with the same blocks;
+  - text, JSON and CSV of `mpirun -np 1` and `mpirun -np 4` (and of MPICH's
+    `mpiexec.mpich -n 3`, where installed) are identical, and identical to a
+    plain `perfmark report` (no MPI) with the same blocks;
   - the np 4 report's numbers against h5py (check_report.py's recomputation);
   - a bad file under mpirun: exit status 1 and one message, from rank 0.
 PERFMARK_REPORT_BLOCK makes the blocks small, so that every rank gets some.
@@ -43,16 +44,20 @@ def report(cmd, env):
 def same_everywhere(ck, perfmark, path, name, block):
     """np 1, np 4 and no MPI: the same bytes in every format."""
     env = env_with(PERFMARK_REPORT_BLOCK=str(block))
+    launchers = [("serial", []), ("np1", MPIRUN + ["-np", "1"]), ("np4", MPIRUN + ["-np", "4"])]
+    if shutil.which("mpiexec.mpich"):  # MPICH's Hydra: the report built on MPICH
+        launchers.append(("mpich np3", ["mpiexec.mpich", "-n", "3"]))
     for fmt in ("text", "json", "csv"):
         outs = {}
-        for label, pre in (("serial", []), ("np1", MPIRUN + ["-np", "1"]),
-                           ("np4", MPIRUN + ["-np", "4"])):
+        for label, pre in launchers:
             r = report(pre + [perfmark, "report", path, "--format", fmt], env)
             if ck.ok(r.returncode == 0, "%s %s %s: exit %d, %r" % (name, fmt, label, r.returncode,
                                                                    r.stderr[-500:])):
                 outs[label] = r.stdout
-        if len(outs) == 3:
+        if len(outs) == len(launchers):
             ck.ok(outs["np1"] == outs["np4"], "%s --format %s: np 1 and np 4 differ" % (name, fmt))
+            ck.ok("mpich np3" not in outs or outs["mpich np3"] == outs["np4"],
+                  "%s --format %s: mpiexec.mpich -n 3 and mpirun -np 4 differ" % (name, fmt))
             ck.ok(outs["serial"] == outs["np1"],
                   "%s --format %s: plain and np 1 differ" % (name, fmt))
             ck.ok(len(outs["np4"]) > 1000, "%s --format %s: report too short" % (name, fmt))
