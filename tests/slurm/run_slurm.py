@@ -2,7 +2,7 @@
 """The batch scripts under a real Slurm on this machine.
 
 usage: /usr/bin/python3 run_slurm.py BUILD_DIR CASE
-       CASE: batch | scancel | signal_before_limit | time_limit | pbs_local
+       CASE: batch | mpich | scancel | signal_before_limit | time_limit | pbs_local
 
 Starts munged (only if none answers), slurmctld and slurmd on loopback with
 slurm.conf.in (state, spool, logs and pid files under
@@ -23,6 +23,9 @@ stops the daemons it started, also on failure.
   time_limit  a long job (mpirun) killed by a real time limit (--time=1,
               the script without its --signal line). Slurm counts limits in
               minutes and checks them every 30 s: 60 to 90 s.
+  mpich       an MPICH program, launched by Hydra (PERFMARK_LAUNCHER=mpiexec)
+              and by srun --mpi=pmi2: one job file, every rank's MPI calls
+              equal to its own count.
   pbs_local   jobs/pbs/perfmark.pbs without PBS (none here), as a plain
               script with PBS's variables: the demo, and a kill that only the
               script receives and must pass on.
@@ -339,6 +342,48 @@ def case_batch():
     check(state != "COMPLETED" or "no_such_pmi" in text,
           "PERFMARK_SRUN_MPI=no_such_pmi did not reach srun (%s); log:\n%s"
           % (state, tail(job_log(job), 20)))
+
+
+def case_mpich():
+    """An MPICH program (mpi_count_mpich, which counts its own calls) in a job:
+    launched by MPICH's Hydra inside the allocation, and by srun with the PMI
+    MPICH speaks (pmi2). One job file, every rank's MPI visits equal to the
+    counts it printed, the report files."""
+    app = os.path.join(BUILD, "tests", "mpi_count_mpich")
+    if not (shutil.which("mpiexec.mpich") and os.path.exists(app)):
+        raise Skip("MPICH (mpich, libmpich-dev) not installed")
+    for launcher, pmi in (("mpiexec", None), ("srun", "pmi2")):
+        e = {"PERFMARK_LAUNCHER": launcher, "PERFMARK_MPIEXEC": "mpiexec.mpich",
+             "OMP_NUM_THREADS": "1"}
+        if pmi:
+            e["PERFMARK_SRUN_MPI"] = pmi
+        job = sbatch(["--ntasks=2"], app=[app], extra_env=e)
+        state, took = wait_end(job, 120)
+        log("MPICH via %s job %s: %s in %.1f s" % (launcher, job, state, took))
+        check(state == "COMPLETED", "%s job %s %s; log:\n%s" % (launcher, job, state,
+                                                                 tail(job_log(job), 40)))
+        said = {}
+        with open(job_log(job), errors="replace") as f:
+            for line in f:
+                if line.startswith("mpi_count rank "):
+                    w = line.split()
+                    said[int(w[2])] = {w[i]: int(w[i + 1]) for i in range(5, len(w), 2)
+                                       if int(w[i + 1])}
+        check(sorted(said) == [0, 1], "the ranks' own counts: %s" % tail(job_log(job), 20))
+        h5 = os.path.join(DIR, "perfmark-%s.h5" % job)
+        check(os.path.exists(h5), "no job file %s (have %s); log:\n%s" % (
+            h5, sorted(os.listdir(DIR)), tail(job_log(job), 30)))
+        with h5py.File(h5, "r") as f:
+            paths, visits, _, th = regions(f)
+            kinds = [k.decode() for k in f["regions"]["kind"]]
+            for r in (0, 1):
+                rows = [i for i in range(len(th)) if th["rank"][i] == r]
+                got = {p: int(visits[rows, i].sum()) for i, p in enumerate(paths)
+                       if kinds[i] == "mpi" and visits[rows, i].sum()}
+                check(got == said[r], "%s, rank %d: %s in the file, %s counted" % (
+                    launcher, r, got, said[r]))
+        check_report(h5, os.path.join(DIR, "report-%s" % job), job)
+        log("MPICH via %s: both ranks' MPI calls exact in one job file" % launcher)
 
 
 def check_killed(job, ranks, reports=True):
