@@ -280,12 +280,14 @@ def case_output_dir_removed():
 
 # ---- MPI jobs ------------------------------------------------------------------------
 
-def mpi_wait_job(np_, pages=200):
+def mpi_wait_job(np_, pages=200, mpich=False):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "out.h5")
     env = dict({k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_")}, **MPI_ENV)
-    p = subprocess.Popen([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
-                         ["-np", str(np_), prog("mpi_faults"), str(pages), "wait"],
+    launch = (["mpiexec.mpich", "-n", str(np_), prog("mpi_faults_mpich")] if mpich else
+              MPIRUN + ["-np", str(np_), prog("mpi_faults")])
+    p = subprocess.Popen([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + launch +
+                         [str(pages), "wait"],
                          env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, errors="replace")
     pids = {}
@@ -323,8 +325,8 @@ def mpi_survivors(tmp, np_, pages, open_region="waiting", lost=()):
     check("PARTIAL" in rep, "report of %s does not say PARTIAL" % some)
 
 
-def mpi_signal_job(sig, to_rank=None, np_=3):
-    tmp, p, pids = mpi_wait_job(np_)
+def mpi_signal_job(sig, to_rank=None, np_=3, mpich=False, lost=()):
+    tmp, p, pids = mpi_wait_job(np_, mpich=mpich)
     if to_rank is None:
         p.send_signal(sig)  # `perfmark run` exec'd mpirun: this is mpirun
     else:
@@ -335,10 +337,11 @@ def mpi_signal_job(sig, to_rank=None, np_=3):
         p.kill()
         raise Failure("the job did not end")
     check(p.returncode != 0, "job status 0 after a signal")
-    mpi_survivors(tmp, np_, 200)
-    msgs = Measured(os.path.join(tmp, "out.rank0.h5")).messages
-    print("job status %d; %d per-rank files, all PARTIAL; rank 0: %s" % (
-        p.returncode, np_, [x for x in msgs if "signal" in x][:1]))
+    mpi_survivors(tmp, np_, 200, lost=lost)
+    first = min(r for r in range(np_) if r not in lost)
+    msgs = Measured(os.path.join(tmp, "out.rank%d.h5" % first)).messages
+    print("job status %d; %d per-rank files, all PARTIAL; rank %d: %s" % (
+        p.returncode, np_ - len(lost), first, [x for x in msgs if "signal" in x][:1]))
 
 
 def case_mpi_sigterm_job():
@@ -351,6 +354,25 @@ def case_mpi_sigint_job():
 
 def case_mpi_sigterm_one_rank():
     mpi_signal_job(signal.SIGTERM, to_rank=1)
+
+
+def case_mpich_sigterm_job():
+    """The same on MPICH: SIGTERM to mpiexec.mpich (Hydra), which passes it to
+    every rank: each writes its PARTIAL file."""
+    if not shutil.which("mpiexec.mpich") or not prog("mpi_faults_mpich"):
+        print("SKIP: MPICH not installed (mpich, libmpich-dev)")
+        return SKIP
+    mpi_signal_job(signal.SIGTERM, mpich=True)
+
+
+def case_mpich_sigterm_one_rank():
+    """SIGTERM to rank 1 of an MPICH job: it writes its PARTIAL file. Hydra then
+    ends the others with SIGKILL (its own rule), which nothing can outlive:
+    their data is lost, as the guide says."""
+    if not shutil.which("mpiexec.mpich") or not prog("mpi_faults_mpich"):
+        print("SKIP: MPICH not installed (mpich, libmpich-dev)")
+        return SKIP
+    mpi_signal_job(signal.SIGTERM, to_rank=1, mpich=True, lost=(0, 2))
 
 
 def case_mpi_segv_one_rank():
