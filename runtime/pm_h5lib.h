@@ -23,7 +23,7 @@ int pm_h5lib_write(hid_t file, const struct pm_h5model *m, hid_t dxpl);
 int pm_h5lib_image(const struct pm_h5model *m, void **image, size_t *len, char *err,
                    size_t errlen);
 
-/* The MPI job's parallel file (mpi_job_writer.c, 3b): every rank's rows
+/* The MPI job's parallel file (job/pm_job_write.c, 3b): every rank's rows
  * collectively into `tmp` (comm points at an MPI_Comm; all ranks agree on
  * the outcome), then rank 0 adds the tables serially. */
 int pm_h5lib_rows_parallel(const void *comm, const char *tmp, const struct pm_h5model *rows);

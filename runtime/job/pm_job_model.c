@@ -1,4 +1,4 @@
-/* The job's file as models (pm_job_model.h): mpi_job_writer.c decides
+/* The job's file as models (pm_job_model.h): pm_job_write.c decides
  * which way and when. */
 #define _GNU_SOURCE
 #include "pm_job_model.h"

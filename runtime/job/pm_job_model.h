@@ -1,4 +1,4 @@
-/* The job's file as models (pm_job_model.c), for mpi_job_writer.c: each
+/* The job's file as models (pm_job_model.c), for pm_job_write.c: each
  * rank's rows, packed to travel, and rank 0's whole file. No MPI and no
  * HDF5 here. */
 #ifndef PM_JOB_MODEL_H

@@ -1,5 +1,5 @@
 /* What the ranks of a job agree on before its file is written
- * (mpi_job_writer.c): the union of their region tables and of their sampled
+ * (pm_job_write.c): the union of their region tables and of their sampled
  * objects, and their messages, deduplicated.
  *
  * Every rank's merged region list travels up a binomial tree (rank r sends
