@@ -494,6 +494,10 @@ static void pm_check_topdown(int pmu)
         printf("              hybrid CPU: TopDown is counted on P-cores only.\n");
 }
 
+static void pm_check_mpi(void);
+
+static void pm_check_mpi(void);
+
 static int pm_cmd_check(void)
 {
     int pmu = pm_pmu_present();
@@ -532,7 +536,28 @@ static int pm_cmd_check(void)
     pm_check_topdown(pmu);
     printf("clock:        region wall time from %s\n",
            "rdtsc where the TSC is invariant, else CLOCK_MONOTONIC");
+    pm_check_mpi();
     return 0;
+}
+
+/* Which MPIs this install measures: the wrapper libraries beside it
+ * (wrappers/mpi/: one per MPI ABI, loaded by each process for its MPI). */
+static void pm_check_mpi(void)
+{
+    static const struct { const char *lib, *what; } abis[] = {
+        {"libperfmark_mpi_openmpi.so", "Open MPI"},
+        {"libperfmark_mpi_mpich.so", "the MPICH ABI (MPICH, Intel MPI, Cray MPICH, MVAPICH)"},
+    };
+    char path[PATH_MAX], have[512] = "";
+    for (size_t i = 0; i < sizeof abis / sizeof *abis; i++)
+        if (pm_cli_find_library(abis[i].lib, path, sizeof path) == 0)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
+                     have[0] ? ", " : "", abis[i].what);
+    printf("MPI:          %s\n              %s\n",
+           have[0] ? have : "no MPI wrapper library beside libperfmark.so",
+           have[0] ? "each process uses the wrappers of the MPI it loads; any other MPI runs "
+                     "unmeasured, said once (perfmark run --mpi)."
+                   : "MPI programs run, their MPI calls unmeasured.");
 }
 
 /* Every command but a plain `run`, which the `perfmark` program (front.c)

@@ -604,6 +604,15 @@ def case_symbols():
     check("mpi" not in needed.lower(), "libperfmark.so needs an MPI library:\n%s" % needed)
     print("libperfmark.so exports %d MPI stubs for %d functions, hidden version PERFMARK_MPI; "
           "needs no MPI" % (len(want), len(names)))
+    # each wrapper library built is one this install measures, and says so
+    abis = {"openmpi": "Open MPI", "mpich": "MPICH ABI"}
+    built = [a for a in abis if os.path.exists(os.path.join(BUILD, "lib",
+                                                            "libperfmark_mpi_%s.so" % a))]
+    check("openmpi" in built, "no libperfmark_mpi_openmpi.so in %s/lib" % BUILD)
+    line = next((l for l in run([PERFMARK, "check"]).stdout.splitlines()
+                 if l.startswith("MPI:")), "")
+    check(all(abis[a] in line for a in built), "perfmark check says %r; built: %s" % (line, built))
+    print("wrapper libraries: %s; perfmark check: %s" % (", ".join(built), line))
     called = {path.split("/")[-1] for path in expect_c(0, 2)}
     regions = {fn.name for fn in functions if fn.bytes not in gen_mpi_wrappers.LIFECYCLE}
     check(not regions - called, "table rows that mpi_calls never calls (add a call and its "
