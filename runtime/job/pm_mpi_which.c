@@ -2,10 +2,11 @@
 #define _GNU_SOURCE
 #include "pm_mpi_which.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <elf.h>
 #include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,20 +53,108 @@ const char *pm_mpi_abi_label(enum pm_mpi_abi abi)
     return "an MPI of unknown ABI";
 }
 
-/* Does the object at `path` itself define `sym` (not one of its
- * dependencies, which dlsym on its handle searches too)? */
-static int pm_defines(void *h, const char *sym, const char *path)
+/* Does the loaded object itself define `sym`? Read from its own dynamic
+ * symbol table through its hash table, never with dlopen/dlsym: a dlopen of
+ * an object whose destructors are running (perfmark writes its file from
+ * one) runs its constructors again, glibc having cleared its "initialised"
+ * mark. The loader has relocated the dynamic section's addresses. */
+struct pm_dyn {
+    const ElfW(Sym) *symtab;
+    const char *strtab;
+    const uint32_t *gnu_hash, *sysv_hash;
+};
+
+static uint32_t pm_gnu_hash(const char *s)
 {
-    void *p = dlsym(h, sym);
-    Dl_info di;
-    return p && dladdr(p, &di) && di.dli_fname && strcmp(di.dli_fname, path) == 0;
+    uint32_t h = 5381;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = h * 33 + *p;
+    return h;
 }
 
-static enum pm_mpi_abi pm_abi_of(void *h, const char *path, const char *file)
+static uint32_t pm_sysv_hash(const char *s)
 {
-    for (size_t i = 0; i < PM_MPI_FAMILIES; i++)
-        if (pm_mpi_families[i].marker && pm_defines(h, pm_mpi_families[i].marker, path))
-            return pm_mpi_families[i].abi;
+    uint32_t h = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h = (h << 4) + *p;
+        uint32_t g = h & 0xf0000000u;
+        h ^= g >> 24;
+        h &= ~g;
+    }
+    return h;
+}
+
+static int pm_matches(const struct pm_dyn *d, const ElfW(Sym) *sym, const char *name)
+{
+    return sym->st_shndx != SHN_UNDEF && sym->st_value != 0 &&
+           strcmp(d->strtab + sym->st_name, name) == 0;
+}
+
+static int pm_defines(const struct pm_dyn *d, const char *name)
+{
+    if (!d->symtab || !d->strtab)
+        return 0;
+    if (d->gnu_hash) {
+        const uint32_t *h = d->gnu_hash;
+        uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2];
+        const ElfW(Addr) *bloom = (const ElfW(Addr) *)(h + 4);
+        const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
+        const uint32_t *chain = buckets + nbuckets;
+        uint32_t hash = pm_gnu_hash(name);
+        if (nbuckets == 0)
+            return 0;
+        for (uint32_t i = buckets[hash % nbuckets]; i >= symoffset && i != 0; i++) {
+            uint32_t c = chain[i - symoffset];
+            if ((c | 1) == (hash | 1) && pm_matches(d, &d->symtab[i], name))
+                return 1;
+            if (c & 1)
+                break;
+        }
+        return 0;
+    }
+    if (d->sysv_hash) {
+        uint32_t nbuckets = d->sysv_hash[0];
+        const uint32_t *buckets = d->sysv_hash + 2, *chain = buckets + nbuckets;
+        if (nbuckets == 0)
+            return 0;
+        for (uint32_t i = buckets[pm_sysv_hash(name) % nbuckets]; i != STN_UNDEF; i = chain[i])
+            if (pm_matches(d, &d->symtab[i], name))
+                return 1;
+    }
+    return 0;
+}
+
+/* glibc relocates a loaded object's dynamic addresses in place, but not
+ * those of a read-only dynamic section (the vDSO's): an address below the
+ * load base is still an offset. */
+static const void *pm_dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
+{
+    return (const void *)(p < info->dlpi_addr ? p + info->dlpi_addr : p);
+}
+
+static struct pm_dyn pm_dyn_of(const struct dl_phdr_info *info)
+{
+    struct pm_dyn d = {0};
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+            continue;
+        for (const ElfW(Dyn) *e = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+             e->d_tag != DT_NULL; e++) {
+            if (e->d_tag == DT_SYMTAB)
+                d.symtab = pm_dyn_ptr(info, e->d_un.d_ptr);
+            else if (e->d_tag == DT_STRTAB)
+                d.strtab = pm_dyn_ptr(info, e->d_un.d_ptr);
+            else if (e->d_tag == DT_GNU_HASH)
+                d.gnu_hash = pm_dyn_ptr(info, e->d_un.d_ptr);
+            else if (e->d_tag == DT_HASH)
+                d.sysv_hash = pm_dyn_ptr(info, e->d_un.d_ptr);
+        }
+    }
+    return d;
+}
+
+static enum pm_mpi_abi pm_abi_by_file(const char *file)
+{
     for (size_t i = 0; i < PM_MPI_FAMILIES; i++)
         for (const char *const *f = pm_mpi_families[i].files; *f; f++)
             if (strncmp(file, *f, strlen(*f)) == 0)
@@ -73,28 +162,27 @@ static enum pm_mpi_abi pm_abi_of(void *h, const char *path, const char *file)
     return PM_MPI_UNKNOWN;
 }
 
-struct pm_paths {
-    int n, cap;
-    char **path;
-};
-
+/* An MPI library: an object that itself defines PMPI_Init. */
 static int pm_collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    struct pm_paths *p = arg;
+    struct pm_mpi_libs *out = arg;
     /* The program itself ("") is never interposed by a preloaded library:
      * an MPI linked into it is out of reach anyway. */
     if (!info->dlpi_name || !info->dlpi_name[0])
         return 0;
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 64;
-        char **grown = realloc(p->path, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return 1;
-        p->path = grown, p->cap = cap;
+    struct pm_dyn d = pm_dyn_of(info);
+    if (!pm_defines(&d, "PMPI_Init"))
+        return 0;
+    if (out->n < PM_MPI_LIBS_MAX) {
+        struct pm_mpi_lib *l = &out->lib[out->n];
+        snprintf(l->path, sizeof l->path, "%s", info->dlpi_name);
+        l->abi = PM_MPI_UNKNOWN;
+        for (size_t i = 0; i < PM_MPI_FAMILIES; i++)
+            if (pm_mpi_families[i].marker && pm_defines(&d, pm_mpi_families[i].marker))
+                l->abi = pm_mpi_families[i].abi;
     }
-    if ((p->path[p->n] = strdup(info->dlpi_name)))
-        p->n++;
+    out->n++;
     return 0;
 }
 
@@ -102,29 +190,17 @@ void pm_mpi_which(struct pm_mpi_libs *out)
 {
     int err = errno;
     memset(out, 0, sizeof *out);
-    /* Names first: no dlopen inside dl_iterate_phdr's callback. */
-    struct pm_paths paths = {0};
-    dl_iterate_phdr(pm_collect, &paths);
-    for (int i = 0; i < paths.n; i++) {
-        void *h = dlopen(paths.path[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (!h)
-            continue;
-        if (pm_defines(h, "PMPI_Init", paths.path[i])) {
-            if (out->n < PM_MPI_LIBS_MAX) {
-                struct pm_mpi_lib *l = &out->lib[out->n];
-                char real[PATH_MAX];
-                const char *whole = realpath(paths.path[i], real) ? real : paths.path[i];
-                const char *slash = strrchr(whole, '/');
-                snprintf(l->path, sizeof l->path, "%s", paths.path[i]);
-                snprintf(l->file, sizeof l->file, "%s", slash ? slash + 1 : whole);
-                l->abi = pm_abi_of(h, paths.path[i], l->file);
-            }
-            out->n++;
-        }
-        dlclose(h);
+    dl_iterate_phdr(pm_collect, out);
+    /* File names after the walk: realpath does I/O, and the loader's lock
+     * is held during it. */
+    for (int i = 0; i < out->n && i < PM_MPI_LIBS_MAX; i++) {
+        struct pm_mpi_lib *l = &out->lib[i];
+        char real[PATH_MAX];
+        const char *whole = realpath(l->path, real) ? real : l->path;
+        const char *slash = strrchr(whole, '/');
+        snprintf(l->file, sizeof l->file, "%s", slash ? slash + 1 : whole);
+        if (l->abi == PM_MPI_UNKNOWN)
+            l->abi = pm_abi_by_file(l->file);
     }
-    for (int i = 0; i < paths.n; i++)
-        free(paths.path[i]);
-    free(paths.path);
     errno = err;
 }

@@ -29,7 +29,8 @@ struct pm_mpi_libs {
     struct pm_mpi_lib lib[PM_MPI_LIBS_MAX];
 };
 
-/* The MPI libraries loaded now. Not async-signal-safe (dlopen). */
+/* The MPI libraries loaded now, from the loaded objects' own symbol tables
+ * (no dlopen: safe from a destructor). */
 PM_WRAPPER_API void pm_mpi_which(struct pm_mpi_libs *out);
 
 /* "openmpi", "mpich", "mpi-abi", or NULL for unknown: the name perfmark
