@@ -405,6 +405,7 @@ int main(int argc, char **argv)
         .command = command, .host = host, .start_time = start_time, .clock = "monotonic",
         .pid = pid, .duration_ns = now - start, .bind_cpu = -1, .rank = 0, .ranks = 1,
         .openmp = "", .pinning = "attach: counted from outside, bound nothing",
+        .threads_seen = "attach: every thread of the process, counted from outside from the attach",
         .throttle = "", .series = pm_series_get(),
     };
     void *image = NULL;

@@ -26,6 +26,15 @@ int pm_auto_exit(int32_t region, int64_t bytes)
     return t ? pm_thread_exit_bytes(t, region, bytes) : -1;
 }
 
+void *pm_auto_thread_prepare(void) { return pm_session_thread_prepare(); }
+
+void pm_auto_thread_born(void *prepared, const void *start)
+{
+    pm_session_thread_born(prepared, start);
+}
+
+void pm_auto_thread_unborn(void *prepared) { pm_session_thread_unborn(prepared); }
+
 int pm_auto_place(int32_t region)
 {
     struct pm_thread *t = pm_session_thread();

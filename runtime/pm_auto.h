@@ -61,6 +61,14 @@ static inline __attribute__((always_inline)) int pm_auto_poll_counted(int32_t re
     return 1;
 }
 
+/* A thread is being started (the pthread_create wrapper): its state,
+ * prepared by the starting thread (NULL: not counted); then, on the new
+ * thread, before its start routine, counted from here; or freed when the
+ * start failed. */
+void *pm_auto_thread_prepare(void);
+void pm_auto_thread_born(void *prepared, const void *start);
+void pm_auto_thread_unborn(void *prepared);
+
 /* Place the calling thread under `region` without visiting it (an OpenMP
  * worker under the path its team was forked from), and undo the innermost
  * placement. 0 when done (the caller must then unplace it). */

@@ -136,6 +136,17 @@ void pm_config_read(struct pm_config *cfg)
                    td_read);
     }
     cfg->job_gather_max = pm_env_long("PERFMARK_JOB_GATHER_MAX", 1L << 40);
+    const char *threads = getenv("PERFMARK_THREADS");
+    cfg->threads_at_birth = 1;
+    if (threads && *threads) {
+        if (strcmp(threads, "markers") == 0)
+            cfg->threads_at_birth = 0;
+        else if (strcmp(threads, "all") != 0)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_THREADS='%.64s' is not all or markers; counting every "
+                   "thread from its start", threads);
+    }
+    pm_env_string("PERFMARK_THREADS_EXCLUDE", cfg->threads_exclude, sizeof cfg->threads_exclude,
+                  "");
     const char *throttle = getenv("PERFMARK_THROTTLE");
     if (pm_parse_throttle(throttle && *throttle ? throttle : "on", &cfg->throttle) != 0)
         pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "

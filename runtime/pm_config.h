@@ -30,6 +30,9 @@ struct pm_config {
     unsigned sample_pages;    /* PERFMARK_SAMPLE_PAGES: ring data pages per thread, 0 default */
     int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: record user call chains */
     long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */
+    int threads_at_birth;     /* PERFMARK_THREADS=all (default): every thread counted from
+                                 its start; markers: from its first marker or construct */
+    char threads_exclude[512]; /* PERFMARK_THREADS_EXCLUDE: comma list of name patterns */
     struct pm_throttle {      /* PERFMARK_THROTTLE (docs/guide.md, "Overhead") */
         int on;               /* 0: every visit of every region reads counters */
         long warmup;          /* visits before a region is judged */

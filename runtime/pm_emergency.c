@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "pm_emergency.h"
+#include "pm_own_thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -177,7 +178,7 @@ void pm_emergency_install(void (*dump)(int sig))
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t thread;
-    int rc = pthread_create(&thread, NULL, pm_dump_thread, NULL);
+    int rc = pm_own_thread_create(&thread, pm_dump_thread, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
         return;

@@ -1,4 +1,5 @@
 #include "pm_h5out.h"
+#include "pm_thread_start.h"
 #include "pm_h5enc.h"
 #include "pm_h5out_samples.h"
 #include "pm_h5out_node.h"
@@ -255,6 +256,7 @@ static int pm_write_root_attrs(struct pm_h5model *m, const struct pm_output *o)
     rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_CPU_MODEL, set->model);
     rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_OPENMP, o->openmp ? o->openmp : "");
     rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_PINNING, o->pinning ? o->pinning : "");
+    rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_THREADS_SEEN, o->threads_seen ? o->threads_seen : "");
     rc |= pm_h5model_attr_str(m, PM_S_ROOT, PM_S_THROTTLE, o->throttle ? o->throttle : "");
     int32_t rank = o->rank, ranks = o->ranks;
     rc |= pm_h5model_attr_num(m, PM_S_ROOT, PM_S_RANK, NULL, &rank);
@@ -287,6 +289,8 @@ struct pm_h5_thread {
     int32_t open_at_end;
     int32_t core_first, core_last, package_first, package_last, numa_first, numa_last;
     char binding[PM_HOST_LEN];
+    char name[PM_HOST_LEN];
+    char start[PM_HOST_LEN];
 };
 
 static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, const struct pm_slab *s)
@@ -301,7 +305,8 @@ static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, con
         PM_FIELD(pm_h5_thread, package_first, THREADS_PACKAGE_FIRST),
         PM_FIELD(pm_h5_thread, package_last, THREADS_PACKAGE_LAST),
         PM_FIELD(pm_h5_thread, numa_first, THREADS_NUMA_FIRST), PM_FIELD(pm_h5_thread, numa_last, THREADS_NUMA_LAST),
-        PM_FIELD(pm_h5_thread, binding, THREADS_BINDING),
+        PM_FIELD(pm_h5_thread, binding, THREADS_BINDING), PM_FIELD(pm_h5_thread, name, THREADS_NAME),
+        PM_FIELD(pm_h5_thread, start, THREADS_START),
     };
     struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
     if (!rows)
@@ -314,9 +319,11 @@ static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, con
         rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, "", t->cpu_first,
                                         t->cpu_last, (uint8_t)t->exited, t->open_at_end,
                                         first.core, last.core, first.package, last.package,
-                                        first.numa, last.numa, ""};
+                                        first.numa, last.numa, "", "", ""};
         snprintf(rows[i].host, sizeof rows[i].host, "%s", o->host);
         snprintf(rows[i].binding, sizeof rows[i].binding, "%s", t->binding);
+        snprintf(rows[i].name, sizeof rows[i].name, "%s", t->name);
+        pm_thread_start_name(t->start_fn, rows[i].start, sizeof rows[i].start);
     }
     uint64_t dims[1] = {s->thread_total};
     int rc = pm_h5model_rows(m, PM_S_THREADS, fields, PM_NFIELDS(fields), sizeof *rows, dims,

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "pm_node.h"
+#include "pm_own_thread.h"
 #include "pm_events.h"
 
 #include <errno.h>
@@ -423,7 +424,7 @@ int pm_node_start(const int *cpus, int ncpus, uint64_t interval_ns, char *why, s
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&pm_node_thread, NULL, pm_node_main, NULL);
+    int rc = pm_own_thread_create(&pm_node_thread, pm_node_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         snprintf(why, whylen, "cannot start its thread: %s", strerror(rc));

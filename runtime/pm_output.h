@@ -28,6 +28,7 @@ struct pm_output {
     int partial;
     const char *openmp;          /* which OpenMP runtime, and whether constructs were visible */
     const char *pinning;         /* PERFMARK_PIN: the mode and what was done (pm_pin_describe) */
+    const char *threads_seen;    /* which threads have rows, from when (root attribute `threads`) */
     double read_cost_ns;         /* one counter reading of a thread's groups, measured at start */
     const char *throttle;        /* PERFMARK_THROTTLE as applied: "warmup=N,k=K" or "off" */
     uint64_t job_gather_max;     /* job files up to this size are built on rank 0 (pm_writer.h) */

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "pm_sample_drainer.h"
+#include "pm_own_thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,7 +99,7 @@ int pm_sample_drainer_start(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     __atomic_store_n(&pm_stopping, 0, __ATOMIC_RELEASE);
-    int rc = pthread_create(&pm_drainer, NULL, pm_drainer_main, NULL);
+    int rc = pm_own_thread_create(&pm_drainer, pm_drainer_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         close(pm_wake[0]), close(pm_wake[1]);

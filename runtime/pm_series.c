@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "pm_series.h"
+#include "pm_own_thread.h"
 #include "pm_flags.h"
 
 #include <errno.h>
@@ -219,7 +220,7 @@ int pm_series_start(uint64_t interval_ns, unsigned stride, struct pm_counterset 
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&pm_ser_thread, NULL, pm_series_main, NULL);
+    int rc = pm_own_thread_create(&pm_ser_thread, pm_series_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         errno = rc;

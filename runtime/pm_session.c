@@ -5,6 +5,8 @@
 #include "pm_config.h"
 #include "pm_emergency.h"
 #include "pm_output.h"
+#include "pm_own_thread.h"
+#include "pm_thread_start.h"
 #include "pm_log.h"
 #include "pm_modules.h"
 #include "pm_node.h"
@@ -20,12 +22,15 @@
 #include "pm_summary.h"
 #include "pm_writer.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +50,14 @@ static pthread_mutex_t pm_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t pm_threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pm_thread **pm_threads;
 static int32_t pm_nthreads, pm_threads_cap;
+static int32_t pm_nadopted;  /* threads running when perfmark started, not yet taken over */
+/* A thread counted from its birth that has not entered a region yet: its
+ * state is set up and registered, but pm_self stays NULL so that its first
+ * marker or construct takes the slow path, where it is pinned. */
+static __thread struct pm_thread *pm_born __attribute__((tls_model("initial-exec")));
+/* PERFMARK_PIN=threads binds threads in the order they first enter a region
+ * or construct (threads that never do, a library's helpers, are not bound). */
+static int32_t pm_pin_slots;
 static pthread_key_t pm_thread_key;
 static char pm_start_time[32];
 static char pm_stamp[32];
@@ -65,6 +78,7 @@ static char pm_throttle_text[64];    /* root attribute `throttle` */
  * small job's file is ~20-100 KiB, a large one megabytes. */
 #define PM_OUTPUT_ROOM_MIN ((uint64_t)1 << 20)
 static void pm_describe_openmp(char *out, size_t len);
+static void pm_adopt_running(void);
 static void pm_write_outputs(struct pm_comm *job);
 static void pm_session_emergency(int sig);
 static struct pm_out_where pm_where(void);
@@ -482,6 +496,7 @@ static void pm_session_decide(void)
     }
     pm_session_start();
     pm_session_thread_slow();  /* the main thread is thread 0 from the start */
+    pm_adopt_running();
 }
 
 /* ---- threads --------------------------------------------------------------- */
@@ -510,6 +525,88 @@ static int pm_register(struct pm_thread *t)
 
 static struct pm_thread *pm_session_pickup(void);
 
+/* The calling thread's state, created and registered (its counters open
+ * from now), or NULL without memory. Neither pm_self nor pinning yet. */
+static struct pm_thread *pm_session_new_thread(void)
+{
+    struct pm_thread *t = pm_thread_create(&pm_set, pm_cfg.bind_cpu, pm_cfg.pinned, -1);
+    if (!t || pm_register(t) != 0)
+        return NULL;
+    pthread_setspecific(pm_thread_key, t);
+    if (t->smp.page)
+        pm_sample_drainer_add(&t->smp);
+    pm_series_add(t);
+    pm_pin_affinity(0, t->binding, sizeof t->binding);
+    return t;
+}
+
+/* The calling thread enters its first region or construct: PERFMARK_PIN
+ * binds it now, the next slot of the rank's share. */
+static void pm_session_activate(struct pm_thread *t)
+{
+    int32_t slot = __atomic_fetch_add(&pm_pin_slots, 1, __ATOMIC_RELAXED);
+    t->pin_slot = slot;
+    if (pm_pin_thread(t->tid, slot) >= 0)
+        t->cpu_first = t->cpu_last = sched_getcpu();
+    /* Where it runs once it takes part (it may have bound itself since its
+     * birth, as LIKWID's likwid_pinThread does). */
+    pm_pin_affinity(0, t->binding, sizeof t->binding);
+}
+
+/* Threads already running when perfmark started (a library's constructor
+ * started them before perfmark's ran, or a LAZY process started at a
+ * marker): counted from now, from outside (counter sets on their tid),
+ * until they call a marker themselves and take their state over. Threads
+ * started later come through pthread_create (pm_session_thread_born). */
+static void pm_adopt_running(void)
+{
+    if (!pm_cfg.threads_at_birth || pm_state != PM_ON)
+        return;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return;
+    pid_t me = gettid();
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid <= 0 || tid == me || pm_own_thread_is(tid))
+            continue;
+        int known = 0;
+        pthread_mutex_lock(&pm_threads_lock);
+        for (int32_t i = 0; i < pm_nthreads && !known; i++)
+            known = pm_threads[i]->tid == tid;
+        pthread_mutex_unlock(&pm_threads_lock);
+        if (known)
+            continue;
+        struct pm_thread *t = pm_thread_adopt(&pm_set, pm_cfg.bind_cpu, pm_cfg.pinned, -1, tid);
+        if (!t || pm_register(t) != 0)
+            continue;  /* out of memory: that thread stays unmeasured */
+        __atomic_add_fetch(&pm_nadopted, 1, __ATOMIC_RELAXED);
+        pm_series_add(t);
+        pm_pin_affinity(tid, t->binding, sizeof t->binding);
+    }
+    closedir(d);
+}
+
+/* This thread, if perfmark adopted it when it started (pm_adopt_running). */
+static struct pm_thread *pm_adopted_self(void)
+{
+    if (__atomic_load_n(&pm_nadopted, __ATOMIC_RELAXED) == 0)
+        return NULL;
+    pid_t me = gettid();
+    struct pm_thread *found = NULL;
+    pthread_mutex_lock(&pm_threads_lock);
+    for (int32_t i = 0; i < pm_nthreads && !found; i++)
+        if (pm_threads[i]->adopted == 1 && pm_threads[i]->tid == me && !pm_threads[i]->exited)
+            found = pm_threads[i];
+    if (found) {
+        found->adopted = 2;
+        pm_nadopted--;
+    }
+    pthread_mutex_unlock(&pm_threads_lock);
+    return found;
+}
+
 /* errno belongs to the application: starting a session or a thread opens
  * files and allocates, so keep it. */
 struct pm_thread *pm_session_thread_slow(void)
@@ -522,29 +619,48 @@ struct pm_thread *pm_session_thread_slow(void)
 
 static struct pm_thread *pm_session_pickup(void)
 {
+    int started = 0;
     if (pm_state == PM_LAZY) {
         pthread_mutex_lock(&pm_start_lock);
-        if (pm_state == PM_LAZY)
+        if (pm_state == PM_LAZY) {
             pm_session_start();
+            started = 1;
+        }
         pthread_mutex_unlock(&pm_start_lock);
     }
     if (pm_state != PM_ON)
         return NULL;
     if (pm_self)
         return pm_self;
-    struct pm_thread *t = pm_thread_create(&pm_set, pm_cfg.bind_cpu, pm_cfg.pinned, -1);
-    if (!t || pm_register(t) != 0)
+    struct pm_thread *t = pm_born;
+    if (t) {  /* counted since its birth: now it takes part */
+        if (pm_thread_tables(t) != 0)
+            return NULL;  /* out of memory: no regions on this thread */
+        pm_born = NULL;
+        pm_self = t;
+        pm_session_activate(t);
+        return t;
+    }
+    t = pm_adopted_self();
+    if (t) {
+        if (pm_thread_tables(t) != 0)
+            return NULL;
+        pm_thread_take_over(t);
+        pthread_setspecific(pm_thread_key, t);
+        pm_self = t;
+        if (t->smp.page)
+            pm_sample_drainer_add(&t->smp);
+        return t;
+    }
+    t = pm_session_new_thread();
+    if (!t || pm_thread_tables(t) != 0)
         return NULL;  /* out of memory: this thread stays unmeasured */
-    pthread_setspecific(pm_thread_key, t);
     pm_self = t;
-    if (t->smp.page)
-        pm_sample_drainer_add(&t->smp);
-    pm_series_add(t);
     if (t->index == 0 && !pm_fork_child)
         pm_calibrate_reads(t);
-    if (pm_pin_thread(t->tid, t->index) >= 0)
-        t->cpu_first = t->cpu_last = sched_getcpu();
-    pm_pin_affinity(0, t->binding, sizeof t->binding);
+    pm_session_activate(t);
+    if (started)
+        pm_adopt_running();  /* the threads this process had before it started measuring */
     return t;
 }
 
@@ -562,10 +678,91 @@ void pm_session_set_local(int local_rank, int local_size)
         struct pm_thread *t = pm_threads[i];
         if (t->exited)
             continue;
-        pm_pin_thread(t->tid, t->index);
+        if (t->pin_slot >= 0)  /* threads mode binds threads once in a region */
+            pm_pin_thread(t->tid, t->pin_slot);
         pm_pin_affinity(t->tid, t->binding, sizeof t->binding);
     }
     pthread_mutex_unlock(&pm_threads_lock);
+}
+
+struct pm_thread *pm_session_thread_prepare(void)
+{
+    if (!pm_cfg.threads_at_birth || __atomic_load_n(&pm_state, __ATOMIC_RELAXED) != PM_ON ||
+        pm_own_thread_spawning())
+        return NULL;
+    int saved = errno;
+    struct pm_thread *t = pm_thread_alloc(&pm_set, -1, 0);
+    errno = saved;
+    return t;
+}
+
+void pm_session_thread_unborn(struct pm_thread *t) { pm_thread_free_unstarted(t); }
+
+void pm_session_thread_born(struct pm_thread *t, const void *start)
+{
+    int saved = errno;
+    /* Perfmark may have stopped (or not started: a thread started in a
+     * constructor before perfmark's) since the thread was prepared. */
+    if (!t || pm_self || pm_born || __atomic_load_n(&pm_state, __ATOMIC_RELAXED) != PM_ON) {
+        pm_thread_free_unstarted(t);
+        errno = saved;
+        return;
+    }
+    pm_thread_start(t, &pm_set, pm_cfg.bind_cpu, pm_cfg.pinned);
+    if (pm_register(t) != 0) {
+        pm_counterset_close(&t->cs);
+        pm_sampler_close(&t->smp);
+        pm_thread_free_unstarted(t);
+        errno = saved;
+        return;
+    }
+    t->start_fn = start;
+    pthread_setspecific(pm_thread_key, t);
+    if (t->smp.page)
+        pm_sample_drainer_add(&t->smp);
+    pm_series_add(t);
+    pm_pin_affinity(0, t->binding, sizeof t->binding);
+    pm_born = t;
+    errno = saved;
+}
+
+/* A thread's name (comm), from /proc: for a thread other than the caller. */
+static void pm_task_name(pid_t tid, char *out, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    out[n > 0 ? (size_t)n : 0] = '\0';
+    char *nl = strchr(out, '\n');
+    if (nl)
+        *nl = '\0';
+}
+
+/* PERFMARK_THREADS_EXCLUDE: does this name match one of its patterns? */
+static int pm_name_excluded(const char *name)
+{
+    if (!pm_cfg.threads_exclude[0] || !name[0])
+        return 0;
+    char list[sizeof pm_cfg.threads_exclude], *save = NULL;
+    snprintf(list, sizeof list, "%s", pm_cfg.threads_exclude);
+    for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+        if (*p && fnmatch(p, name, 0) == 0)
+            return 1;
+    return 0;
+}
+
+void pm_session_thread_named(struct pm_thread *t, const char *name)
+{
+    if (!t)
+        return;
+    snprintf(t->name, sizeof t->name, "%s", name);
+    char start[128];
+    pm_thread_start_name(t->start_fn, start, sizeof start);
+    /* The main thread holds the process's own regions: never left out. */
+    t->excluded = t->index > 0 && (pm_name_excluded(t->name) || pm_name_excluded(start));
 }
 
 void pm_session_set_rank(int rank, int size)
@@ -580,8 +777,15 @@ void pm_session_set_rank(int rank, int size)
 static void pm_thread_gone(void *arg)
 {
     struct pm_thread *t = arg;
+    if (t == pm_born) {  /* counted since its birth, never entered a region */
+        pm_born = NULL;
+        pm_self = t;
+    }
     if (t != pm_self)
         return;
+    char name[16] = "";
+    prctl(PR_GET_NAME, name);
+    pm_session_thread_named(t, name);
     pthread_mutex_lock(&t->settle_lock);
     if (pm_state == PM_ON) {
         pm_thread_finish(t, "exited");
@@ -589,6 +793,7 @@ static void pm_thread_gone(void *arg)
         pm_counterset_close(&t->cs);
         pm_sample_drainer_remove(&t->smp);
         pm_sampler_close(&t->smp);
+        pm_thread_release_tables(t);
         t->exited = 1;
     }
     pthread_mutex_unlock(&t->settle_lock);
@@ -624,6 +829,7 @@ static void pm_atfork_child(void)
         return;
     pm_fork_child = 1;
     pm_own_pid = getpid();
+    pm_own_thread_after_fork();
     pm_writer_after_fork();
     pm_msg_reset();
     pm_counterset_close(&pm_process_set);
@@ -634,6 +840,10 @@ static void pm_atfork_child(void)
     pm_series_after_fork();
     pm_node_after_fork();
     pm_nthreads = 0;
+    if (pm_born && !pm_self) {  /* forked before its first region: it is the child's thread 0 */
+        pm_self = pm_born;
+        pm_born = NULL;
+    }
     if (pm_self) {
         pm_thread_after_fork(pm_self);
         pm_threads[pm_nthreads++] = pm_self;
@@ -696,6 +906,12 @@ void pm_session_finalize(struct pm_comm *job)
 
     for (int32_t i = 0; i < pm_nthreads; i++) {
         struct pm_thread *t = pm_threads[i];
+        if (!t->exited) {
+            char name[16];
+            pm_task_name(t->tid, name, sizeof name);
+            if (name[0])  /* an adopted thread gone unseen keeps the name it had */
+                pm_session_thread_named(t, name);
+        }
         pthread_mutex_lock(&t->settle_lock);
         if (t == pm_self)
             pm_thread_finish(t, "reached process exit");
@@ -725,6 +941,38 @@ static void pm_write_outputs(struct pm_comm *job)
     int have_rank = pm_read_process_totals(rank);
     pm_series_end_process(have_rank ? rank : NULL);
     pm_sampling_losses();
+    /* Threads left out by name are not written; the others keep their order,
+     * numbered again from 0 (their series and samples follow the numbers). */
+    int32_t nkept = pm_nthreads, left_out = 0;
+    struct pm_thread **kept = malloc(((size_t)pm_nthreads + 1) * sizeof *kept);
+    if (kept) {
+        nkept = 0;
+        for (int32_t i = 0; i < pm_nthreads; i++) {
+            if (pm_threads[i]->excluded) {
+                left_out++;
+                continue;
+            }
+            kept[nkept] = pm_threads[i];
+            kept[nkept]->index = nkept;
+            nkept++;
+        }
+        if (left_out)
+            pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+                   "%d thread(s) left out by name (PERFMARK_THREADS_EXCLUDE='%s'): their counts "
+                   "are in the process total only", (int)left_out, pm_cfg.threads_exclude);
+    }
+    char threads_seen[768];
+    int adopted = 0;
+    for (int32_t i = 0; i < nkept && kept; i++)
+        adopted += kept[i]->adopted != 0;
+    if (!pm_cfg.threads_at_birth)
+        snprintf(threads_seen, sizeof threads_seen, "threads from their first marker or OpenMP "
+                 "construct (PERFMARK_THREADS=markers)");
+    else
+        snprintf(threads_seen, sizeof threads_seen, "every thread from its start; %d running "
+                 "before perfmark started, counted from then; %d left out by name%s%s%s",
+                 adopted, (int)left_out, left_out ? " (" : "",
+                 left_out ? pm_cfg.threads_exclude : "", left_out ? ")" : "");
     char openmp[256], pinning[256];
     pm_describe_openmp(openmp, sizeof openmp);
     pm_pin_describe(pinning, sizeof pinning);
@@ -733,13 +981,14 @@ static void pm_write_outputs(struct pm_comm *job)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     struct pm_output o = {
-        .set = &pm_set, .threads = pm_threads, .nthreads = pm_nthreads,
+        .set = &pm_set, .threads = kept ? kept : pm_threads, .nthreads = nkept,
         .totals = have_rank ? rank : NULL, .ns_per_tick = pm_clock_ns_per_tick(),
         .command = pm_command, .host = host, .start_time = pm_start_time,
         .clock = pm_clock_name(), .pid = (long)getpid(),
         .duration_ns = pm_mono_ns() - pm_start_mono, .bind_cpu = pm_cfg.bind_cpu,
         .rank = pm_rank.rank < 0 ? 0 : pm_rank.rank, .ranks = pm_rank.size < 0 ? 1 : pm_rank.size,
         .partial = pm_partial, .openmp = openmp, .pinning = pinning,
+        .threads_seen = threads_seen,
         .read_cost_ns = (double)pm_read_cost_ticks * pm_clock_ns_per_tick(),
         .throttle = pm_throttle_text,
         .job_gather_max = pm_cfg.job_gather_max >= 0 ? (uint64_t)pm_cfg.job_gather_max
@@ -760,11 +1009,13 @@ static void pm_write_outputs(struct pm_comm *job)
             pm_summary_print(&o, stderr);
         if (verdict != -1) {
             pm_modules_free(&modules);
+            free(kept);
             return;
         }
     }
     pm_out_process_file(&where, &o, pm_written_file, sizeof pm_written_file);
     pm_modules_free(&modules);
+    free(kept);
 }
 
 void pm_session_set_mpi(const char *abi, const char *what, const char *problem)

@@ -35,6 +35,19 @@ static inline struct pm_thread *pm_session_thread(void)
 /* 0 when another copy of libperfmark in this process owns the markers. */
 int pm_markers_are_primary(void);
 
+/* A thread of this process starts (pthread_create's wrapper): with
+ * PERFMARK_THREADS=all (the default) it gets its counter set and row,
+ * whether or not it ever calls a marker. Its state is prepared by the
+ * thread that starts it (NULL: not counted) and started on the new thread
+ * before its start routine (born), or freed if it never started (unborn). */
+struct pm_thread *pm_session_thread_prepare(void);
+void pm_session_thread_born(struct pm_thread *prepared, const void *start);
+void pm_session_thread_unborn(struct pm_thread *prepared);
+/* The thread's name as it ends (or at the write): recorded in its row, and
+ * matched against PERFMARK_THREADS_EXCLUDE (a match leaves the row out of
+ * the file; the main thread is never left out). */
+void pm_session_thread_named(struct pm_thread *t, const char *name);
+
 /* The MPI identity, known for sure after MPI_Init; starts a LAZY session
  * (a process that initialises MPI is an application rank). */
 void pm_session_set_rank(int rank, int size);

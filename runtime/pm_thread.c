@@ -70,16 +70,16 @@ static inline uint64_t pm_thread_read(struct pm_thread *t, uint64_t *out)
     return gen;
 }
 
-struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
-                                   int32_t index)
+/* What every thread's state starts with, counters not yet open. */
+struct pm_thread *pm_thread_alloc(const struct pm_eventset *set, int32_t index, pid_t tid)
 {
     struct pm_thread *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->index = index;
     pthread_mutex_init(&t->settle_lock, NULL);
-    t->tid = gettid();
-    t->cpu_first = t->cpu_last = sched_getcpu();
+    t->tid = tid;
+    t->pin_slot = -1;
     t->overflow_node = -1;
     t->stride = pm_stride(set);
     t->frame_words = PM_FRAME_HEADER + t->stride;
@@ -88,8 +88,6 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     t->throttle_ticks = pm_policy.limit_ticks;
     t->poll_countdown = PM_POLL_SAMPLE;
     t->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)t->tid;
-    for (int i = 0; i < PM_HANDLE_MEMO; i++)
-        t->handle_memo[i].name = -1;
     t->scratch = calloc(t->stride + 1, sizeof *t->scratch);
     t->base = calloc(t->stride + 1, sizeof *t->base);
     t->total = calloc(t->stride + 1, sizeof *t->total);
@@ -97,6 +95,28 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
         free(t->scratch), free(t->base), free(t->total), free(t);
         return NULL;
     }
+    return t;
+}
+
+struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
+                                   int32_t index)
+{
+    struct pm_thread *t = pm_thread_alloc(set, index, gettid());
+    if (!t || pm_thread_tables(t) != 0) {
+        pm_thread_free_unstarted(t);
+        return NULL;
+    }
+    pm_thread_start(t, set, bind_cpu, pinned);
+    return t;
+}
+
+void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
+                     int pinned)
+{
+    int32_t index = t->index;
+    t->tid = gettid();
+    t->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)t->tid;
+    t->cpu_first = t->cpu_last = sched_getcpu();
     if (pm_counterset_open(&t->cs, set, bind_cpu, 0, pinned) != 0)
         pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d: %s; its regions "
                "get visits and time only", index, strerror(errno));
@@ -107,7 +127,41 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     t->totals_fresh = 1;
     pm_thread_read(t, t->scratch);
     t->start_ticks = pm_ticks();
-    return t;
+}
+
+int pm_thread_tables(struct pm_thread *t)
+{
+    if (t->cache)
+        return 0;
+    /* one block: the cache's 32-byte slots first, the memo after */
+    char *block = calloc(1, PM_NAME_CACHE * sizeof *t->cache +
+                                PM_HANDLE_MEMO * sizeof *t->handle_memo);
+    if (!block)
+        return -1;
+    struct pm_handle_memo *memo =
+        (struct pm_handle_memo *)(block + PM_NAME_CACHE * sizeof *t->cache);
+    for (int i = 0; i < PM_HANDLE_MEMO; i++)
+        memo[i].name = -1;
+    t->handle_memo = memo;
+    t->cache = (struct pm_name_slot *)block;
+    return 0;
+}
+
+void pm_thread_release_tables(struct pm_thread *t)
+{
+    free(t->cache);
+    t->cache = NULL;
+    t->handle_memo = NULL;
+}
+
+void pm_thread_free_unstarted(struct pm_thread *t)
+{
+    if (!t)
+        return;
+    pm_thread_release_tables(t);
+    free(t->scratch), free(t->base), free(t->total);
+    pthread_mutex_destroy(&t->settle_lock);
+    free(t);
 }
 
 /* ---- region tree ------------------------------------------------------- */
@@ -599,6 +653,42 @@ void pm_thread_finish(struct pm_thread *t, const char *why)
     uint64_t gen = pm_thread_read(t, t->scratch);
     pm_settle_totals(t, t->scratch, gen);
     t->cpu_last = sched_getcpu();
+}
+
+static int pm_task_cpu(pid_t tid, int fallback);
+
+
+struct pm_thread *pm_thread_adopt(const struct pm_eventset *set, int bind_cpu, int pinned,
+                                  int32_t index, pid_t tid)
+{
+    struct pm_thread *t = pm_thread_alloc(set, index, tid);
+    if (!t)
+        return NULL;
+    t->adopted = 1;
+    t->cpu_first = t->cpu_last = pm_task_cpu(tid, -1);
+    if (pm_counterset_open_task(&t->cs, set, (int)tid, bind_cpu, 0, pinned) != 0)
+        pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d (tid %d, running before "
+               "perfmark started): %s; it gets no totals", index, (int)tid, strerror(errno));
+    /* Its totals run from now: a reading taken from outside (only the
+     * owner reads through rdpmc). */
+    if (!t->stride || pm_counterset_peek(&t->cs, t->base) == 0) {
+        t->base_generation = t->cs.generation;
+        t->totals_fresh = 0;
+    } else {
+        t->base_generation = t->cs.generation + 1;  /* its first own read rebases */
+        t->totals_fresh = 1;
+    }
+    t->start_ticks = pm_ticks();
+    return t;
+}
+
+void pm_thread_take_over(struct pm_thread *t)
+{
+    t->adopted = 2;
+    t->cpu_last = sched_getcpu();
+    if (pm_sampler_open(&t->smp, &t->smpc, &t->cur, pm_sampling) != 0)
+        pm_msg(PM_MSG_COUNTERS, "cannot sample thread %d: %s; its regions get counts but no "
+               "samples", t->index, strerror(errno));
 }
 
 /* The CPU a thread of this process last ran on (field 39 of its stat), or

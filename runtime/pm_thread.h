@@ -124,6 +124,12 @@ struct pm_thread {
     uint64_t poll_countdown;  /* poll visits until the next timed one */
     uint64_t rng;             /* xorshift state for the poll sampling stride */
     uint64_t base_generation;
+    /* The name cache and the handle memo (11 KiB): allocated when the
+     * thread first enters a region (pm_thread_tables), freed at its end, so
+     * that a thread that never does (counted from its birth all the same)
+     * costs no more than its totals. */
+    struct pm_name_slot *cache;          /* PM_NAME_CACHE slots */
+    struct pm_handle_memo *handle_memo;  /* PM_HANDLE_MEMO slots */
     int32_t *child;         /* hash (parent, name) → node; -1 empty */
     uint64_t *child_key;
     struct pm_counterset cs;
@@ -137,6 +143,13 @@ struct pm_thread {
     int cpu_first;
     char binding[64];       /* CPU affinity as a cpulist when first seen (after PERFMARK_PIN) */
     int exited;
+    int adopted;            /* 1: running before perfmark started, counted from outside
+                               since; 2: it has since called a marker and took over */
+    int excluded;           /* left out by its name (PERFMARK_THREADS_EXCLUDE) */
+    char name[16];          /* the thread's name at its end (comm, 15 bytes) */
+    const void *start_fn;   /* the start routine it was born with, or NULL */
+    int32_t pin_slot;       /* its place in PERFMARK_PIN=threads' order, -1 until its
+                               first region or construct */
     int open_at_end;
     uint64_t *base;         /* reading the thread totals run from */
     uint32_t total_flags;   /* LOST_GENERATION if the totals missed a reopen */
@@ -148,9 +161,6 @@ struct pm_thread {
      * finalizing thread settles it at process exit: the two may race. */
     pthread_mutex_t settle_lock;
     struct pm_sampler smp;  /* samples by region (idle when not sampling) */
-
-    struct pm_name_slot cache[PM_NAME_CACHE];
-    struct pm_handle_memo handle_memo[PM_HANDLE_MEMO];
 };
 
 /* The calling thread's state, NULL until its first marker call. */
@@ -158,6 +168,28 @@ extern __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec
 
 struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
                                    int32_t index);
+/* pm_thread_create in two steps: the state allocated on any thread (the one
+ * starting a thread: the new thread's first allocation would make glibc
+ * build it a malloc arena, most of what a thread's start cost perfmark),
+ * then started on the thread itself (its counters opened). An allocated
+ * state never started is freed with pm_thread_free_unstarted. */
+struct pm_thread *pm_thread_alloc(const struct pm_eventset *set, int32_t index, pid_t tid);
+void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
+                     int pinned);
+void pm_thread_free_unstarted(struct pm_thread *t);
+/* The tables a thread needs to enter regions (its name cache and handle
+ * memo): 0 when allocated (before its pm_self is set), -1 without memory.
+ * Released at its end: nothing enters a region after. */
+int pm_thread_tables(struct pm_thread *t);
+void pm_thread_release_tables(struct pm_thread *t);
+/* A thread of this process that was already running when perfmark started
+ * (`tid`): its counters opened on it from the calling thread, its totals
+ * from now; no samples. It takes its state over at its first marker
+ * (pm_thread_take_over, on that thread). */
+struct pm_thread *pm_thread_adopt(const struct pm_eventset *set, int bind_cpu, int pinned,
+                                  int32_t index, pid_t tid);
+void pm_thread_take_over(struct pm_thread *t);
+
 /* Region by name id (handles): 0 when entered (exit it), -1 when the call
  * was refused, PM_ENTER_COUNTED when a poll visit was counted without a
  * frame (do not exit it). */

@@ -45,6 +45,13 @@ const char pm_usage_run[] =
     "                       Intel MPI, Cray MPICH, MVAPICH), openmpi or mpich (for\n"
     "                       an MPI library perfmark cannot name: it must have that\n"
     "                       ABI), none (MPI calls not measured) [PERFMARK_MPI]\n"
+    "      --threads WHICH  all (default): every thread of a measured process has a\n"
+    "                       row from its start, markers or not; markers: a thread\n"
+    "                       from its first marker or OpenMP construct [PERFMARK_THREADS]\n"
+    "      --exclude-threads PATTERNS  leave threads out of the file whose name or\n"
+    "                       start routine matches one of these comma-separated\n"
+    "                       shell patterns ('cuda-*,*libopen-pal*'); the main thread\n"
+    "                       never [PERFMARK_THREADS_EXCLUDE]\n"
     "      --pinned         pin the per-thread counter groups: a group the kernel\n"
     "                       takes away reads as lost (LOST_GENERATION) instead of\n"
     "                       being multiplexed [PERFMARK_PINNED]\n"
@@ -253,6 +260,10 @@ int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_OUTPUT", value, 1), i++;
         } else if (!strcmp(a, "--pin") && value) {
             setenv("PERFMARK_PIN", value, 1), i++;
+        } else if (!strcmp(a, "--threads") && value) {
+            setenv("PERFMARK_THREADS", value, 1), i++;
+        } else if (!strcmp(a, "--exclude-threads") && value) {
+            setenv("PERFMARK_THREADS_EXCLUDE", value, 1), i++;
         } else if (!strcmp(a, "--mpi") && value) {
             setenv("PERFMARK_MPI", value, 1), i++;
         } else if (!strcmp(a, "--throttle") && value) {

@@ -17,6 +17,18 @@
 
 const char pm_unseen_label[] =
     "work of threads perfmark never saw (or before/after their first marker)";
+/* Files whose every thread was counted from its start (`threads` attribute,
+ * revision 8): only these are left outside the threads' own counts. */
+static const char pm_unseen_born_label[] =
+    "the part before perfmark started, perfmark's own work (its start-up and its threads), "
+    "and threads left out by name";
+
+const char *pm_unseen_label_of(const struct pm_file *d)
+{
+    if (d->threads_seen && strncmp(d->threads_seen, "every thread from its start", 27) == 0)
+        return pm_unseen_born_label;
+    return pm_unseen_label;
+}
 
 /* The first /events row named NAME or NAME:modifiers ("instructions:u"). */
 static size_t pm_find_event(const struct pm_file *d, const char *name)

@@ -27,6 +27,9 @@
 
 /* What a rank row's "difference" (process - threads sum) means. */
 extern const char pm_unseen_label[];
+/* What the difference between a process's own totals and its threads'
+ * sum is, for this file: which threads it has rows for decides. */
+const char *pm_unseen_label_of(const struct pm_file *d);
 
 #define PM_FLAG_WHERE 3 /* cells named per flag in the flags summary */
 

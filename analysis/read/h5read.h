@@ -101,6 +101,8 @@ struct pm_file_thread {
     /* placement (files that have it: pm_file.has_placement) */
     int32_t core_first, core_last, package_first, package_last, numa_first, numa_last;
     char *binding;
+    char *name;             /* the thread's name, "" in files before revision 8 */
+    char *start;            /* the function it started in ("" likewise) */
 };
 
 /* What the report keeps of every /threads row: the rest of a row is read
@@ -149,6 +151,7 @@ struct pm_file {
                                this reader does not know) */
     int32_t topdown_levels; /* 0 when absent */
     char *cpu_model;        /* the CPU-model table of the topdown group, or "" */
+    char *threads_seen;     /* which threads have rows and from when ("" before revision 8) */
     char *throttle;         /* which visits read counters ("warmup=100,k=40", "off"), or
                                "" (files before the throttle) */
 

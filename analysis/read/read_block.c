@@ -472,6 +472,8 @@ void pm_thread_rows_free(struct pm_thread_rows *b)
     for (size_t i = 0; b->own && i < b->nt; i++) {
         free(b->own[i].host);
         free(b->own[i].binding);
+        free(b->own[i].name);
+        free(b->own[i].start);
     }
     free(b->own);
     memset(b, 0, sizeof *b);

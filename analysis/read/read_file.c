@@ -61,6 +61,7 @@ static int pm_load_attrs(struct pm_rd *rd, struct pm_file *d)
         {PM_S_TOPDOWN_METHOD, offsetof(struct pm_file, topdown_method)},
         {PM_S_CPU_MODEL, offsetof(struct pm_file, cpu_model)},
         {PM_S_THROTTLE, offsetof(struct pm_file, throttle)},
+        {PM_S_THREADS_SEEN, offsetof(struct pm_file, threads_seen)},
     };
     int64_t groups = -1;
     int rc;
@@ -352,7 +353,7 @@ void pm_file_free(struct pm_file *d)
     char **strs[] = {&d->perfmark_version, &d->command, &d->host, &d->start_time, &d->clock,
                      &d->events_requested, &d->events_measured, &d->event_group, &d->fallback,
                      &d->fallback_cause, &d->cpu,
-                     &d->topdown_method, &d->cpu_model, &d->throttle};
+                     &d->topdown_method, &d->cpu_model, &d->throttle, &d->threads_seen};
 
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

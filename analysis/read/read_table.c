@@ -71,6 +71,8 @@ static const struct pm_field pm_rd_thread_fields[] = {
     {PM_S_THREADS_NUMA_FIRST, PM_TH(numa_first)},
     {PM_S_THREADS_NUMA_LAST, PM_TH(numa_last)},
     {PM_S_THREADS_BINDING, PM_TH(binding)},
+    {PM_S_THREADS_NAME, PM_TH(name)},
+    {PM_S_THREADS_START, PM_TH(start)},
 };
 
 static hid_t pm_field_memtype(enum pm_ftype t, H5T_cset_t cset)
@@ -416,6 +418,8 @@ int pm_rd_thread_block(struct pm_rd *rd, struct pm_thread_rows *b, size_t t0, si
     for (size_t i = 0; i < b->nt; i++) {
         free(b->own[i].host);
         free(b->own[i].binding);
+        free(b->own[i].name);
+        free(b->own[i].start);
     }
     memset(b->own, 0, b->cap * sizeof *b->own);
     b->t0 = t0;
@@ -471,7 +475,9 @@ static int pm_rd_scan_threads(struct pm_rd *rd, struct pm_file *d)
             d->tids[i0 + i].thread = b.own[i].thread;
             free(b.own[i].host);
             free(b.own[i].binding);
-            b.own[i].host = b.own[i].binding = NULL;
+            free(b.own[i].name);
+            free(b.own[i].start);
+            b.own[i].host = b.own[i].binding = b.own[i].name = b.own[i].start = NULL;
         }
         if (bad)
             goto done;

@@ -280,6 +280,12 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thr
     if (rep->ms.measuring) /* appended: files since the throttle only */
         fprintf(out, ",\"reads\":%" PRIu64 ",\"read_cost_ns\":%.17g", tb->reads[t - tb->t0],
                 isfinite(tb->read_cost_ns[t - tb->t0]) ? tb->read_cost_ns[t - tb->t0] : 0.0);
+    if (d->threads_seen && d->threads_seen[0]) { /* appended: files since revision 8 */
+        fputs(",\"name\":", out);
+        pm_json_str(out, th->name ? th->name : "");
+        fputs(",\"start\":", out);
+        pm_json_str(out, th->start ? th->start : "");
+    }
     putc('}', out);
 }
 
@@ -507,7 +513,7 @@ void pm_render_json(FILE *out, const struct pm_report *rep)
     fputs(",\n", out);
     pm_json_list(out, "rank_totals", rep, d->N, pm_json_rank);
     fputs(",\n  \"rank_difference_means\":", out);
-    pm_json_str(out, pm_unseen_label);
+    pm_json_str(out, pm_unseen_label_of(d));
     pm_json_ranks(out, rep);
     pm_json_topdown(out, rep);
     pm_json_where(out, rep);

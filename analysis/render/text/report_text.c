@@ -129,6 +129,8 @@ static void pm_text_measuring(FILE *out, const struct pm_report *rep)
             snprintf(buf, sizeof buf, "%s", d->throttle);
         pm_text_label(out, "throttle", buf);
     }
+    if (d->threads_seen && d->threads_seen[0])
+        pm_text_label(out, "threads", d->threads_seen);
     if (!d->has_read_cost)
         return;
     if (!rep->ms.has_read_cost) {
@@ -511,12 +513,38 @@ static void pm_text_derived(FILE *out, const struct pm_report *rep)
     }
 }
 
+/* Each thread's name and where it started (files since revision 8). */
+static void pm_text_thread_names(FILE *out, const struct pm_report *rep)
+{
+    const struct pm_file *d = rep->d;
+    struct pm_thread_rows rows = {0};
+
+    fprintf(out, "\nThread names and start routines\n%5s %6s  %-16s %s\n", "rank", "thread",
+            "name", "started in");
+    for (size_t t = 0; t < d->T; t++) {
+        const struct pm_file_thread *th = pm_report_thread(rep, &rows, t);
+        const char *st = th->start && th->start[0] ? th->start : "-";
+        size_t n = strlen(st);
+
+        fprintf(out, "%5d %6d  ", (int)th->rank, (int)th->thread);
+        pm_text_cell(out, th->name ? th->name : "", 16, PM_LEFT);
+        putc(' ', out);
+        pm_text_cell(out, st, n < 70 ? (int)n : 70, PM_LEFT);
+        putc('\n', out);
+    }
+    pm_report_threads_done(&rows);
+}
+
 static void pm_text_threads(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
     char cpu[40], wall[32];
 
-    fprintf(out, "\nThreads: %zu (totals from first sight until exit or write)\n", d->T);
+    /* Files since revision 8 say which threads have rows, and name them. */
+    int named = d->threads_seen && d->threads_seen[0];
+    int born = pm_unseen_label_of(d) != pm_unseen_label;
+    fprintf(out, "\nThreads: %zu (totals from %s until exit or write)\n", d->T,
+            born ? "their start" : "first sight");
     fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s%s\n", "rank", "thread", "tid", "host",
             "cpu", "exited", "open", "wall", d->has_placement ? "  bound to" : "");
     struct pm_thread_rows rows = {0};
@@ -546,6 +574,8 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
     }
     pm_report_threads_done(&rows);
     pm_report_totals_done(&tot);
+    if (named)
+        pm_text_thread_names(out, rep);
 }
 
 #define PM_THR_EV_PER_TABLE 6

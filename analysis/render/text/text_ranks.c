@@ -60,7 +60,7 @@ void pm_text_process_totals(FILE *out, const struct pm_report *rep)
     for (size_t n = 0; n < rep->d->N; n++)
         pm_text_rank_row(out, rep, n);
     fputs("difference = ", out);
-    pm_text_wrap(out, pm_unseen_label, 13);
+    pm_text_wrap(out, pm_unseen_label_of(rep->d), 13);
 }
 
 /* max/mean with at most 4 significant characters; "-" when mean is 0. */

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""Every thread from its birth (issue "Every thread"): threads that never call
+a marker get their own row and totals, checked against what they did by
+construction (pages first touched: exact; CPU time: within 10 %).
+
+usage: /usr/bin/python3 check_threads.py BUILD_DIR CASE
+  workers_from_birth   3 pthreads workers, no markers in them: a row each,
+                       page-faults exact, task-clock within 10 % of their
+                       CLOCK_THREAD_CPUTIME_ID
+  sum_equals_process   the threads' sum equals the process's own total but
+                       for perfmark's own part (small and said so)
+  excluded_by_name     PERFMARK_THREADS_EXCLUDE='helper-[13],keep*': those rows
+                       left out, said once, the others numbered 0..n
+  markers_mode         PERFMARK_THREADS=markers: the workers have no row (as
+                       before every thread was counted), said in the file
+  running_before_start a thread a library's constructor started before
+                       perfmark's: adopted at start, its pages exact
+  exit_during_write    threads still starting and ending while the file is
+                       written: a whole file, every worker exact
+  std_thread           C++ std::thread workers
+  c11_thread           C11 thrd_create workers (glibc starts them past
+                       pthread_create)
+Exit 0 = pass, 1 = failure, 77 = skipped (reason printed).
+"""
+import os
+import subprocess
+import sys
+
+import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import SKIP, check, clean_env, run_cases  # noqa: E402
+
+BUILD = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else ""
+PERFMARK = os.path.join(BUILD, "bin", "perfmark")
+
+
+def prog(name):
+    return os.path.join(BUILD, "tests", name)
+
+
+def measure(tmp, argv, env=None, expect=3):
+    out = os.path.join(tmp, "out.h5")
+    p = subprocess.run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + argv,
+                       env=clean_env(env), cwd=tmp, capture_output=True, text=True, timeout=100)
+    check(p.returncode == expect, "%s exited %d, want %d:\n%s" % (argv[0], p.returncode, expect,
+                                                                  p.stderr[-2000:]))
+    check(os.path.exists(out), "no file: %s" % p.stderr[-2000:])
+    return p, out
+
+
+class File:
+    """The file's thread rows and their totals, by tid."""
+
+    def __init__(self, path):
+        with h5py.File(path, "r") as f:
+            self.attrs = dict(f.attrs)
+            self.threads = f["threads"][:]
+            self.events = [e.decode() if isinstance(e, bytes) else e for e in f["events"]["name"]]
+            self.counts = f["thread/counts"][:]
+            self.rank = f["rank/counts"][:] if "rank" in f and "counts" in f["rank"] else None
+            self.messages = [m.decode() if isinstance(m, bytes) else m
+                             for m in (f["messages"][:] if "messages" in f else [])]
+        self.by_tid = {int(t["tid"]): i for i, t in enumerate(self.threads)}
+
+    def total(self, row, event):
+        return int(self.counts[row, self.events.index(event)])
+
+    def name(self, row):
+        n = self.threads["name"][row]
+        return n.decode().rstrip("\0") if isinstance(n, bytes) else n
+
+
+def workers_said(stdout):
+    """{tid: (pages, cputime_ns)} as the workers printed them."""
+    said = {}
+    for line in stdout.splitlines():
+        w = line.split()
+        if len(w) == 8 and w[0] == "worker":
+            said[int(w[3])] = (int(w[5]), int(w[7]))
+    return said
+
+
+def check_workers(f, said, cpu=True):
+    for tid, (pages, cpu_ns) in sorted(said.items()):
+        check(tid in f.by_tid, "worker tid %d has no row (rows: %s)" % (tid, sorted(f.by_tid)))
+        row = f.by_tid[tid]
+        faults = f.total(row, "page-faults")
+        # exact: the pages it touched, and a few of its own (stack, the print)
+        check(pages <= faults <= pages + 16, "tid %d: %d page-faults, touched %d pages"
+              % (tid, faults, pages))
+        if cpu:
+            clock = f.total(row, "task-clock")
+            check(abs(clock - cpu_ns) <= 0.10 * cpu_ns, "tid %d: task-clock %d ns, its CPU time "
+                  "%d ns: more than 10 %% apart" % (tid, clock, cpu_ns))
+    print("%d workers without markers: a row each, page-faults exact%s" % (
+        len(said), ", task-clock within 10 % of their CPU time" if cpu else ""))
+
+
+def case_workers_from_birth(tmp):
+    p, out = measure(tmp, [prog("thread_workers"), "3", "1000", "60"])
+    said = workers_said(p.stdout)
+    check(len(said) == 3, "the program said %r" % p.stdout)
+    f = File(out)
+    check(len(f.threads) == 4, "%d thread rows, want main + 3 workers" % len(f.threads))
+    check(list(f.threads["thread"]) == [0, 1, 2, 3], "thread numbers %s" % list(f.threads["thread"]))
+    check_workers(f, said)
+    seen = f.attrs.get("threads", b"")
+    seen = seen.decode() if isinstance(seen, bytes) else seen
+    check(seen.startswith("every thread from its start"), "threads attribute %r" % seen)
+
+
+def case_sum_equals_process(tmp):
+    p, out = measure(tmp, [prog("thread_workers"), "3", "2000", "80"])
+    f = File(out)
+    check(f.rank is not None and len(f.rank) == 1, "no /rank row")
+    for event in ("task-clock", "page-faults"):
+        e = f.events.index(event)
+        proc, threads = int(f.rank[0, e]), int(f.counts[:, e].sum())
+        diff = proc - threads
+        # what is left is perfmark's own work: its start-up before the main
+        # thread's set opened, its threads, each new thread's first steps
+        limit = {"task-clock": max(0.01 * proc, 2e6), "page-faults": 200}[event]
+        check(0 <= diff <= limit, "%s: process %d, threads %d: difference %d beyond %d"
+              % (event, proc, threads, diff, limit))
+        print("%s: process %d, threads %d, difference %d (%.2f %%)" % (
+            event, proc, threads, diff, 100.0 * diff / max(proc, 1)))
+    rep = subprocess.run([PERFMARK, "report", out], capture_output=True, text=True,
+                         env=clean_env()).stdout
+    check("difference = the part before perfmark started, perfmark's own work" in rep,
+          "the report does not say what the difference is:\n%s" % rep[-1500:])
+
+
+def case_excluded_by_name(tmp):
+    p, out = measure(tmp, [prog("thread_workers"), "3", "500", "20", "named"],
+                     env={"PERFMARK_THREADS_EXCLUDE": "helper-[13],keep*"})
+    said = workers_said(p.stdout)
+    f = File(out)
+    names = sorted(f.name(i) for i in range(len(f.threads)))
+    check(names == sorted(["thread_workers", "helper-2"]),
+          "rows named %s, want the main thread and helper-2" % names)
+    check(list(f.threads["thread"]) == list(range(len(f.threads))),
+          "threads not numbered 0..n: %s" % list(f.threads["thread"]))
+    kept = {tid: v for tid, v in said.items() if tid in f.by_tid}
+    check(len(kept) == 1, "workers with rows: %s" % kept)
+    check_workers(f, kept, cpu=False)
+    lines = [l for l in p.stderr.splitlines() if "left out by name" in l]
+    check(len(lines) == 1 and "3 thread(s)" in lines[0], "want one message: %r" % p.stderr)
+    check(any("left out by name" in m for m in f.messages), "message not in the file")
+    print("left out: helper-1, helper-3, keeper; said: %s" % lines[0])
+
+
+def case_markers_mode(tmp):
+    p, out = measure(tmp, [prog("thread_workers"), "3", "200", "10"],
+                     env={"PERFMARK_THREADS": "markers"})
+    f = File(out)
+    check(len(f.threads) == 1, "%d thread rows with PERFMARK_THREADS=markers" % len(f.threads))
+    seen = f.attrs.get("threads", b"")
+    seen = seen.decode() if isinstance(seen, bytes) else seen
+    check("PERFMARK_THREADS=markers" in seen, "threads attribute %r" % seen)
+    print("markers mode: the main thread only; %s" % seen)
+
+
+def case_running_before_start(tmp):
+    env = {"LD_LIBRARY_PATH": os.path.join(BUILD, "tests")}
+    p, out = measure(tmp, [prog("thread_adopt"), "700"], env=env)
+    w = [l.split() for l in p.stdout.splitlines() if l.startswith("early tid")]
+    check(len(w) == 1, "the program said %r" % p.stdout)
+    tid, pages = int(w[0][2]), int(w[0][4])
+    f = File(out)
+    check(tid in f.by_tid, "the early thread (tid %d) has no row: %s" % (tid, sorted(f.by_tid)))
+    faults = f.total(f.by_tid[tid], "page-faults")
+    check(pages <= faults <= pages + 16, "early thread: %d page-faults, touched %d pages"
+          % (faults, pages))
+    seen = f.attrs.get("threads", b"")
+    seen = seen.decode() if isinstance(seen, bytes) else seen
+    check("1 running before perfmark started" in seen, "threads attribute %r" % seen)
+    print("a thread started before perfmark's constructor: adopted, %d page-faults for %d pages"
+          % (faults, pages))
+
+
+def case_exit_during_write(tmp):
+    for attempt in range(3):
+        p, out = measure(tmp, [prog("thread_workers"), "2", "300", "10", "churn"])
+        f = File(out)
+        check_workers(f, workers_said(p.stdout), cpu=False)
+        check(len(f.threads) >= 3, "%d rows" % len(f.threads))
+        os.unlink(out)
+    print("threads ending while the file is written: 3 whole files")
+
+
+def case_std_thread(tmp):
+    if not os.path.exists(prog("thread_cxx")):
+        print("SKIP: no C++ compiler: thread_cxx not built")
+        return SKIP
+    p, out = measure(tmp, [prog("thread_cxx"), "3", "800"])
+    check_workers(File(out), workers_said(p.stdout), cpu=False)
+
+
+def case_c11_thread(tmp):
+    p, out = measure(tmp, [prog("thread_c11"), "3", "800"])
+    check_workers(File(out), workers_said(p.stdout), cpu=False)
+
+
+if __name__ == "__main__":
+    sys.exit(run_cases("threads", globals(), __doc__, lambda args, tmp: (tmp,)))
