@@ -21,6 +21,9 @@
 #   markers  bench/app_markers: 10^6 visits of a tiny user region
 #   hello    bench/app_mpi_hello, 2 ranks: MPI_Init and MPI_Finalize only,
 #            hpcc's fixed part (added whenever hpcc runs)
+#   omp_gcc  app_omp built with gcc (libgomp: its constructs through its entry
+#            points, wrappers/gomp), beside the clang build
+#   omp1_gcc the same with one loop (added whenever omp_gcc runs)
 #   omp1     app_omp with one parallel loop: omp's fixed part (added
 #            whenever omp runs)
 #
@@ -48,7 +51,7 @@ shift
 [ -x "$build/bin/perfmark" ] || { echo "$0: $build/bin/perfmark not found: build perfmark first" >&2; exit 1; }
 rounds=5
 settle=1.2
-apps="hpcc omp omp_fine markers"
+apps="hpcc omp omp_gcc omp_fine markers"
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
@@ -116,6 +119,8 @@ app_cmd() {
     markers)  echo "$build/bin/app_markers 1000000" ;;
     hello)    echo "mpirun -np 2 $build/bin/app_mpi_hello" ;;
     omp1)     echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 1 65536" ;;
+    omp_gcc)  echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp_gcc 100000 65536" ;;
+    omp1_gcc) echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp_gcc 1 65536" ;;
   esac
 }
 
@@ -123,6 +128,7 @@ available() {
   case $1 in
     hpcc)         command -v hpcc >/dev/null && command -v mpirun >/dev/null ;;
     omp|omp_fine|omp1) [ -x "$build/bin/app_omp" ] ;;
+    omp_gcc|omp1_gcc) [ -x "$build/bin/app_omp_gcc" ] ;;
     hello)        [ -x "$build/bin/app_mpi_hello" ] && command -v mpirun >/dev/null ;;
     markers)      [ -x "$build/bin/app_markers" ] ;;
     *) echo "$0: unknown app '$1'" >&2; return 1 ;;
@@ -200,6 +206,8 @@ case " $apps " in *" hpcc "*) case " $apps " in *" hello "*) ;; *)
   available hpcc 2>/dev/null && apps="$apps hello" ;; esac ;; esac
 case " $apps " in *" omp "*) case " $apps " in *" omp1 "*) ;; *)
   available omp 2>/dev/null && apps="$apps omp1" ;; esac ;; esac
+case " $apps " in *" omp_gcc "*) case " $apps " in *" omp1_gcc "*) ;; *)
+  available omp_gcc 2>/dev/null && apps="$apps omp1_gcc" ;; esac ;; esac
 
 sw_events=task-clock,page-faults,context-switches,cpu-migrations
 modes="plain none sw smp ivl"
@@ -281,7 +289,7 @@ done
 # Where it goes: fixed per job (the same mode on hello / omp1) and the rest.
 in_ran() { case " $ran " in *" $1 "*) return 0 ;; esac; return 1; }
 pairs=""
-for pair in hpcc:hello omp:omp1; do
+for pair in hpcc:hello omp:omp1 omp_gcc:omp1_gcc; do
   in_ran "${pair%%:*}" && in_ran "${pair##*:}" && pairs="$pairs $pair"
 done
 [ -n "$pairs" ] && echo && echo "where the cost goes (median of each round's difference to plain; % of the app's plain time):"

@@ -80,6 +80,8 @@ void pm_auto_mpi_library(const char *abi, const char *what, const char *problem)
 
 void pm_auto_mpi_note(const char *text) { pm_session_mpi_note(text); }
 
+void pm_auto_gomp_active(void) { pm_session_set_openmp_gomp(); }
+
 void pm_auto_ompt_active(const char *runtime_version) { pm_session_set_openmp(runtime_version); }
 
 int pm_auto_may_measure(void) { return pm_session_may_measure(); }

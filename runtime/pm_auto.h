@@ -78,6 +78,9 @@ int pm_auto_unplace(void);
  * how many there are, or -1 when the thread is not measured. */
 int32_t pm_auto_path(int32_t *regions, int32_t max);
 
+/* libgomp's entry points are interposed (wrappers/gomp): OpenMP constructs
+ * of GCC-built code are visible. */
+void pm_auto_gomp_active(void);
 /* The OMPT tool was initialised by the OpenMP runtime (its version string):
  * OpenMP constructs are visible. */
 void pm_auto_ompt_active(const char *runtime_version);

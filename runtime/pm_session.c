@@ -70,6 +70,7 @@ static char pm_command[2048];
 static struct pm_rank_info pm_rank;
 static int pm_partial;  /* the data stops short of the program's end */
 static char pm_ompt_runtime[128];  /* set when OMPT started our tool */
+static int pm_openmp_gomp;         /* libgomp's constructs measured (wrappers/gomp) */
 static char pm_mpi_abi[16];        /* the ABI of the MPI measured here, or "" */
 static char pm_mpi_what[256];      /* that MPI library, as the dispatcher found it */
 static uint64_t pm_read_cost_ticks;  /* one reading of a thread's groups (pm_calibrate_reads) */
@@ -1034,6 +1035,8 @@ void pm_session_mpi_note(const char *text)
 
 const char *pm_session_mpi_abi(void) { return pm_mpi_abi[0] ? pm_mpi_abi : NULL; }
 
+void pm_session_set_openmp_gomp(void) { pm_openmp_gomp = 1; }
+
 void pm_session_set_openmp(const char *runtime_version)
 {
     snprintf(pm_ompt_runtime, sizeof pm_ompt_runtime, "%s",
@@ -1048,8 +1051,8 @@ static int pm_find_libgomp(struct dl_phdr_info *info, size_t size, void *found)
     return 0;
 }
 
-/* Which OpenMP runtime ran, and whether perfmark could see its constructs;
- * said once when it could not (GCC's libgomp has no OMPT). */
+/* Which OpenMP runtime ran, and how perfmark saw its constructs: OMPT
+ * (libomp) or libgomp's entry points (wrappers/gomp). */
 static void pm_describe_openmp(char *out, size_t len)
 {
     int libgomp = 0;
@@ -1057,13 +1060,11 @@ static void pm_describe_openmp(char *out, size_t len)
     if (pm_ompt_runtime[0]) {
         snprintf(out, len, "OMPT active (%s): parallel regions and barrier waits measured",
                  pm_ompt_runtime);
+    } else if (pm_openmp_gomp) {
+        snprintf(out, len, "GCC libgomp: parallel regions and barrier, taskwait, taskgroup and "
+                 "critical waits measured at its entry points");
     } else if (libgomp) {
-        snprintf(out, len, "GCC libgomp, no OMPT: OpenMP constructs not visible");
-        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
-               "OpenMP constructs were not visible: this program uses GCC's libgomp, which has "
-               "no OMPT interface, so threads are measured from their first marker call and "
-               "there are no parallel-region or barrier-wait regions; build with clang "
-               "-fopenmp (LLVM libomp) to see them");
+        snprintf(out, len, "GCC libgomp: no OpenMP construct ran");
     } else {
         out[0] = '\0';
     }

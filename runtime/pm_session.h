@@ -75,6 +75,8 @@ void pm_session_mpi_note(const char *text);
 /* The ABI of the MPI whose calls are measured here, or NULL. */
 const char *pm_session_mpi_abi(void);
 
+/* libgomp's constructs are measured at its entry points (wrappers/gomp). */
+void pm_session_set_openmp_gomp(void);
 /* The OpenMP runtime started the OMPT tool (its version string). */
 void pm_session_set_openmp(const char *runtime_version);
 

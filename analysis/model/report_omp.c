@@ -12,7 +12,7 @@ int pm_is_omp_wait(const struct pm_file_region *g)
 {
     return strcmp(g->kind, "omp") == 0 &&
            (strcmp(g->name, "omp barrier") == 0 || strcmp(g->name, "omp taskwait") == 0 ||
-            strcmp(g->name, "omp taskgroup") == 0);
+            strcmp(g->name, "omp taskgroup") == 0 || strcmp(g->name, "omp critical") == 0);
 }
 
 size_t pm_omp_wait_pairs(const struct pm_file *d, size_t *above, size_t *wait)

@@ -9,8 +9,9 @@
 
 #include <stddef.h>
 
-/* An OpenMP wait region: kind "omp", named "omp barrier", "omp taskwait" or
- * "omp taskgroup" (wrappers/ompt_tool.c). */
+/* An OpenMP wait region: kind "omp", named "omp barrier", "omp taskwait",
+ * "omp taskgroup" or "omp critical" (the wait to enter one; libgomp only)
+ * (wrappers/ompt/ompt_tool.c, wrappers/gomp/pm_gomp.c). */
 int pm_is_omp_wait(const struct pm_file_region *g);
 
 /* Pairs (above[k], wait[k]): omp wait row wait[k] counts towards region

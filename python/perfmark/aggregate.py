@@ -16,7 +16,7 @@ from . import stats
 from .stats import ESTIMATE, EXACT, NONE, Across, Spread, Total
 
 BLOCK_BYTES = 4 << 20  # cell bytes per block, about: analysis/model/report_stream.c
-OMP_WAITS = ("omp barrier", "omp taskwait", "omp taskgroup")
+OMP_WAITS = ("omp barrier", "omp taskwait", "omp taskgroup", "omp critical")
 # The quantities compared across ranks before the events: the report's
 # PM_Q_* order; "exclusive_ns" comes after the events.
 QUANTITIES = ["visits", "wall_ns", "bytes", "bytes_unknown"]

@@ -86,7 +86,7 @@ CSV_MORE_HEADER = ["excl_total_ns", "excl_min_ns", "excl_mean_ns", "excl_max_ns"
                    "wall_thread_sd_ns", "wall_thread_imbalance", "wall_max_thread",
                    "event_thread_sd", "event_thread_imbalance", "event_max_thread", "ipc", "omp_wait_ns",
                    "omp_wait_share"]
-OMP_WAITS = (b"omp barrier", b"omp taskwait", b"omp taskgroup")
+OMP_WAITS = (b"omp barrier", b"omp taskwait", b"omp taskgroup", b"omp critical")
 FLAG_WHERE = 3  # cells named per flag
 
 GOOD_VARIANTS = ["full", "clean", "empty", "extras", "ranks", "ranks_shuffled", "manyranks",

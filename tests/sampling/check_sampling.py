@@ -211,8 +211,8 @@ def case_mpi(env):
 
 
 def case_omp(env):
-    """OpenMP threads (libgomp: picked up at their first marker) each sample
-    their own work region."""
+    """OpenMP threads (libgomp, its entry points interposed) each sample
+    their own work region, under the construct's `omp parallel` region."""
     prog = os.path.join(env.build, "tests", "sample_spin_omp")
     if not os.path.exists(prog):
         print("skip: no OpenMP compiler support")
@@ -222,13 +222,15 @@ def case_omp(env):
                          prog=prog)
     with h5py.File(out) as f:
         paths = [p.decode() for p in f["regions"]["path"][()]]
-        w = paths.index("work")
+        work = [p for p in paths if re.fullmatch(r"omp parallel [^/]* \(2 threads\)/work", p)]
+        check(len(work) == 1, "one work region under the construct: %s" % paths)
+        w = paths.index(work[0])
         per_thread = f["region/samples"][()][:, w, 0]
         check(len(per_thread) == 2 and all(x > 100 for x in per_thread),
               "work's samples per thread: %s" % per_thread.tolist())
     ev = sampled(env.report(out), "cpu-clock")
-    check_spin_cell(env, region(ev, "work"), "work over 2 threads")
-    print("omp: work's samples per thread %s" % per_thread.tolist())
+    check_spin_cell(env, region(ev, work[0]), "work over 2 threads")
+    print("omp: %s's samples per thread %s" % (work[0], per_thread.tolist()))
 
 
 def case_stripped(env):

@@ -349,7 +349,7 @@ def gen_stubs(functions, out_s, out_c):
            " * do not edit. The MPI entry points libperfmark.so exports, without MPI:",
            " * each jumps through its slot of pm_mpi_slots, which first holds the",
            " * symbol's lazy entry (pm_mpi_dispatch.c fills the slots). Each is",
-           " * exported as NAME@PERFMARK_MPI, a hidden version (mpi_stubs.map): the",
+           " * exported as NAME@PERFMARK_MPI, a hidden version (wrappers/libperfmark.map): the",
            " * static linker never binds a program's MPI_Xxx to it, so the program",
            " * keeps its MPI library, while the dynamic loader binds unversioned",
            " * references to it as to any symbol of a library's oldest version. */",

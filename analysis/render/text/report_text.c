@@ -444,7 +444,7 @@ static void pm_text_omp_wait(FILE *out, const struct pm_report *rep)
 
     if (!rep->xr.has_omp_wait)
         return;
-    fputs("\nOpenMP wait (omp barrier/taskwait/taskgroup below the region) / region time\n", out);
+    fputs("\nOpenMP wait (omp barrier/taskwait/taskgroup/critical below the region) / region time\n", out);
     pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %11s %7s %7s %7s %7s %8s\n", "wait", "share", "min/rk", "mean/rk", "max/rk",
             "max@rank");

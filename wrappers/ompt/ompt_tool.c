@@ -2,8 +2,8 @@
  *
  * LLVM's libomp looks up `ompt_start_tool` in the process when it starts
  * (libperfmark.so is linked or preloaded, so it finds ours); GCC's libgomp
- * has no OMPT and never calls it: there, worker threads are picked up on
- * their first marker call and no omp region appears.
+ * has no OMPT and never calls it: there, wrappers/gomp makes the same
+ * regions from libgomp's entry points.
  *
  * What becomes a region, on the calling thread's stack (pm_auto.h):
  *   - each implicit task, i.e. each team member for its share of a parallel
@@ -37,6 +37,7 @@
  * resolved once per (return address, team size) into a fixed table. */
 #define _GNU_SOURCE
 #include "pm_auto.h"
+#include "pm_omp_names.h"
 #include "pm_srcline.h"
 
 #include <dlfcn.h>
@@ -185,56 +186,7 @@ static void pm_ompt_close_task(struct pm_ompt_thread *t, const void *task_data)
 
 /* ---- names ---------------------------------------------------------------- */
 
-/* Fixed regions, resolved on first use (interning is idempotent, so a race
- * only interns twice). */
-static int32_t pm_ompt_fixed(_Atomic int32_t *slot, const char *name)
-{
-    int32_t r = atomic_load_explicit(slot, memory_order_relaxed);
-    if (pm_unlikely(r < 0)) {
-        r = pm_auto_region(name, PM_KIND_OMP);
-        atomic_store_explicit(slot, r, memory_order_relaxed);
-    }
-    return r;
-}
-
 static _Atomic int32_t pm_ompt_barrier = -1, pm_ompt_taskwait = -1, pm_ompt_taskgroup = -1;
-
-/* Parallel constructs: (return address, team size) -> region. Open
- * addressing; a slot is published by storing its codeptr last (release), so
- * a reader that sees the codeptr (acquire) sees the rest. Filled only under
- * the mutex, on a miss. */
-#define PM_OMPT_NAMES 1024
-
-struct pm_ompt_name {
-    _Atomic(const void *) codeptr;
-    unsigned nthreads;
-    int32_t region;
-};
-
-static struct pm_ompt_name pm_ompt_names[PM_OMPT_NAMES];
-static int pm_ompt_nnames;
-static pthread_mutex_t pm_ompt_names_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static inline uint32_t pm_ompt_hash(const void *codeptr, unsigned n)
-{
-    uint64_t k = (uint64_t)(uintptr_t)codeptr ^ (uint64_t)n << 48;
-    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & (PM_OMPT_NAMES - 1);
-}
-
-/* -2: not in the table (a free slot ends the probe). */
-static int32_t pm_ompt_lookup(const void *codeptr, unsigned n)
-{
-    for (uint32_t h = pm_ompt_hash(codeptr, n), i = 0; i < PM_OMPT_NAMES;
-         h = (h + 1) & (PM_OMPT_NAMES - 1), i++) {
-        const struct pm_ompt_name *s = &pm_ompt_names[h];
-        const void *c = atomic_load_explicit(&s->codeptr, memory_order_acquire);
-        if (!c)
-            return -2;
-        if (c == codeptr && s->nthreads == n)
-            return s->region;
-    }
-    return -2;
-}
 
 /* pm_srcline.c is built only where libdw's header exists. */
 __attribute__((weak)) int pm_srcline(const void *addr, char *file, size_t len, int *line);
@@ -278,35 +230,12 @@ static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned
     snprintf(buf, size, "omp parallel %s (%u thread%s)", where, n, n == 1 ? "" : "s");
 }
 
-static __attribute__((noinline)) int32_t pm_ompt_resolve(const void *codeptr, unsigned n)
-{
-    pthread_mutex_lock(&pm_ompt_names_lock);
-    int32_t r = pm_ompt_lookup(codeptr, n);
-    if (r == -2) {
-        char name[640];
-        pm_ompt_format(name, sizeof name, codeptr, n);
-        r = pm_auto_region(name, PM_KIND_OMP);
-        /* Keep the table at most 3/4 full so probes stay short; past that
-         * (hundreds of constructs × team sizes) names are resolved here
-         * each time: slower, still right. A NULL codeptr cannot be a key. */
-        if (codeptr && r >= 0 && pm_ompt_nnames < PM_OMPT_NAMES / 4 * 3) {
-            uint32_t h = pm_ompt_hash(codeptr, n);
-            while (atomic_load_explicit(&pm_ompt_names[h].codeptr, memory_order_relaxed))
-                h = (h + 1) & (PM_OMPT_NAMES - 1);
-            pm_ompt_names[h].nthreads = n;
-            pm_ompt_names[h].region = r;
-            atomic_store_explicit(&pm_ompt_names[h].codeptr, codeptr, memory_order_release);
-            pm_ompt_nnames++;
-        }
-    }
-    pthread_mutex_unlock(&pm_ompt_names_lock);
-    return r;
-}
+/* Parallel constructs: (return address, team size) -> region. */
+static struct pm_omp_names pm_ompt_names = PM_OMP_NAMES_INIT(pm_ompt_format);
 
 static inline int32_t pm_ompt_parallel_region(const void *codeptr, unsigned n)
 {
-    int32_t r = codeptr ? pm_ompt_lookup(codeptr, n) : -2;
-    return r != -2 ? r : pm_ompt_resolve(codeptr, n);
+    return pm_omp_name_region(&pm_ompt_names, codeptr, n);
 }
 
 /* ---- callbacks -------------------------------------------------------------- */
@@ -465,15 +394,15 @@ static void pm_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     int32_t region;
     switch (kind) {
     case ompt_sync_region_taskwait:
-        region = pm_ompt_fixed(&pm_ompt_taskwait, "omp taskwait");
+        region = pm_omp_fixed(&pm_ompt_taskwait, "omp taskwait");
         break;
     case ompt_sync_region_taskgroup:
-        region = pm_ompt_fixed(&pm_ompt_taskgroup, "omp taskgroup");
+        region = pm_omp_fixed(&pm_ompt_taskgroup, "omp taskgroup");
         break;
     case ompt_sync_region_reduction:
         return;  /* reported through ompt_callback_reduction, not registered */
     default:     /* every barrier kind */
-        region = pm_ompt_fixed(&pm_ompt_barrier, "omp barrier");
+        region = pm_omp_fixed(&pm_ompt_barrier, "omp barrier");
         break;
     }
     pm_ompt_push(t, PM_OMPT_SYNC, task_data, NULL, region);
