@@ -26,7 +26,7 @@ trap 'rm -rf "$out"' EXIT
 flags=(-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Werror
        -DPERFMARK_VERSION='"aarch64"' -DPERFMARK_REL_LIBDIR='"../lib"')
 inc=(-I"$src/include" -I"$src/runtime" -I"$src/runtime/job" -I"$src/wrappers"
-     -I"$src/wrappers/mpi" -I"$build/wrappers" -I"$src/schema" -I"$src/selftest"
+     -I"$src/wrappers/mpi" -I"$src/wrappers/srcline" -I"$build/wrappers" -I"$src/schema" -I"$src/selftest"
      -I"$src/shims/include")
 # analysis/ is folders of layers (docs/design.md): every one on the include path
 while IFS= read -r d; do inc+=(-I"$d"); done < <(find "$src/analysis" -type d | sort)
@@ -45,7 +45,8 @@ compile() {  # SOURCE [EXTRA FLAGS...]: one object for aarch64
   fi
 }
 # The MPI stubs (generated assembly) and everything built without MPI.
-for f in "$src"/runtime/*.c "$src"/runtime/job/*.c "$src"/wrappers/*.c \
+for f in "$src"/runtime/*.c "$src"/runtime/job/*.c "$src"/wrappers/threads/*.c \
+         "$src"/wrappers/gomp/*.c "$src"/wrappers/srcline/*.c \
          "$src"/wrappers/mpi/pm_mpi_dispatch.c "$build"/wrappers/*.c "$build"/wrappers/*.S \
          "$src"/schema/*.c $(find "$src/analysis" -name '*.c' | sort) "$src"/selftest/*.c \
          "$src"/shims/*.c; do
@@ -86,4 +87,6 @@ unit test_cpu_id "$src/tests/unit/test_cpu_id.c" "$rt/pm_cpu_id.c" "$rt/pm_cpu_m
 unit test_rdpmc "$src/tests/unit/test_rdpmc.c" "$rt/pm_rdpmc.c"
 unit test_streq "$src/tests/unit/test_streq.c"
 unit test_clock "$src/tests/unit/test_clock.c" "$rt/pm_clock.c"
+unit test_call_ordinal "$src/tests/unit/test_call_ordinal.c" "$src/wrappers/srcline/pm_call_ordinal.c" \
+  -I"$src/wrappers/srcline"
 exit $fail

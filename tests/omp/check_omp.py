@@ -84,7 +84,7 @@ class Omp(Measured):
 
     def construct(self, func, n, under=""):
         """The path of the parallel region of `func` with a team of n."""
-        pat = re.compile(re.escape(under) + r"omp parallel %s(\+0x[0-9a-f]+| at [^ :]+:\d+) "
+        pat = re.compile(re.escape(under) + r"omp parallel %s(#\d+)?( at [^ :]+:\d+)? "
                          r"\(%d threads\)$" % (re.escape(func), n))
         hits = [p for p in self.paths if pat.match(p)]
         check(len(hits) == 1, "want one region for %s (%d threads) under %r, have %r"

@@ -1,11 +1,13 @@
 /* omp_names: OpenMP constructs in static (non-exported) functions inside a
  * user region, for the names of omp regions (tests/omp/check_names.py).
  *
- * Built several times with clang -O2 -fopenmp and no -rdynamic: with
- * PM_FILLER = 1 and 40 (filler() before the constructs grows, so every
- * address after it moves: the names must not), and once with -g (names
- * then carry file:line). stencil_sweep holds two constructs: they must stay
- * two regions. */
+ * Built several times with clang and with gcc, -O2 -fopenmp and no
+ * -rdynamic: with PM_FILLER = 1 and 40 (filler() before the constructs
+ * grows, so every address after it moves: the names must not), with
+ * PM_EDIT (code added inside stencil_sweep before its constructs, which
+ * moves their offsets in it: the names must not change either), and with
+ * -g (names then carry file:line). stencil_sweep holds two constructs: they
+ * must stay two regions. */
 #include <perfmark.h>
 
 #include <stdio.h>
@@ -35,6 +37,10 @@ static __attribute__((noinline)) double filler(volatile double *x)
 
 static __attribute__((noinline)) void stencil_sweep(double *a, double *b, int n)
 {
+#ifdef PM_EDIT
+    for (int i = 0; i < n; i += 61)  /* the user's edit */
+        a[i] = a[i] * 0.5 + b[i] * 0.5;
+#endif
 #pragma omp parallel for
     for (int i = 1; i < n - 1; i++)
         b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3;

@@ -96,7 +96,8 @@ static inline int pm_gomp_on(void)
 
 /* ---- names ------------------------------------------------------------------ */
 
-/* `f._omp_fn.3` → f#3; `f._omp_fn.0` → f. */
+/* `f._omp_fn.3` → f#3; `f._omp_fn.0` → f. GCC numbers the outlined
+ * functions of each function from 0, in the order it outlines them. */
 static void pm_gomp_where(char *out, size_t size, const void *fn)
 {
     char sym[256], file[256];
@@ -108,9 +109,8 @@ static void pm_gomp_where(char *out, size_t size, const void *fn)
         long k = tag ? strtol(tag + 9, NULL, 10) : 0;
         if (tag)
             *tag = '\0';
-        int n = k > 0 ? snprintf(out, size, "%s#%ld", sym, k) : snprintf(out, size, "%s", sym);
-        if (n > 0 && (size_t)n < size && pm_srcline && pm_srcline(fn, file, sizeof file, &line) == 0)
-            snprintf(out + n, size - (size_t)n, " at %s:%d", file, line);
+        int has_line = pm_srcline && pm_srcline(fn, file, sizeof file, &line) == 0;
+        pm_omp_where(out, size, sym, k, has_line ? file : NULL, line);
     } else if (dladdr(fn, &info) && info.dli_fname && info.dli_fbase) {
         const char *base = strrchr(info.dli_fname, '/');
         snprintf(out, size, "%s+0x%lx", base ? base + 1 : info.dli_fname,

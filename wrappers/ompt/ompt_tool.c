@@ -11,12 +11,9 @@
  *     thread gets it through its own implicit task like every member
  *     (parallel_begin only records where the construct is), so user regions
  *     inside the construct nest under it on every thread. <where> is
- *     `function at file.c:LINE` when the object has line tables (-g; see
- *     pm_srcline.h), else `function+0xOFF` (the offset into the function,
- *     so two constructs in one function stay two regions and the name does
- *     not change when other code does); the function comes from the symbol
- *     table (static functions, executables without -rdynamic), else from
- *     dladdr. Only a stripped object gives `object+0xOFF`.
+ *     `function[#K][ at file.c:LINE]` (pm_ompt_format below): the K-th
+ *     construct of the function after its first, and the line where the
+ *     object has line tables (-g; see pm_srcline.h).
  *   - a worker (a member other than the encountering thread) is first
  *     placed, without a visit, under the path the encountering thread had
  *     open at the fork (user regions, MPI calls, enclosing constructs:
@@ -37,6 +34,7 @@
  * resolved once per (return address, team size) into a fixed table. */
 #define _GNU_SOURCE
 #include "pm_auto.h"
+#include "pm_call_ordinal.h"
 #include "pm_omp_names.h"
 #include "pm_srcline.h"
 
@@ -194,10 +192,12 @@ __attribute__((weak)) int pm_srcsym(const void *addr, char *name, size_t len, si
 
 /* Where a construct is, in words that survive a rebuild: the function
  * holding its call into the runtime (the symbol table: a static function of
- * an executable without -rdynamic has a name too) and, with line tables, its
- * file and line; without them the offset into that function, which changes
- * only when the function does. Only a stripped object leaves an offset into
- * the object. */
+ * an executable without -rdynamic has a name too), the call's ordinal among
+ * the function's calls to that entry point (pm_call_ordinal.h: `FN#K`, as
+ * the libgomp wrappers name GCC's constructs) and, with line tables, its
+ * file and line. Where the call cannot be decoded, the offset into the
+ * function (`FN+0xOFF`); only a stripped object leaves an offset into the
+ * object. */
 static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned n)
 {
     char where[512], file[256], fn[256] = "";
@@ -214,10 +214,12 @@ static void pm_ompt_format(char *buf, size_t size, const void *codeptr, unsigned
         off = (size_t)((uintptr_t)call - (uintptr_t)info.dli_saddr);
         have_fn = 1;
     }
+    long k = have_fn ? pm_call_ordinal(codeptr, call - off) : -1;
+    int has_line = have_fn && pm_srcline && pm_srcline(call, file, sizeof file, &line) == 0;
     if (!codeptr) {
         snprintf(where, sizeof where, "(unknown)");
-    } else if (have_fn && pm_srcline && pm_srcline(call, file, sizeof file, &line) == 0) {
-        snprintf(where, sizeof where, "%s at %s:%d", fn, file, line);
+    } else if (have_fn && (k >= 0 || has_line)) {
+        pm_omp_where(where, sizeof where, fn, k, has_line ? file : NULL, line);
     } else if (have_fn) {
         snprintf(where, sizeof where, "%s+0x%lx", fn, (unsigned long)(off + 1));
     } else if (found && info.dli_fname && info.dli_fbase) {

@@ -2,6 +2,8 @@
 #include "pm_omp_names.h"
 #include "pm_auto.h"
 
+#include <stdio.h>
+
 int32_t pm_omp_name_slow(struct pm_omp_names *t, const void *key, unsigned n)
 {
     pthread_mutex_lock(&t->lock);
@@ -35,4 +37,11 @@ int32_t pm_omp_fixed(_Atomic int32_t *slot, const char *name)
         atomic_store_explicit(slot, r, memory_order_relaxed);
     }
     return r;
+}
+
+void pm_omp_where(char *out, size_t size, const char *fn, long ordinal, const char *file, int line)
+{
+    int n = ordinal > 0 ? snprintf(out, size, "%s#%ld", fn, ordinal) : snprintf(out, size, "%s", fn);
+    if (file && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " at %s:%d", file, line);
 }

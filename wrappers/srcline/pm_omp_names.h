@@ -64,4 +64,9 @@ static inline int32_t pm_omp_name_region(struct pm_omp_names *t, const void *key
  * idempotent: a race only interns twice). */
 int32_t pm_omp_fixed(_Atomic int32_t *slot, const char *name);
 
+/* Where a construct is, the same for both sources: `FN` for the first
+ * construct of function FN, `FN#K` for its K-th after that (ordinal K; 0
+ * or unknown (-1): no suffix), then ` at FILE:LINE` when file is given. */
+void pm_omp_where(char *out, size_t size, const char *fn, long ordinal, const char *file, int line);
+
 #endif
