@@ -24,6 +24,12 @@
 #   omp_gcc  app_omp built with gcc (libgomp: its constructs through its entry
 #            points, wrappers/gomp), beside the clang build
 #   omp1_gcc the same with one loop (added whenever omp_gcc runs)
+#   elk      Debian's elk-lapw (GCC: gfortran, libgomp, Open MPI), 2 ranks x
+#            2 threads, its ground state of aluminium (examples/basic/Al):
+#            a real MPI + OpenMP code with nested teams (~75 short-lived
+#            libgomp threads per rank). OMP_WAIT_POLICY=passive: 4 threads
+#            spin-waiting on 2 vCPUs would time the spinning. Skipped if
+#            elk-lapw is not installed (not in the default list).
 #   omp1     app_omp with one parallel loop: omp's fixed part (added
 #            whenever omp runs)
 #
@@ -43,7 +49,7 @@
 # rest (what grows with the run), each as a share of the app's plain time.
 # Exit 0 when everything ran, 1 when a run failed.
 set -u
-usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_fine markers hello omp1'] [--settle S]" >&2; exit "${1:-1}"; }
+usage() { echo "usage: $0 BUILD_DIR [--rounds R] [--apps 'hpcc omp omp_gcc omp_fine markers hello omp1 omp1_gcc elk'] [--settle S]" >&2; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage
 case $1 in -h|--help) usage 0 ;; esac
 build=$(CDPATH= cd -- "$1" 2>/dev/null && pwd) || { echo "$0: $1: not a build directory" >&2; usage; }
@@ -110,6 +116,14 @@ HPL.out      output file name (if any)
 EOF
 }
 
+# elk reads elk.in from its working directory: Debian's aluminium ground
+# state, its species path pointed at the installed species files.
+elk_example=/usr/share/doc/elk-lapw/examples/basic/Al/elk.in
+elk_species=/usr/share/elk-lapw/species
+write_elk_in() {
+  sed "s#'[^']*species/'#'$elk_species/'#" "$elk_example" >"$1/elk.in"
+}
+
 # The command line of an app (run in its own directory $tmp/APP).
 app_cmd() {
   case $1 in
@@ -121,6 +135,7 @@ app_cmd() {
     omp1)     echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp 1 65536" ;;
     omp_gcc)  echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp_gcc 100000 65536" ;;
     omp1_gcc) echo "env OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $build/bin/app_omp_gcc 1 65536" ;;
+    elk)      echo "env OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive mpirun -np 2 --oversubscribe --bind-to none elk-lapw" ;;
   esac
 }
 
@@ -131,6 +146,8 @@ available() {
     omp_gcc|omp1_gcc) [ -x "$build/bin/app_omp_gcc" ] ;;
     hello)        [ -x "$build/bin/app_mpi_hello" ] && command -v mpirun >/dev/null ;;
     markers)      [ -x "$build/bin/app_markers" ] ;;
+    elk)          command -v elk-lapw >/dev/null && command -v mpirun >/dev/null &&
+                    [ -f "$elk_example" ] && [ -d "$elk_species" ] ;;
     *) echo "$0: unknown app '$1'" >&2; return 1 ;;
   esac
 }
@@ -223,11 +240,12 @@ status=0
 ran=""
 for app in $apps; do
   if ! available "$app"; then
-    echo "# $app: not available here (hpcc: apt-get install hpcc; app_omp: needs clang; hello: mpirun)"
+    echo "# $app: not available here (hpcc: apt-get install hpcc; elk: apt-get install elk-lapw; app_omp: needs clang; hello: mpirun)"
     continue
   fi
   mkdir -p "$tmp/$app"
   [ "$app" = hpcc ] && write_hpccinf "$tmp/$app"
+  [ "$app" = elk ] && write_elk_in "$tmp/$app"
   one "$app" plain >/dev/null || { status=1; continue; }  # warm the caches and the page cache
   rm -f "$tmp/$app.plain"
   ok=1

@@ -1,6 +1,5 @@
 /* Callbacks run once after this process's file is written (pm_on_written.h). */
 #include "pm_on_written.h"
-#include "pm_session.h"
 
 #include <pthread.h>
 
@@ -13,16 +12,20 @@ static struct {
     void *arg;
 } pm_on_written[PM_ON_WRITTEN_MAX];
 static int pm_n_on_written;
+static int pm_on_written_open;  /* under the lock: the session measures */
+
+void pm_on_written_accept(int yes)
+{
+    pthread_mutex_lock(&pm_on_written_lock);
+    pm_on_written_open = yes;
+    pthread_mutex_unlock(&pm_on_written_lock);
+}
 
 PM_PUBLIC int pm_on_file_written(pm_written_fn fn, void *arg)
 {
     int rc = -1;
     pthread_mutex_lock(&pm_on_written_lock);
-    /* relaxed atomic: finalize may be setting it meanwhile; a callback
-     * registered just too late is simply not run (the caller was told 0,
-     * but the file was written and announced anyway). */
-    if (fn && __atomic_load_n(&pm_state, __ATOMIC_RELAXED) == PM_ON &&
-        pm_n_on_written < PM_ON_WRITTEN_MAX) {
+    if (fn && pm_on_written_open && pm_n_on_written < PM_ON_WRITTEN_MAX) {
         pm_on_written[pm_n_on_written].fn = fn;
         pm_on_written[pm_n_on_written].arg = arg;
         pm_n_on_written++;

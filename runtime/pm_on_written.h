@@ -22,7 +22,10 @@ typedef void (*pm_written_fn)(const char *file, int rank, void *arg);
  * child: the callback belongs to the run that registered it. */
 int pm_on_file_written(pm_written_fn fn, void *arg);
 
-/* Runtime side (pm_session.c): the file was written; run the callbacks once. */
+/* Runtime side (pm_session.c), which calls in and is never called back
+ * from here: accept registrations (1, measuring starts) or refuse them (0,
+ * measuring stopped); the file was written: run the callbacks once. */
+void pm_on_written_accept(int yes);
 void pm_on_written_run(const char *file, int rank);
 
 #endif

@@ -425,6 +425,7 @@ static void pm_session_start(void)
         pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
                "cannot start the thread that reads the counts every interval (%s): no counts "
                "over time are kept", strerror(errno));
+    pm_on_written_accept(1);
     pm_state = PM_ON;
 }
 
@@ -901,6 +902,7 @@ void pm_session_finalize(struct pm_comm *job)
     }
     /* relaxed atomic: threads still in markers read it without the lock */
     __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
+    pm_on_written_accept(0);
     pthread_mutex_unlock(&pm_start_lock);
     pm_sample_drainer_stop();  /* the last drains are the threads' own, below */
     pm_series_stop();          /* the last rows come from the settled totals, below */
