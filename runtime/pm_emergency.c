@@ -8,10 +8,22 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* How long a signal waits for the dump before it goes on. */
 #define PM_EMERGENCY_WAIT_MS 10000
+
+/* An MPI rank told to stop lingers after its own dump, before the signal
+ * goes on: its peers were told at the same moment (by the launcher, or by a
+ * batch system signalling every process of the step), and MPICH's Hydra
+ * SIGKILLs every rank still running as soon as one ends by a signal, which
+ * cut peers' dumps short (tests/reliability: mpich_sigterm_job lost a rank's
+ * file in 1 run of 4 without it). The linger is a few times this rank's own
+ * dump, which its peers' resemble, within these bounds. Crashes do not
+ * linger. */
+#define PM_LINGER_MIN_MS 200
+#define PM_LINGER_MAX_MS 3000
 
 /* Requests to stop, then crashes: a crashing process can still have its
  * data written by the dump thread (unless the crash left a lock the dump
@@ -47,6 +59,20 @@ static int pm_done[2] = {-1, -1};     /* dump thread → handler: finished */
 static pid_t pm_owner;                /* the process whose dump thread exists */
 static volatile sig_atomic_t pm_started;
 static void (*pm_dump)(int sig);
+static int pm_linger;                       /* an MPI rank: linger after a stop request */
+static volatile sig_atomic_t pm_linger_ms;  /* set by the dump thread before it says done */
+
+static int pm_is_stop_request(int sig)
+{
+    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGXCPU;
+}
+
+static long pm_ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void *pm_dump_thread(void *arg)
 {
@@ -56,8 +82,15 @@ static void *pm_dump_thread(void *arg)
     do
         n = read(pm_request[0], &sig, sizeof sig);
     while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)sizeof sig)
+    if (n == (ssize_t)sizeof sig) {
+        long t0 = pm_ms_now();
         pm_dump(sig);
+        if (pm_linger && pm_is_stop_request(sig)) {
+            long ms = 3 * (pm_ms_now() - t0);
+            pm_linger_ms = ms < PM_LINGER_MIN_MS ? PM_LINGER_MIN_MS
+                         : ms > PM_LINGER_MAX_MS ? PM_LINGER_MAX_MS : (int)ms;
+        }
+    }
     char done = 1;
     while (write(pm_done[1], &done, 1) < 0 && errno == EINTR)
         ;
@@ -85,8 +118,11 @@ PM_NO_TSAN static void pm_on_signal(int sig, siginfo_t *info, void *context)
         pm_started = 1;
         if (write(pm_request[1], &sig, sizeof sig) == (ssize_t)sizeof sig) {
             struct pollfd p = {.fd = pm_done[0], .events = POLLIN};
-            while (poll(&p, 1, PM_EMERGENCY_WAIT_MS) < 0 && errno == EINTR)
+            int ready;
+            while ((ready = poll(&p, 1, PM_EMERGENCY_WAIT_MS)) < 0 && errno == EINTR)
                 ;
+            if (ready > 0 && pm_linger_ms > 0)
+                poll(NULL, 0, pm_linger_ms);  /* the peers' dumps: see PM_LINGER_MIN_MS */
         }
     }
     struct sigaction prev = pm_previous[i];
@@ -167,11 +203,12 @@ __attribute__((visibility("default"))) void (*signal(int sig, void (*handler)(in
     return old.sa_handler;
 }
 
-void pm_emergency_install(void (*dump)(int sig))
+void pm_emergency_install(void (*dump)(int sig), int mpi_rank)
 {
     if (pipe2(pm_request, O_CLOEXEC) != 0 || pipe2(pm_done, O_CLOEXEC) != 0)
         return;
     pm_dump = dump;
+    pm_linger = mpi_rank;
     pm_owner = getpid();
     /* The dump thread takes no signal: they go to the program's threads. */
     sigset_t all, old;

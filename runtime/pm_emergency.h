@@ -16,7 +16,12 @@
 #define PM_EMERGENCY_H
 
 /* Install the handlers and start the dump thread (once, in a measured
- * process). `dump` is called on the dump thread with the signal number. */
-void pm_emergency_install(void (*dump)(int sig));
+ * process). `dump` is called on the dump thread with the signal number.
+ * `mpi_rank`: this process is a rank of an MPI job, whose peers are told to
+ * stop at the same moment: after its dump it lingers a little (a few times
+ * the dump's own time, 0.2 to 3 s) before a stop request goes on, so that a
+ * launcher that kills every rank when the first one ends (MPICH's Hydra)
+ * does not cut the peers' dumps short. */
+void pm_emergency_install(void (*dump)(int sig), int mpi_rank);
 
 #endif

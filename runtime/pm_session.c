@@ -407,7 +407,7 @@ static void pm_session_start(void)
      * file needs it (pm_writer.h), at the end. */
     pm_sampling_start();
     pm_shim_check(pm_rank.rank <= 0);
-    pm_emergency_install(pm_session_emergency);
+    pm_emergency_install(pm_session_emergency, pm_rank.rank >= 0 || pm_rank.source[0]);
     if (!pm_cfg.count_sampled)
         pm_eventset_build(pm_cfg.events, &pm_set);
     pm_report_events();

@@ -336,7 +336,10 @@ def mpi_signal_job(sig, to_rank=None, np_=3, mpich=False, lost=()):
     except subprocess.TimeoutExpired:
         p.kill()
         raise Failure("the job did not end")
-    check(p.returncode != 0, "job status 0 after a signal")
+    # Hydra's own status after SIGTERM is 15 or 0 from run to run, with or
+    # without perfmark (10 runs of mpi_faults_mpich alone: 0 in 3): only
+    # Open MPI's is a fact to hold perfmark to.
+    check(mpich or p.returncode != 0, "job status 0 after a signal")
     mpi_survivors(tmp, np_, 200, lost=lost)
     first = min(r for r in range(np_) if r not in lost)
     msgs = Measured(os.path.join(tmp, "out.rank%d.h5" % first)).messages
@@ -358,7 +361,9 @@ def case_mpi_sigterm_one_rank():
 
 def case_mpich_sigterm_job():
     """The same on MPICH: SIGTERM to mpiexec.mpich (Hydra), which passes it to
-    every rank: each writes its PARTIAL file."""
+    every rank: each writes its PARTIAL file. Hydra SIGKILLs every rank still
+    running once one has ended by a signal: a rank lingers after its dump
+    (pm_emergency.h), so that none is cut short (without it: 1 run in 4)."""
     if not shutil.which("mpiexec.mpich") or not prog("mpi_faults_mpich"):
         print("SKIP: MPICH not installed (mpich, libmpich-dev)")
         return SKIP
