@@ -5,7 +5,7 @@
  *
  * usage: gen_synthetic OUT.h5 RANKS THREADS_PER_RANK REGIONS EVENTS(1..8)
  *
- * The layout is the MPI job writer's (runtime/pm_h5out.c): one file, rank
+ * The layout is the MPI job writer's (runtime/file/pm_h5out.c): one file, rank
  * = -1, every rank's threads as /threads rows in rank order, datasets over
  * 65,536 elements chunked (last dimensions first), shuffled and deflated at
  * level 4. Like the writer, it takes every path, attribute and member name,
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PM_GEN_CHUNK 65536 /* = PM_CHUNK_THRESHOLD of runtime/pm_h5out.c */
+#define PM_GEN_CHUNK 65536 /* = PM_CHUNK_THRESHOLD of runtime/file/pm_h5out.c */
 #define PM_GEN_SLAB 256    /* thread rows written at a time */
 #define PM_GEN_GROUPS 1    /* G: one kernel counter group (the kernel_groups attribute) */
 #define PM_GEN_STR64 PM_SCHEMA_STR64
@@ -266,7 +266,7 @@ static void pm_root(hid_t f, const struct pm_gen *g)
 /* ---- compound tables ---------------------------------------------------- */
 
 /* A compound row type as data: each field's name and type from its table
- * row, its place from the C struct (as runtime/pm_h5out.c does). */
+ * row, its place from the C struct (as runtime/file/pm_h5out.c does). */
 struct pm_field {
     enum pm_schema_id id;
     size_t offset, size;

@@ -48,7 +48,7 @@ endforeach()
 
 install(TARGETS perfmark_runtime EXPORT perfmarkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The HDF5 writer the runtime loads from its own directory (runtime/pm_writer.h).
+# The HDF5 writer the runtime loads from its own directory (runtime/file/pm_writer.h).
 install(TARGETS perfmark_writer ${PM_WRITER_MPICH} perfmark_cli ${PM_CLI_MPICH}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The MPI wrapper libraries, one per MPI ABI, which the runtime's MPI

@@ -7,10 +7,11 @@ package (CMake builds copy the JSON the C tool wrote instead; a test checks
 that both are the same). The version is the CMake project's.
 
 TopDown and the derived metrics need models.json, the CPU-model tables of
-runtime/pm_cpu_models.c: C data, so it is made by compiling the table's
-generator (runtime/pm_models_json.c) with the C compiler ($CC, else cc) and
-running it. Without a compiler the package is built without it, says so,
-and raises PerfmarkError when TopDown or derived metrics are asked for.
+runtime/count/pm_cpu_models.c: C data, so it is made by compiling the
+table's generator (runtime/count/pm_models_json.c) with the C compiler ($CC,
+else cc) and running it. Without a compiler the package is built without
+it, says so, and raises PerfmarkError when TopDown or derived metrics are
+asked for.
 """
 import importlib.util
 import os
@@ -27,7 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, os.pardir, "schema")
 RUNTIME = os.path.join(HERE, os.pardir, "runtime")
 # the generator and the table's own sources (no libpfm4): runtime/CMakeLists.txt
-MODELS_SOURCES = ["pm_models_json.c", "pm_cpu_models.c", "pm_cpu_id.c", "pm_cpu_match.c"]
+MODELS_SOURCES = ["count/pm_models_json.c", "count/pm_cpu_models.c", "count/pm_cpu_id.c",
+                  "count/pm_cpu_match.c"]
 
 
 def _generator():
@@ -62,7 +64,7 @@ class BuildWithSchema(build_py):
 
 
 def _models_json(out):
-    """Compile and run runtime/pm_models_json.c into out: None, or why not."""
+    """Compile and run runtime/count/pm_models_json.c into out: None, or why not."""
     cc = os.environ.get("CC") or "cc"
     sources = [os.path.join(RUNTIME, f) for f in MODELS_SOURCES]
     missing = [f for f in sources if not os.path.exists(f)]
@@ -70,10 +72,16 @@ def _models_json(out):
         return "%s not found: build from perfmark's source tree" % missing[0]
     if not shutil.which(cc.split()[0]):
         return "no C compiler (%s)" % cc
+    # runtime/'s headers are included by bare name: every folder of it (and
+    # runtime/ itself), as PM_RUNTIME_INCLUDE_DIRS in CMakeLists.txt
+    inc = ["-I", RUNTIME]
+    for d in sorted(os.listdir(RUNTIME)):
+        if os.path.isdir(os.path.join(RUNTIME, d)):
+            inc += ["-I", os.path.join(RUNTIME, d)]
     with tempfile.TemporaryDirectory(prefix="perfmark-models-") as tmp:
         exe = os.path.join(tmp, "pm_models_json")
         try:
-            cmd = cc.split() + ["-std=gnu11", "-O1", "-I", RUNTIME, "-o", exe] + sources + \
+            cmd = cc.split() + ["-std=gnu11", "-O1"] + inc + ["-o", exe] + sources + \
                 ["-pthread"]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             if p.returncode != 0:

@@ -28,7 +28,7 @@
  * likwid_pinThread(cpu) and likwid_pinProcess(cpu) bind the calling thread
  * (LIKWID's pinProcess is sched_setaffinity(0, ...): the calling thread,
  * inherited by the threads it creates afterwards), 1 on success and 0 on
- * failure. The binding goes through perfmark (runtime/pm_app_pin.h): hwloc,
+ * failure. The binding goes through perfmark (runtime/place/pm_app_pin.h): hwloc,
  * and the thread's /threads binding in the file. */
 #define _GNU_SOURCE
 #include "perfmark.h"

@@ -659,9 +659,9 @@ def case_inert_without_perfmark():
 
 def case_libpfm_on_demand():
     """libpfm4 is mapped only into processes that encode event names it must
-    decide (runtime/pm_events.c): not into a -e none process, nor into one
+    decide (runtime/count/pm_events.c): not into a -e none process, nor into one
     measured with -e sw (the kernel's software events come from perfmark's
-    own table, runtime/pm_sw_events.c), nor a shell; it is in a process
+    own table, runtime/count/pm_sw_events.c), nor a shell; it is in a process
     measured with an event only libpfm4 knows how to spell (a modifier)."""
     def maps_of(events, cmd):
         with tempfile.TemporaryDirectory() as tmp:
@@ -685,7 +685,7 @@ def case_writer_on_demand():
     """perfmark encodes a file itself unless its datasets are large enough to
     be chunked and compressed: HDF5 is never mapped while a program is
     measured, not loaded at all for a small file (the loader's own account,
-    LD_DEBUG=files), and loaded at the write for a large one (runtime/
+    LD_DEBUG=files), and loaded at the write for a large one (runtime/file/
     pm_writer.h). Which encoder wrote a file shows in its superblock's
     version (2: perfmark's; 0: the HDF5 library's, earliest format)."""
     def loaded(tmp):
@@ -745,7 +745,7 @@ def case_two_copies():
     copy = os.path.join(tmp, "copy")
     os.mkdir(copy)
     shutil.copy(os.path.join(BUILD, "lib", "libperfmark.so.0"), os.path.join(copy, "libperfmark.so"))
-    # an install puts the HDF5 writer beside the runtime (runtime/pm_writer.h)
+    # an install puts the HDF5 writer beside the runtime (runtime/file/pm_writer.h)
     shutil.copy(os.path.join(BUILD, "lib", "libperfmark_writer.so"), copy)
     out = os.path.join(tmp, "out.h5")
     run([prog("pagefaults"), "100", "1"], cwd=tmp,

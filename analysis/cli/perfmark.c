@@ -194,7 +194,7 @@ static int pm_report_write(const char *file, const char *format, const struct pm
 
 static int pm_report_write_many(const char *const *files, int n, const char *format,
                                 const struct pm_report_opts *opts, const char *out_path);
-/* perfmark attach: perfmark-attach (runtime/pm_attach.c) beside this
+/* perfmark attach: perfmark-attach (runtime/watch/pm_attach.c) beside this
  * program, or in ../libexec/perfmark, with the same arguments. */
 static int pm_cmd_attach(int argc, char **argv)
 {

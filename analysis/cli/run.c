@@ -196,7 +196,7 @@ static int pm_started_as_rank(void)
 /* PERFMARK_PIN_CPUS="HOST:LIST" from this process's affinity, for the
  * ranks and threads modes when the user did not set it: a `taskset` or
  * `numactl` around `perfmark run` bounds the shares of this host, as it
- * bounds every process started here (runtime/pm_pin.c). */
+ * bounds every process started here (runtime/place/pm_pin.c). */
 static void pm_export_pin_cpus(void)
 {
     const char *mode = getenv("PERFMARK_PIN"), *set = getenv("PERFMARK_PIN_CPUS");

@@ -1,6 +1,6 @@
 /*
  * report_derived.c — the derived metrics of the CPU-model tables
- * (runtime/pm_cpu_models.c: branch, cache and mem groups, each metric a
+ * (runtime/count/pm_cpu_models.c: branch, cache and mem groups, each metric a
  * ratio of summed events) per region, for every model group whose events
  * the file holds. IPC has its own column (report_model.c) because it also
  * comes from the generic cycles/instructions events.

@@ -1,5 +1,5 @@
 /*
- * report_derived.h — the derived metrics of runtime/pm_cpu_models.c's tables
+ * report_derived.h — the derived metrics of runtime/count/pm_cpu_models.c's tables
  * (branch, cache, mem groups) per region (report_derived.c).
  */
 #ifndef PM_REPORT_DERIVED_H
@@ -28,7 +28,7 @@ struct pm_dgroup {
     struct pm_dval *val;              /* [R][nmetrics] by row */
 };
 
-/* The branch/cache/mem metrics of runtime/pm_cpu_models.c per region of
+/* The branch/cache/mem metrics of runtime/count/pm_cpu_models.c per region of
  * file `d`, from its regions' event statistics (`regev`, [R*E] by row), for
  * every group whose events the file holds: groups[0 .. *ngroups), at most
  * PM_NGROUPS. 0, or -1 when out of memory (then free them). */

@@ -94,7 +94,7 @@ void pm_cell_own(uint64_t reads, uint64_t visits, uint64_t timer_visits, double 
 }
 
 /* The event that counts CPU time, as the runtime picks it for OVERHEAD
- * (runtime/pm_h5out.c): task-clock, else cpu-clock. */
+ * (runtime/file/pm_h5out.c): task-clock, else cpu-clock. */
 void pm_measure_setup(struct pm_measure *m, const struct pm_file *d)
 {
     static const char *const names[] = {"task-clock", "cpu-clock"};

@@ -4,7 +4,7 @@
  * The file stores raw counts per (thread, region) cell, never percentages.
  * A region's breakdown sums the TopDown events over its cells first (each
  * cell scaled by the per-cell rule, pm_cell_value), then converts the sums
- * with the method's pure function (runtime/pm_topdown.c) and divides by the
+ * with the method's pure function (runtime/count/pm_topdown.c) and divides by the
  * summed level-1 slots: a ratio of sums, so a short region of one thread
  * never weighs as much as a long one of another. Cells whose counts are
  * missing or too coarse (NOT_COUNTED, LOST_GENERATION, SHORT) are left out of

@@ -1,7 +1,7 @@
 /*
  * report_topdown.h — the report's TopDown (report_topdown.c): the method and
  * events of the file, per region and for the whole run, the cells left out
- * and why. The arithmetic is runtime/pm_topdown.c's, shared with the runtime.
+ * and why. The arithmetic is runtime/count/pm_topdown.c's, shared with the runtime.
  */
 #ifndef PM_REPORT_TOPDOWN_H
 #define PM_REPORT_TOPDOWN_H

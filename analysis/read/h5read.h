@@ -17,7 +17,7 @@
 /* The schema version this reader understands. */
 
 /* Data-quality flags of /region/flags (schema 1). The file is the contract
- * between the layers: analysis does not include runtime/pm_flags.h, so these
+ * between the layers: analysis does not include runtime/count/pm_flags.h, so these
  * copies carry the PM_FILE_ prefix and cannot clash with its PM_FLAG_ names. */
 enum {
     PM_FILE_FLAG_MULTIPLEXED = 0x01,

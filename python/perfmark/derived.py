@@ -1,5 +1,5 @@
 """The derived metrics of the CPU-model tables (branch, cache and mem groups
-of runtime/pm_cpu_models.c), as analysis/model/report_derived.c makes them.
+of runtime/count/pm_cpu_models.c), as analysis/model/report_derived.c makes them.
 
 A metric is scale x Σnum / Σden of the region's event totals (the summary's
 totals: estimates where counts were multiplexed), a ratio of sums over

@@ -1,6 +1,6 @@
-"""The CPU-model tables of runtime/pm_cpu_models.c, loaded from models.json.
+"""The CPU-model tables of runtime/count/pm_cpu_models.c, loaded from models.json.
 
-models.json is written from the C table at build time (runtime/pm_models_json.c,
+models.json is written from the C table at build time (runtime/count/pm_models_json.c,
 by the C build or by setup.py) and shipped inside the package, so the
 package keeps no copy of the events and formulas. It also finds the /events
 rows that count a table's events, exactly as the report does

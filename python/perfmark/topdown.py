@@ -3,7 +3,7 @@
 The file stores raw counts per (thread, region) cell, never percentages. A
 region's breakdown sums the TopDown events over its cells (each scaled by
 the counting model), converts the sums with the method's arithmetic
-(runtime/pm_topdown.c: perf_metrics, skylake, zen4, arm, atom) and divides
+(runtime/count/pm_topdown.c: perf_metrics, skylake, zen4, arm, atom) and divides
 by the summed level-1 slots: a ratio of sums. Cells flagged NOT_COUNTED,
 LOST_GENERATION or SHORT, or with an event never counted, are left out and
 counted. The rules and the order of arithmetic are

@@ -1,5 +1,5 @@
 /* pm_job_write — one HDF5 file for the whole MPI job, written inside the
- * MPI_Finalize wrapper while MPI still works (runtime/pm_writer.h: the
+ * MPI_Finalize wrapper while MPI still works (runtime/file/pm_writer.h: the
  * contract and the verdicts). The ranks talk through the job's pm_comm
  * (pm_comm.h): no MPI type or call here, whichever MPI the job runs on.
  *

@@ -25,7 +25,12 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-aarch64.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 flags=(-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Werror
        -DPERFMARK_VERSION='"aarch64"' -DPERFMARK_REL_LIBDIR='"../lib"')
-inc=(-I"$src/include" -I"$src/runtime" -I"$src/runtime/job" -I"$src/wrappers"
+# runtime/ is folders by concern, its headers included by bare name
+# (docs/design.md): every folder on the include path, and runtime/ itself
+# ("job/pm_comm.h"), as PM_RUNTIME_INCLUDE_DIRS in CMakeLists.txt
+rt_inc=()
+while IFS= read -r d; do rt_inc+=(-I"$d"); done < <(find "$src/runtime" -type d | sort)
+inc=(-I"$src/include" "${rt_inc[@]}" -I"$src/wrappers"
      -I"$src/wrappers/mpi" -I"$src/wrappers/srcline" -I"$build/wrappers" -I"$src/schema" -I"$src/selftest"
      -I"$src/shims/include")
 # analysis/ is folders of layers (docs/design.md): every one on the include path
@@ -45,7 +50,7 @@ compile() {  # SOURCE [EXTRA FLAGS...]: one object for aarch64
   fi
 }
 # The MPI stubs (generated assembly) and everything built without MPI.
-for f in "$src"/runtime/*.c "$src"/runtime/job/*.c "$src"/wrappers/threads/*.c \
+for f in $(find "$src/runtime" -name '*.c' | sort) "$src"/wrappers/threads/*.c \
          "$src"/wrappers/gomp/*.c "$src"/wrappers/srcline/*.c \
          "$src"/wrappers/mpi/pm_mpi_dispatch.c "$build"/wrappers/*.c "$build"/wrappers/*.S \
          "$src"/schema/*.c $(find "$src/analysis" -name '*.c' | sort) "$src"/selftest/*.c \
@@ -67,7 +72,7 @@ echo "compiled $n sources for aarch64"
 
 unit() {  # NAME SOURCES...
   local name=$1; shift
-  if ! $cc "${flags[@]}" -I"$src/runtime" -I"$src/tests/unit" -static -o "$out/$name" "$@" \
+  if ! $cc "${flags[@]}" "${rt_inc[@]}" -I"$src/tests/unit" -static -o "$out/$name" "$@" \
        -lm -lpthread 2>"$out/err"; then
     echo "FAIL: $name does not build for aarch64:"; head -20 "$out/err"; fail=1; return
   fi
@@ -80,13 +85,13 @@ unit() {  # NAME SOURCES...
   fi
 }
 rt=$src/runtime
-unit test_topdown "$src/tests/topdown/test_topdown.c" "$rt/pm_topdown.c" "$rt/pm_cpu_models.c" \
-  "$rt/pm_cpu_id.c" "$rt/pm_cpu_match.c"
-unit test_cpu_id "$src/tests/unit/test_cpu_id.c" "$rt/pm_cpu_id.c" "$rt/pm_cpu_match.c" \
-  "$rt/pm_cpu_models.c"
-unit test_rdpmc "$src/tests/unit/test_rdpmc.c" "$rt/pm_rdpmc.c"
+unit test_topdown "$src/tests/topdown/test_topdown.c" "$rt/count/pm_topdown.c" "$rt/count/pm_cpu_models.c" \
+  "$rt/count/pm_cpu_id.c" "$rt/count/pm_cpu_match.c"
+unit test_cpu_id "$src/tests/unit/test_cpu_id.c" "$rt/count/pm_cpu_id.c" "$rt/count/pm_cpu_match.c" \
+  "$rt/count/pm_cpu_models.c"
+unit test_rdpmc "$src/tests/unit/test_rdpmc.c" "$rt/count/pm_rdpmc.c"
 unit test_streq "$src/tests/unit/test_streq.c"
-unit test_clock "$src/tests/unit/test_clock.c" "$rt/pm_clock.c"
+unit test_clock "$src/tests/unit/test_clock.c" "$rt/count/pm_clock.c"
 unit test_call_ordinal "$src/tests/unit/test_call_ordinal.c" "$src/wrappers/srcline/pm_call_ordinal.c" \
   -I"$src/wrappers/srcline"
 exit $fail

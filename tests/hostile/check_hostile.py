@@ -31,7 +31,7 @@ import tempfile  # noqa: E402
 BUILD = os.path.abspath(sys.argv[1])
 PROG = os.path.join(BUILD, "tests", "hostile_regions")
 OVERFLOW = "[other regions]"
-PATH_MAX = 1024  # runtime/pm_h5out.c PM_DISPLAY_PATH_MAX
+PATH_MAX = 1024  # runtime/file/pm_h5out.c PM_DISPLAY_PATH_MAX
 
 
 def peak_rss_kb(stdout):

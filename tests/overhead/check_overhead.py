@@ -35,7 +35,7 @@ BUILD = os.path.abspath(sys.argv[1])
 OVERHEAD = os.path.join(BUILD, "tests", "overhead_regions")
 MPI_POLL = os.path.join(BUILD, "tests", "mpi_poll")
 APP_OMP = os.path.join(BUILD, "bin", "app_omp")
-WARMUP = 100  # runtime/pm_config.h PM_THROTTLE_WARMUP
+WARMUP = 100  # runtime/session/pm_config.h PM_THROTTLE_WARMUP
 DEFAULTS = "warmup=%d,k=40" % WARMUP  # the file's throttle attribute
 
 

@@ -7,7 +7,7 @@ usage: /usr/bin/python3 tests/python/check_install.py BUILD_DIR PYTHON_DIR
    from a copy of the source tree (python/, schema/, CMakeLists.txt: pip
    builds in the tree, and the real one must stay clean): setup.py makes
    schema.json from schema/pm_schema.def and models.json by compiling
-   runtime/pm_models_json.c with cc; the installed package must carry both,
+   runtime/count/pm_models_json.c with cc; the installed package must carry both,
    equal to the C build's, and read a file with them (its derived metrics
    and TopDown too).
 2. `cmake --install BUILD_DIR --prefix TMP/prefix`: the package lands in

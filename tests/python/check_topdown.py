@@ -4,7 +4,7 @@
 usage: /usr/bin/python3 tests/python/check_topdown.py BUILD_DIR
 
 With BUILD_DIR/python first on sys.path (the package as the build lays it
-out, with the models.json the C build wrote from runtime/pm_cpu_models.c),
+out, with the models.json the C build wrote from runtime/count/pm_cpu_models.c),
 for every valid fixture of tests/report/make_fixture.py (TopDown by every
 method: perf_metrics levels 1 and 2, skylake, zen4, zen5, arm, atom; a
 missing level-1 event, a missing level-2 event, a hybrid CPU; the branch

@@ -30,7 +30,7 @@ SKIP = 77
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_mpi_yield_when_idle": "1"}
 POLLS = 1200000  # compute: POLLS / 1000 visits, above the warm-up
-WARMUP = 100     # runtime/pm_config.h
+WARMUP = 100     # runtime/session/pm_config.h
 
 
 SURE = "warmup=%d,k=1000000" % WARMUP

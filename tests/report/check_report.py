@@ -345,7 +345,7 @@ def event_keys(m):
     return keys
 
 
-# The branch group's derived metrics (runtime/pm_cpu_models.c PM_DERIVED_BRANCH):
+# The branch group's derived metrics (runtime/count/pm_cpu_models.c PM_DERIVED_BRANCH):
 # name -> (numerator label, denominator label, scale), over the event totals.
 BRANCH_EVENTS = {"instructions": "INST_RETIRED:ANY_P", "branches": "BR_INST_RETIRED:ALL_BRANCHES",
                  "mispredicted": "BR_MISP_RETIRED:ALL_BRANCHES"}
@@ -746,7 +746,7 @@ TD_LEVEL1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
 TD_LEVEL2 = ["heavy_operations", "light_operations", "branch_mispredicts", "machine_clears",
              "fetch_latency", "fetch_bandwidth", "memory_bound", "core_bound"]
 TD_NODES = TD_LEVEL1 + ["smt_contention"] + TD_LEVEL2
-# The topdown groups of runtime/pm_cpu_models.c that are not PERF_METRICS,
+# The topdown groups of runtime/count/pm_cpu_models.c that are not PERF_METRICS,
 # qualified with the model's PMU, in the order the formulas below read them.
 SKL_TD_EVENTS = ["CPU_CLK_UNHALTED:THREAD_P", "IDQ_UOPS_NOT_DELIVERED:CORE", "UOPS_ISSUED:ANY",
                  "UOPS_RETIRED:RETIRE_SLOTS", "INT_MISC:RECOVERY_CYCLES"]
@@ -764,7 +764,7 @@ TD_MODELS["amd64_fam19h_zen4"] = ("zen4", ["amd64_fam19h_zen4::" + e for e in ZE
 TD_L2_EVENTS = {"amd64_fam19h_zen4": ["amd64_fam19h_zen4::" + e for e in ZEN4_TD_L2_EVENTS],
                 "amd64_fam1ah_zen5": ["perf_raw::r%x" % c for c in (
                     0x1080001a0, 0xc3, 0x19f, 0xa2d6, 0x2d6, 0x1000000c2)]}
-# Raw rows (runtime/pm_cpu_models.c): the configs worked out from the kernel's JSON.
+# Raw rows (runtime/count/pm_cpu_models.c): the configs worked out from the kernel's JSON.
 TD_MODELS["amd64_fam1ah_zen5"] = ("zen4", ["perf_raw::r%x" % c for c in (
     0x76, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0xc1)])
 TD_MODELS["arm_v1"] = ("arm", ["perf_raw::r%x" % c for c in (
@@ -952,7 +952,7 @@ def td_stat(m, td, cells):
     return st
 
 
-HYBRID_MODELS = {"adl_glc"}  # runtime/pm_cpu_models.c rows with hybrid = 1
+HYBRID_MODELS = {"adl_glc"}  # runtime/count/pm_cpu_models.c rows with hybrid = 1
 
 
 def expected_topdown(m, x):

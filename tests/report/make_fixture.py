@@ -242,7 +242,7 @@ def write_root_attrs(f, variant, schema):
 
 
 # variant "branch_icl": the same cells, but /events is the icl table's branch
-# group (runtime/pm_cpu_models.c), so the report derives its metrics
+# group (runtime/count/pm_cpu_models.c), so the report derives its metrics
 BRANCH_ICL_EVENTS = [
     ("icl::INST_RETIRED:ANY_P", "icl::INST_RETIRED:ANY_P:k=0:u=1:e=0:i=0:c=0:intx=0:intxcp=0",
      0, 4, 0x1c0),
@@ -630,7 +630,7 @@ def write_rankfile(path):
 # ------------------------------------------------------------------ TopDown
 #
 # No PMU here, so the TopDown files are made up, event by event as the
-# runtime writes them (docs/topdown.md, runtime/pm_cpu_models.c): the kernel's
+# runtime writes them (docs/topdown.md, runtime/count/pm_cpu_models.c): the kernel's
 # PERF_METRICS encodings for perf_metrics, the model table's qualified names
 # for skylake and zen4. Cell counts come from a "profile" (slots and the
 # share of each category) turned into the raw events the method reads.
@@ -683,7 +683,7 @@ ZEN_EVENTS = [(ZEN_PMU + n, ZEN_PMU + n + ZEN_MOD, 0, RAW, c) for n, c in (
     ("RETIRED_OPS", 0xc1))] + [PAGE_FAULTS]
 
 # Rows whose events are raw encodings (no libpfm4 table): named
-# perf_raw::r<config> as runtime/pm_cpu_models.c writes them.
+# perf_raw::r<config> as runtime/count/pm_cpu_models.c writes them.
 def raw_events(configs):
     return [("perf_raw::r%x" % c, "perf_raw" + RAW_MOD, 0, RAW, c) for c in configs] + \
         [PAGE_FAULTS]
@@ -984,7 +984,7 @@ def write_topdown(path, variant):
 
 # ---------------------------------------------------------------- throttle
 #
-# As runtime/pm_h5out.c writes a run with PERFMARK_THROTTLE on: which visits
+# As runtime/file/pm_h5out.c writes a run with PERFMARK_THROTTLE on: which visits
 # read counters (docs/hdf5-schema.md, "Which visits read counters") and what
 # perfmark's own reads cost. Values are made up; the checker recomputes every
 # expected number from the file.
@@ -1065,7 +1065,7 @@ def write_throttle(path, variant="throttle"):
                     p = THR_REGIONS[p][1]
         for t in range(T):
             cost = THR_COST[THR_RANK_OF_THREAD[t]]
-            for r in range(R):  # OVERHEAD as runtime/pm_h5out.c decides it
+            for r in range(R):  # OVERHEAD as runtime/file/pm_h5out.c decides it
                 own = (int(a["reads"][t, r]) + int(counted[t, r])) * cost
                 if own > 0 and own > 0.1 * counts[t, r, 0]:
                     flags[t, r] |= NEW_FLAGS["OVERHEAD"]

@@ -44,7 +44,7 @@ case $mode in
         must_pass="^(unit_.*|topdown_.*|$single|omp_(clang_pages|clang_teams|clang_nested)|report_synthetic|bench_smoke|fuzz_mutants)\$"
         counts_only="$counts_only|omp_gcc_pages|omp_gcc_on_libomp)\$" ;;
   tsan) flags=thread
-        # sigterm_single: the emergency dump (runtime/pm_emergency.c) is
+        # sigterm_single: the emergency dump (runtime/session/pm_emergency.c) is
         # ordered after the signal by a pipe written in a handler installed
         # with glibc's __sigaction, outside TSan's signal model, so TSan
         # cannot see that edge and reports every read of the dump thread.

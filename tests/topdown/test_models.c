@@ -1,6 +1,6 @@
 /* Golden encodings of every event of the spr, icx, icl, skx, zen2, zen3,
  * zen4, zen5, srf, arm_n1, arm_v1, arm_v2 and arm_a64fx rows of
- * runtime/pm_cpu_models.c, under LIBPFM_ENCODE_INACTIVE=1 (these PMUs are
+ * runtime/count/pm_cpu_models.c, under LIBPFM_ENCODE_INACTIVE=1 (these PMUs are
  * not on this machine). Expected configs come from the vendors' event lists,
  * not from the encoder:
  *   Intel (SDM vol. 3B, IA32_PERFEVTSELx): config = event | umask << 8;

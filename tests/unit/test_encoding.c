@@ -25,7 +25,7 @@ static const struct golden table[] = {
     ROW("spr::TOPDOWN:SLOTS", 1, PERF_TYPE_RAW, 0x400, 0, 0, NULL),
     /* Not spr::TOPDOWN:BACKEND_BOUND_SLOTS: libpfm4 4.13 encodes it as 0x200,
      * Intel's list says event 0xA4 umask 0x02 (0x2a4); perfmark's TopDown
-     * tables use the kernel's metric events instead (runtime/pm_cpu_models.c). */
+     * tables use the kernel's metric events instead (runtime/count/pm_cpu_models.c). */
     ROW("spr::MEM_LOAD_RETIRED:L3_MISS", 1, PERF_TYPE_RAW, 0x20d1, 0, 0, NULL),
     ROW("icx::BR_MISP_RETIRED:ALL_BRANCHES", 1, PERF_TYPE_RAW, 0xc5, 0, 0, NULL),
     ROW("icx::CPU_CLK_UNHALTED:THREAD_P", 1, PERF_TYPE_RAW, 0x3c, 0, 0, NULL),
@@ -56,7 +56,7 @@ static const struct golden table[] = {
     ROW("", 0, 0, 0, 0, 0, "empty event name"),
 };
 
-/* perfmark's table of software events (runtime/pm_sw_events.c) must
+/* perfmark's table of software events (runtime/count/pm_sw_events.c) must
  * encode every name exactly as libpfm4 does, attr and qualified name, in
  * both privilege modes; and names off the table (other case, modifiers,
  * unknown) must still reach libpfm4. */

@@ -1,4 +1,4 @@
-/* perfmark's own HDF5 encoder (runtime/pm_h5enc.c) against the HDF5 library.
+/* perfmark's own HDF5 encoder (runtime/file/pm_h5enc.c) against the HDF5 library.
  *
  * Every group, dataset, attribute and compound member of the schema table
  * is filled with random contents of random shapes (empty ones included),

@@ -1,6 +1,6 @@
 /* pm_json_str.h — one JSON string, for the build-time generators of
  * schema.json (schema/pm_schema_json.c) and models.json
- * (runtime/pm_models_json.c). Header-only: python/setup.py compiles the
+ * (runtime/count/pm_models_json.c). Header-only: python/setup.py compiles the
  * latter with the C compiler and runtime/ as its only include directory.
  * (The report has its own writer, analysis/render/common.) */
 #ifndef PM_JSON_STR_H

@@ -1,6 +1,6 @@
 /* pm_cpu_models — per-CPU-model event groups and derived metrics, as data.
  *
- * One row per model (runtime/pm_cpu_models.c): the libpfm4 PMU whose event
+ * One row per model (runtime/count/pm_cpu_models.c): the libpfm4 PMU whose event
  * names the groups use, the TopDown method, and five groups (topdown, ipc,
  * branch, cache, mem), each a list of libpfm4 event names with the derived
  * metrics defined over them by event index. Nothing here opens a counter:
