@@ -1,8 +1,8 @@
 /* pm_h5enc — perfmark's own HDF5 encoder (pm_h5enc.h).
  *
  * The structures and their fields are those of the HDF5 File Format
- * Specification, version 3.0 (superblock version 2, object header version
- * 2, link info, group info, link, attribute info and attribute messages,
+ * Specification, version 3.0 (superblock version 2, object header versions
+ * 2 and 1, link info, group info, link, attribute info and attribute messages,
  * dataspace version 2, datatype messages, fill value version 3, layout
  * version 3, global heap collections), little-endian, 8-byte offsets and
  * lengths. Tests read every file this writes back through the HDF5 library
@@ -28,7 +28,9 @@
  * an object's index is 16 bits (0 is the free space). */
 #define PM_HEAP_MIN 4096
 #define PM_HEAP_MAX_OBJECTS 65000
-/* HDF5's defaults for compact storage; headers holding more say so. */
+/* HDF5's defaults for compact storage: an object of more attributes gets a
+ * version-1 header (pm_header_version); a group of more links says so in its
+ * group info message. */
 #define PM_COMPACT_MAX 8
 #define PM_DENSE_MIN 6
 
@@ -406,26 +408,61 @@ static void pm_put_elements(struct pm_out *o, const struct pm_h5m_dset *d,
     }
 }
 
+/* An object header's messages as they are built, in the envelope of the
+ * header's version. Version 2 (the default): type (1 byte), size (2), flags
+ * (1), data. Version 1, for an object of more attributes than a version-2
+ * header keeps compact by default (pm_header_version): type (2), size (2),
+ * flags (1), reserved (3), data padded to a multiple of 8 bytes, the size
+ * counting the padding. */
+struct pm_msgs {
+    struct pm_out out;
+    int version;
+    unsigned count;
+};
+
 /* One message: type, size of its data, flags, data. */
-static void pm_put_msg(struct pm_out *o, unsigned type, unsigned flags, const struct pm_out *data)
+static void pm_put_msg(struct pm_msgs *h, unsigned type, unsigned flags, const struct pm_out *data)
 {
-    if (data->failed || data->len > 0xffff) {
+    struct pm_out *o = &h->out;
+    size_t size = h->version == 1 ? (data->len + 7) & ~(size_t)7 : data->len;
+    if (data->failed || size > 0xffff) {
         o->failed = data->failed ? data->failed : PM_OUT_TOO_BIG;
         return;
     }
-    pm_put8(o, type), pm_put16(o, (unsigned)data->len), pm_put8(o, flags);
-    pm_put(o, data->p, data->len);
+    if (h->version == 1) {
+        pm_put16(o, type), pm_put16(o, (unsigned)size), pm_put8(o, flags), pm_put(o, NULL, 3);
+        pm_put(o, data->p, data->len);
+        pm_put(o, NULL, size - data->len);
+    } else {
+        pm_put8(o, type), pm_put16(o, (unsigned)size), pm_put8(o, flags);
+        pm_put(o, data->p, data->len);
+    }
+    h->count++;
 }
 
-/* Attribute info (none dense) and one attribute message per attribute. */
-static void pm_put_attrs(struct pm_out *o, const struct pm_h5m_attrs *attrs,
+/* The object header's version for an object of `nattrs` attributes: 2,
+ * unless they are more than a version-2 header holds in the header by
+ * default (PM_COMPACT_MAX; the HDF5 library would move them to dense
+ * storage, a fractal heap and a B-tree). A version-1 header keeps any number
+ * of attributes in the header and has no phase-change values, as the HDF5
+ * library writes every object by default (H5F_LIBVER_EARLIEST). */
+static int pm_header_version(size_t nattrs)
+{
+    return nattrs > PM_COMPACT_MAX ? 1 : 2;
+}
+
+/* Attribute info (none dense; version-2 headers only, as the HDF5 library
+ * writes it) and one attribute message per attribute. */
+static void pm_put_attrs(struct pm_msgs *o, const struct pm_h5m_attrs *attrs,
                          const struct pm_ref **ref)
 {
     if (!attrs->n)
         return;
     struct pm_out d = {0};
-    pm_put8(&d, 0), pm_put8(&d, 0), pm_put64(&d, PM_UNDEF), pm_put64(&d, PM_UNDEF);
-    pm_put_msg(o, PM_MSG_ATTR_INFO, 0, &d);
+    if (o->version != 1) {
+        pm_put8(&d, 0), pm_put8(&d, 0), pm_put64(&d, PM_UNDEF), pm_put64(&d, PM_UNDEF);
+        pm_put_msg(o, PM_MSG_ATTR_INFO, 0, &d);
+    }
     for (size_t a = 0; a < attrs->n; a++) {
         const struct pm_h5m_attr *at = &attrs->a[a];
         enum pm_schema_type t = pm_schema[at->id].type;
@@ -448,21 +485,35 @@ static void pm_put_attrs(struct pm_out *o, const struct pm_h5m_attrs *attrs,
         pm_put_msg(o, PM_MSG_ATTR, 0, &d);
         free(type.p), free(space.p);
     }
-    pm_fail_as(o, d.failed);
+    pm_fail_as(&o->out, d.failed);
     free(d.p);
 }
 
-/* An object header (version 2) around its messages, appended to the file:
- * its address. */
-static uint64_t pm_put_header(struct pm_out *file, const struct pm_out *msgs, size_t nattrs)
+/* An object header around its messages, appended to the file: its address.
+ * Version 2: flags 0x02 (a 4-byte chunk size) and nothing else, as the HDF5
+ * library writes by default less the times (no creation order, no
+ * phase-change values), then the checksum. Version 1: a 16-byte prefix
+ * (version, reserved, message count, reference count 1, chunk size, 4 bytes
+ * of padding), no checksum. */
+static uint64_t pm_put_header(struct pm_out *file, const struct pm_msgs *h)
 {
     size_t start = file->len;
-    int phase = nattrs > PM_COMPACT_MAX;
+    const struct pm_out *msgs = &h->out;
+    if (msgs->len > UINT32_MAX || (h->version == 1 && h->count > 0xffff))
+        pm_fail_as(file, PM_OUT_TOO_BIG);
+    if (h->version == 1) {
+        pm_put8(file, 1), pm_put8(file, 0);
+        pm_put16(file, h->count);
+        pm_put32(file, 1);
+        pm_put32(file, (uint32_t)msgs->len);
+        pm_put32(file, 0);
+        pm_put(file, msgs->p, msgs->len);
+        pm_fail_as(file, msgs->failed);
+        return start;
+    }
     pm_put(file, "OHDR", 4);
     pm_put8(file, 2);
-    pm_put8(file, 0x02 | (phase ? 0x10 : 0)); /* 4-byte chunk size; attribute limits */
-    if (phase)
-        pm_put16(file, (unsigned)(nattrs > 0xffff ? 0xffff : nattrs)), pm_put16(file, PM_DENSE_MIN);
+    pm_put8(file, 0x02);
     pm_put32(file, (uint32_t)msgs->len);
     pm_put(file, msgs->p, msgs->len);
     pm_fail_as(file, msgs->failed);
@@ -474,7 +525,8 @@ static uint64_t pm_put_header(struct pm_out *file, const struct pm_out *msgs, si
 static uint64_t pm_dataset_header(struct pm_enc *x, size_t i)
 {
     const struct pm_h5m_dset *d = &x->m->dsets[i];
-    struct pm_out msgs = {0}, data = {0};
+    struct pm_msgs msgs = {.version = pm_header_version(d->attrs.n)};
+    struct pm_out data = {0};
     pm_put_space(&data, d->ndims, d->dims);
     pm_put_msg(&msgs, PM_MSG_DATASPACE, 0, &data);
     data.len = 0;
@@ -491,9 +543,9 @@ static uint64_t pm_dataset_header(struct pm_enc *x, size_t i)
     pm_put_msg(&msgs, PM_MSG_LAYOUT, 0, &data);
     const struct pm_ref *ref = x->heap.refs + x->dset_ref0[i];
     pm_put_attrs(&msgs, &d->attrs, &ref);
-    pm_fail_as(&msgs, data.failed);
-    uint64_t at = pm_put_header(&x->file, &msgs, d->attrs.n);
-    free(msgs.p), free(data.p);
+    pm_fail_as(&msgs.out, data.failed);
+    uint64_t at = pm_put_header(&x->file, &msgs);
+    free(msgs.out.p), free(data.p);
     return at;
 }
 
@@ -515,7 +567,7 @@ static int pm_child_of(enum pm_schema_id child, enum pm_schema_id group)
     return strlen(gpath) == plen && strncmp(path, gpath, plen) == 0;
 }
 
-static void pm_put_link(struct pm_out *msgs, enum pm_schema_id child, uint64_t addr)
+static void pm_put_link(struct pm_msgs *msgs, enum pm_schema_id child, uint64_t addr)
 {
     const char *name = pm_schema_name(child);
     size_t len = strlen(name);
@@ -538,7 +590,8 @@ static uint64_t pm_group_header(struct pm_enc *x, size_t g)
         nlinks += pm_child_of(m->dsets[i].id, id);
     for (size_t k = 0; k < m->ngroups; k++)
         nlinks += pm_child_of(m->groups[k].id, id);
-    struct pm_out msgs = {0}, data = {0};
+    struct pm_msgs msgs = {.version = pm_header_version(m->groups[g].attrs.n)};
+    struct pm_out data = {0};
     pm_put8(&data, 0), pm_put8(&data, 0), pm_put64(&data, PM_UNDEF), pm_put64(&data, PM_UNDEF);
     pm_put_msg(&msgs, PM_MSG_LINK_INFO, 0, &data);
     data.len = 0;
@@ -558,9 +611,9 @@ static uint64_t pm_group_header(struct pm_enc *x, size_t g)
             pm_put_link(&msgs, m->groups[k].id, x->group_addr[k]);
     const struct pm_ref *ref = x->heap.refs + x->group_ref0[g];
     pm_put_attrs(&msgs, &m->groups[g].attrs, &ref);
-    pm_fail_as(&msgs, data.failed);
-    uint64_t at = pm_put_header(&x->file, &msgs, m->groups[g].attrs.n);
-    free(msgs.p), free(data.p);
+    pm_fail_as(&msgs.out, data.failed);
+    uint64_t at = pm_put_header(&x->file, &msgs);
+    free(msgs.out.p), free(data.p);
     return at;
 }
 

@@ -9,8 +9,12 @@
  *
  * What it writes: the file format's newer structures, which every HDF5
  * since 1.8 reads (h5py, h5dump and the report among them): a version-2
- * superblock, version-2 object headers with checksums, groups whose links
- * sit in their headers (compact), datasets with contiguous storage,
+ * superblock, version-2 object headers with checksums and no optional
+ * fields (flags 0x02), or version-1 headers for an object of more than 8
+ * attributes (as the HDF5 library writes by default: readers of their own
+ * such as jsfive take both, but not a version-2 header's phase-change
+ * values), groups whose links sit in their headers (compact), attributes in
+ * their object's header, datasets with contiguous storage,
  * variable-length strings in global heap collections, compound types of
  * version 3. No chunking and no compression: files whose datasets are
  * large enough to want them are written by the HDF5 library instead

@@ -5,7 +5,13 @@
  * encoded by perfmark, and read back through the HDF5 library: every value
  * must be what went in. The same model written by the HDF5 library
  * (pm_h5lib_image) must hold the same content: h5diff, an HDF5 tool of its
- * own, compares the two files object by object. Also: strings in several
+ * own, compares the two files object by object. The object headers, walked
+ * byte by byte from the superblock, must be the kinds other readers than
+ * the HDF5 library expect (jsfive, for one, refuses any other): version 2
+ * with flags 0x02 alone (no phase-change values, creation order or times)
+ * for an object of at most 8 attributes, version 1 (no attribute info
+ * message, messages padded to 8 bytes) for one of more, at 8 and 9
+ * attributes too. Also: strings in several
  * global heap collections, a model the encoder must refuse, the packed
  * rows that travel between ranks (pack, unpack, join; buffers that lie),
  * and every allocation of the encoder failing in turn (linked with
@@ -280,6 +286,108 @@ static int h5diff_same(const char *a, const char *b)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* ---- object headers, byte by byte ---- */
+
+struct hdr_count {
+    size_t v1, v2, objects;
+};
+
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The object header at `addr` and, through its link messages, every object
+ * below it: each of a kind other readers take (see the top of this file). */
+static void walk_header(const unsigned char *img, size_t len, uint64_t addr, struct hdr_count *c,
+                        int depth)
+{
+    EXPECT(depth < 8 && addr < len && len - addr >= 16);
+    if (depth >= 8 || addr >= len || len - addr < 16)
+        return;
+    const unsigned char *h = img + addr, *msg, *end;
+    int version;
+    size_t nattrs = 0, nainfo = 0, nmsgs = 0, want_msgs = 0;
+    if (memcmp(h, "OHDR", 4) == 0) {
+        version = 2;
+        EXPECT(h[4] == 2);
+        CHECK(h[5] == 0x02, "object header at %llu: flags 0x%02x, not 0x02 alone",
+              (unsigned long long)addr, h[5]);
+        /* what other flags would add: times, phase-change values, a wider size */
+        size_t at = 6 + (h[5] & 0x20 ? 16 : 0) + (h[5] & 0x10 ? 4 : 0), width = (size_t)1 << (h[5] & 3);
+        size_t chunk = (size_t)le(h + at, (int)width);
+        at += width;
+        EXPECT(chunk + at + 4 <= len - addr && !(h[5] & 0x04));
+        if (chunk + at + 4 > len - addr || (h[5] & 0x04))
+            return;
+        EXPECT(le(h + at + chunk, 4) == pm_h5enc_checksum(h, at + chunk));
+        msg = h + at, end = msg + chunk;
+        c->v2++;
+    } else {
+        version = 1;
+        CHECK(h[0] == 1 && h[1] == 0, "object header at %llu: neither OHDR nor version 1",
+              (unsigned long long)addr);
+        want_msgs = (size_t)le(h + 2, 2);
+        EXPECT(le(h + 4, 4) == 1 && le(h + 12, 4) == 0);
+        size_t chunk = (size_t)le(h + 8, 4);
+        EXPECT(chunk <= len - addr - 16);
+        if (chunk > len - addr - 16)
+            return;
+        msg = h + 16, end = msg + chunk;
+        c->v1++;
+    }
+    c->objects++;
+    while (msg < end) {
+        unsigned type = version == 2 ? msg[0] : (unsigned)le(msg, 2);
+        size_t size = (size_t)le(msg + (version == 2 ? 1 : 2), 2);
+        const unsigned char *data = msg + (version == 2 ? 4 : 8);
+        EXPECT(size <= (size_t)(end - data));
+        if (size > (size_t)(end - data))
+            return;
+        if (version == 1)
+            EXPECT(size % 8 == 0 && msg[5] == 0 && msg[6] == 0 && msg[7] == 0);
+        nmsgs++;
+        nattrs += type == 0x0c;
+        nainfo += type == 0x15;
+        if (type == 0x06) { /* a link: version 1, flags, name, hard link address */
+            unsigned flags = data[1];
+            const unsigned char *p = data + 2;
+            EXPECT(data[0] == 1 && !(flags & 0x08)); /* hard links only */
+            if (flags & 0x04)
+                p += 8;
+            if (flags & 0x10)
+                p++;
+            size_t lenbytes = (size_t)1 << (flags & 3), name = (size_t)le(p, (int)lenbytes);
+            p += lenbytes + name;
+            EXPECT(p + 8 <= data + size);
+            if (p + 8 <= data + size)
+                walk_header(img, len, le(p, 8), c, depth + 1);
+        }
+        msg = data + size;
+    }
+    if (version == 2) {
+        CHECK(nattrs <= 8, "a version-2 object header of %zu attributes", nattrs);
+        EXPECT(nainfo == (nattrs > 0));
+    } else {
+        CHECK(nattrs > 8, "a version-1 object header of %zu attributes", nattrs);
+        EXPECT(nainfo == 0 && nmsgs == want_msgs);
+    }
+}
+
+static struct hdr_count check_headers(const void *image, size_t len, const struct pm_h5model *m)
+{
+    const unsigned char *img = image;
+    struct hdr_count c = {0, 0, 0};
+    EXPECT(len >= 48 && memcmp(img, "\211HDF\r\n\032\n", 8) == 0 && img[8] == 2);
+    if (len >= 48)
+        walk_header(img, len, le(img + 36, 8), &c, 0);
+    EXPECT(c.objects == m->ndsets + m->ngroups);
+    return c;
+}
+
 static void round_trip(const char *dir, int seed, int big)
 {
     rng = 88172645463325252ull + (uint64_t)seed * 7919;
@@ -297,10 +405,49 @@ static void round_trip(const char *dir, int seed, int big)
     check_file(a, &m);
     check_file(b, &m);
     EXPECT(h5diff_same(a, b));
-    printf("seed %d%s: %zu datasets, perfmark %zu bytes, HDF5 %zu bytes: same content\n", seed,
-           big ? " (large dims)" : "", m.ndsets, own_len, lib_len);
+    struct hdr_count c = check_headers(own, own_len, &m);
+    EXPECT(c.v1 >= 2); /* the root group's attributes and the flag names: more than 8 */
+    printf("seed %d%s: %zu datasets, perfmark %zu bytes, HDF5 %zu bytes: same content; "
+           "object headers: %zu of version 2, %zu of version 1\n", seed,
+           big ? " (large dims)" : "", m.ndsets, own_len, lib_len, c.v2, c.v1);
     free(own), free(lib);
     pm_h5model_free(&m);
+}
+
+/* An object of 0 to 12 attributes: a version-2 header up to 8, version 1
+ * above, read back and the same as the library's file either way. */
+static void attribute_counts(const char *dir)
+{
+    for (int n = 0; n <= 12; n++) {
+        struct pm_h5model m;
+        pm_h5model_init(&m);
+        EXPECT(pm_h5model_group(&m, PM_S_REGION) == 0);
+        uint64_t dims[2] = {1, 1};
+        uint32_t bits = 5;
+        EXPECT(pm_h5model_dataset(&m, PM_S_REGION_FLAGS, NULL, 0, 0, dims, &bits) == 0);
+        for (int k = 0; k < n; k++) {
+            char name[32];
+            uint32_t bit = 1u << k;
+            snprintf(name, sizeof name, "FLAG_%02d", k);
+            EXPECT(pm_h5model_attr_num(&m, PM_S_REGION_FLAGS, PM_S_REGION_FLAG_NAME, name, &bit) == 0);
+        }
+        void *own = NULL, *lib = NULL;
+        size_t own_len = 0, lib_len = 0;
+        char err[256] = "", a[512], b[512];
+        EXPECT(pm_h5enc_image(&m, &own, &own_len) == 0);
+        EXPECT(pm_h5lib_image(&m, &lib, &lib_len, err, sizeof err) == 0);
+        struct hdr_count c = check_headers(own, own_len, &m);
+        CHECK(c.v1 == (n > 8) && c.v2 == 3 - c.v1, "%d attributes: %zu version-1 headers", n, c.v1);
+        snprintf(a, sizeof a, "%s/attrs-own-%d.h5", dir, n);
+        snprintf(b, sizeof b, "%s/attrs-lib-%d.h5", dir, n);
+        write_file(a, own, own_len);
+        write_file(b, lib, lib_len);
+        check_file(a, &m);
+        EXPECT(h5diff_same(a, b));
+        free(own), free(lib);
+        pm_h5model_free(&m);
+    }
+    printf("a dataset of 0 to 12 attributes: version-2 header up to 8, version 1 above\n");
 }
 
 /* More strings than one heap collection holds (65000 objects each). */
@@ -549,6 +696,7 @@ int main(void)
     EXPECT(pm_h5enc_checksum(fs, strlen(fs)) == 0x17770551u);
     for (int seed = 1; seed <= 12; seed++)
         round_trip(dir, seed, seed > 9);
+    attribute_counts(dir);
     many_strings(dir);
     pack_join();
     refusals();
