@@ -24,6 +24,18 @@ apt-get install -y -qq \
   likwid libpapi-dev \
   valgrind \
   gcc-aarch64-linux-gnu qemu-user-static >/dev/null
+# nodejs, npm and jsfive (npm): tests/readers reads perfmark's files with jsfive,
+# a pure-JavaScript HDF5 reader, under node (CTest readers_jsfive; it skips
+# without them). Each from apt only where missing: NodeSource's nodejs brings
+# its own npm and conflicts with Debian's npm package. jsfive at a fixed version
+# in a fixed prefix, where the test looks (PERFMARK_JSFIVE_DIR overrides).
+command -v node >/dev/null || apt-get install -y -qq nodejs >/dev/null ||
+  echo "perfmark: nodejs not installed: readers_jsfive will skip"
+command -v npm >/dev/null || apt-get install -y -qq npm >/dev/null ||
+  echo "perfmark: npm not installed: readers_jsfive will skip"
+npm install --prefix /usr/local/lib/perfmark-node --no-audit --no-fund --save-exact --loglevel=error \
+    jsfive@0.4.2 >/dev/null ||
+  echo "perfmark: jsfive not installed (npm install failed): readers_jsfive will skip"
 # Debian's arm64 libraries, unpacked for the aarch64 cross build (CTest
 # aarch64_cross_build); without them that test skips and says why.
 bash "$(dirname "$0")/arm64-sysroot.sh" ||
