@@ -34,12 +34,90 @@
 #include "pm_h5out_series.h"
 #include "pm_writer.h"
 
+#include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Where the write's time goes, for the scale benchmark (bench/run_scale.sh):
+ * with PERFMARK_JOB_TIMES=FILE set, rank 0 and the last rank append one line
+ * each to FILE at the end of the write. Phases, in order: the agreement
+ * (events, the region union and its broadcast, the row offsets), this
+ * rank's rows, the gather to rank 0 (or the parallel write), rank 0's file
+ * built and encoded, and its store. */
+enum { PM_T_AGREE, PM_T_ROWS, PM_T_GATHER, PM_T_BUILD, PM_T_STORE, PM_T_N };
+static uint64_t pm_t_mark[PM_T_N + 1];
+static long pm_t_rss_kb;  /* resident set at the start of the write */
+static double pm_t_cpu0;  /* this process's CPU time then */
+
+static double pm_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long pm_rss_kb(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "re");
+    if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = 0;
+    if (f)
+        fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static uint64_t pm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Phase k ends now (phases skipped on the way end here too). */
+static void pm_t_end(int k)
+{
+    uint64_t now = pm_now_ns();
+    for (int i = 1; i <= k + 1 && i <= PM_T_N; i++)
+        if (!pm_t_mark[i])
+            pm_t_mark[i] = now;
+}
+
+static void pm_t_report(const struct pm_comm *c, int verdict, uint64_t bytes)
+{
+    const char *path = getenv("PERFMARK_JOB_TIMES");
+    if (!path || !*path || (c->rank != 0 && c->rank != c->size - 1))
+        return;
+    pm_t_end(PM_T_STORE);
+    double s[PM_T_N];
+    for (int k = 0; k < PM_T_N; k++)
+        s[k] = (double)(pm_t_mark[k + 1] - pm_t_mark[k]) * 1e-9;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "rank %d of %d: verdict %d rows_bytes %llu total_s %.6f cpu_s %.6f agree_s %.6f "
+                     "rows_s %.6f gather_s %.6f build_s %.6f store_s %.6f rss_before_kB %ld "
+                     "peak_rss_kB %ld\n",
+                     c->rank, c->size, verdict, (unsigned long long)bytes,
+                     (double)(pm_t_mark[PM_T_N] - pm_t_mark[0]) * 1e-9, pm_cpu_s() - pm_t_cpu0,
+                     s[PM_T_AGREE],
+                     s[PM_T_ROWS], s[PM_T_GATHER], s[PM_T_BUILD], s[PM_T_STORE], pm_t_rss_kb,
+                     ru.ru_maxrss);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0 && n > 0) {
+        ssize_t w = write(fd, line, (size_t)n);  /* one append: lines never interleave */
+        (void)w;
+    }
+    if (fd >= 0)
+        close(fd);
+}
 
 /* Every rank must have measured the same events to share datasets. */
 static uint64_t pm_events_fingerprint(const struct pm_eventset *set)
@@ -140,7 +218,8 @@ static int pm_room_for(const char *want, uint64_t bytes)
 /* The job writer (pm_writer.h, pm_writer_job_fn). */
 static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output *o,
                              const char *want, char *tmp, size_t tmplen,
-                             pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen);
+                             pm_writer_publish_fn publish, void *ctx, uint64_t *bytes,
+                             char *err, size_t errlen);
 
 int pm_job_write(struct pm_comm *comm, const struct pm_output *o, const char *want, char *tmp,
                  size_t tmplen, pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen)
@@ -150,14 +229,22 @@ int pm_job_write(struct pm_comm *comm, const struct pm_output *o, const char *wa
                  "finalised, or MPI_COMM_WORLD cannot be duplicated)");
         return -1;
     }
-    int verdict = pm_job_write_open(comm, o, want, tmp, tmplen, publish, ctx, err, errlen);
+    memset(pm_t_mark, 0, sizeof pm_t_mark);
+    pm_t_mark[0] = pm_now_ns();
+    pm_t_rss_kb = getenv("PERFMARK_JOB_TIMES") ? pm_rss_kb() : 0;
+    pm_t_cpu0 = pm_cpu_s();
+    uint64_t bytes = 0;
+    int verdict = pm_job_write_open(comm, o, want, tmp, tmplen, publish, ctx, &bytes, err,
+                                    errlen);
+    pm_t_report(comm, verdict, bytes);
     comm->close(comm);
     return verdict;
 }
 
 static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output *o,
                              const char *want, char *tmp, size_t tmplen,
-                             pm_writer_publish_fn publish, void *ctx, char *err, size_t errlen)
+                             pm_writer_publish_fn publish, void *ctx, uint64_t *bytes,
+                             char *err, size_t errlen)
 {
     int rank = comm->rank, size = comm->size;
 
@@ -218,6 +305,7 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
         slab.sparse_total[k] = (uint64_t)total[K_SPARSE + k];
     }
 
+    pm_t_end(PM_T_AGREE);
     /* 2. this rank's rows, and how big the job's rows are in all */
     char why[256] = "";
     int built = pm_rows_packed(o, m.map, &slab, &mine, &mylen, why, sizeof why) == 0;
@@ -228,6 +316,8 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
                  why[0] ? why : "on another rank");
         goto out;
     }
+    pm_t_end(PM_T_ROWS);
+    *bytes = all_bytes;
 
     if (all_bytes <= o->job_gather_max) {
         /* 3a. in memory on rank 0 */
@@ -240,6 +330,7 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
             snprintf(err, errlen, "gathering the rows of the job file on rank 0 failed");
             goto out;
         }
+        pm_t_end(PM_T_GATHER);
         int built_job = rank != 0 || pm_job_file(o, &tables, images, lens, size, &job, &joblen,
                                                  err, errlen) == 0;
         if (!pm_comm_all_ok(comm, built_job)) {
@@ -247,6 +338,7 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
                 snprintf(err, errlen, "rank 0 could not build the job's file");
             goto out;
         }
+        pm_t_end(PM_T_BUILD);
         int stored = rank != 0 || publish(job, joblen, ctx) == 0;
         verdict = pm_comm_all_ok(comm, stored) ? (rank == 0 ? 1 : 0) : -2;
         goto out;
@@ -277,6 +369,7 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
     wrote = pm_comm_all_ok(comm, wrote && pid != 0) &&
             w->rows_parallel(comm->mpi_comm, tmp, &rows) == 0;
     pm_h5model_free(&rows);
+    pm_t_end(PM_T_GATHER);
     if (!wrote) {
         snprintf(err, errlen, "writing the job file %s in parallel failed", tmp);
         if (rank == 0)
@@ -290,6 +383,7 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
         tables_ok = pm_tables_model(o, &tables, &t) == 0 && w->add_tables(tmp, &t) == 0;
         pm_h5model_free(&t);
     }
+    pm_t_end(PM_T_BUILD);
     uint64_t tables_said = (uint64_t)tables_ok;
     if (comm->bcast(comm, &tables_said, sizeof tables_said) != 0 || !tables_said) {
         snprintf(err, errlen, "writing the tables of the job file %s failed", tmp);
