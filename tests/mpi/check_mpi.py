@@ -321,6 +321,13 @@ def case_c_np4_collective():
                  one_file=True)
 
 
+def case_c_np64_collective():
+    """64 ranks past PERFMARK_JOB_GATHER_MAX: every rank's slab of the
+    parallel file, each rank's numbers exact (issue "Jobs of any size")."""
+    measured_run(64, [program("mpi_calls")], expect_c, env={"PERFMARK_JOB_GATHER_MAX": "0"},
+                 one_file=True)
+
+
 def case_c_init_thread():
     measured_run(2, [program("mpi_calls"), "init_thread"], expect_c)
 
