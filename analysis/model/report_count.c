@@ -2,8 +2,8 @@
  * report_count.c — the counting rules of the report, in one place: the
  * value of a cell (pm_cell_value: scaled, an estimate, or none) and the
  * running statistics every table is made of (pm_acc: totals and the spread
- * over threads; pm_tacc: times; Welford's state, joined pairwise between
- * blocks). tests/report/check_report.py recomputes them independently.
+ * over threads; pm_tacc: times; exact sums, exact_sum.h, joined in any
+ * order). tests/report/check_report.py recomputes them independently.
  * Calls nothing else of the report: the model, the statistics across ranks
  * and TopDown all use it.
  */
@@ -37,12 +37,16 @@ void pm_acc_add(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en
     pm_acc_add_at(s, a, raw, en, run, visited, PM_NONE);
 }
 
+/* Is (v, i) before (w, j) as the max: larger, or as large and a lower row? */
+static int pm_max_before(double v, size_t i, double w, size_t j)
+{
+    return v > w || (v == w && i < j);
+}
+
 /* One cell of value v (kind k) into s; raw, en, run as the cell holds them. */
 static void pm_acc_put(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind k, double v,
                        uint64_t raw, uint64_t en, uint64_t run, int visited, size_t index)
 {
-    double delta;
-
     s->raw = pm_add_sat(s->raw, raw);
     a->en = pm_add_sat(a->en, en);
     a->run = pm_add_sat(a->run, run);
@@ -56,23 +60,22 @@ static void pm_acc_put(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind k, d
     }
     if (k == PM_V_ESTIMATE)
         s->estimate = 1;
-    s->total += v;
+    /* integers (every exact count and time) go in without a round trip
+     * through a double */
+    pm_fix f = k == PM_V_EXACT ? pm_fix_of_count(raw) : pm_fix_of(v);
+    a->total = pm_fix_add(a->total, f);
     a->nvals++;
     if (!visited)
         return;
     if (a->nspread == 0 || v < s->min)
         s->min = v;
-    if (a->nspread == 0 || v > s->max) {
+    if (a->nspread == 0 || pm_max_before(v, index, s->max, a->max_index)) {
         s->max = v;
         a->max_index = index;
     }
-    a->spread_sum += v;
+    a->spread = pm_fix_add(a->spread, f);
+    pm_fixsq_add(&a->sq, f);
     a->nspread++;
-    /* Welford: a sum of squares minus the squared mean cancels to noise for
-     * equal large counts, where the stddev must be 0 */
-    delta = v - a->w_mean;
-    a->w_mean += delta / (double)a->nspread;
-    a->w_m2 += delta * (v - a->w_mean);
 }
 
 void pm_acc_add_at(struct pm_evstat *s, struct pm_acc *a, uint64_t raw, uint64_t en,
@@ -95,11 +98,12 @@ void pm_acc_add_time(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind kind, 
 void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
 {
     s->has_total = !(s->n_na > 0 && a->nvals == 0);
+    s->total = pm_fix_value(a->total);
     s->has_spread = a->nspread > 0;
     s->max_index = s->has_spread ? a->max_index : PM_NONE;
     if (s->has_spread) {
-        s->mean = a->spread_sum / (double)a->nspread;
-        s->sd = sqrt(a->w_m2 / (double)a->nspread);
+        s->mean = pm_fix_mean(a->spread, a->nspread);
+        s->sd = pm_fix_sd(a->spread, &a->sq, a->nspread);
         if (s->mean > 0) {
             s->has_imbalance = 1;
             s->imbalance = s->max / s->mean;
@@ -113,27 +117,6 @@ void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
     }
 }
 
-/* Chan et al.'s pairwise update of Welford's state: (n, mean, m2) of A then
- * B. An empty A takes B as it is, so a single block gives exactly what
- * adding its cells one by one gives. */
-static void pm_welford_merge(size_t na, double *mean, double *m2, size_t nb, double mb,
-                             double m2b)
-{
-    double n, delta;
-
-    if (nb == 0)
-        return;
-    if (na == 0) {
-        *mean = mb;
-        *m2 = m2b;
-        return;
-    }
-    n = (double)(na + nb);
-    delta = mb - *mean;
-    *mean += delta * ((double)nb / n);
-    *m2 += m2b + delta * delta * ((double)na * (double)nb / n);
-}
-
 void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat *sb,
                   const struct pm_acc *ab)
 {
@@ -143,41 +126,40 @@ void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat 
     s->n_na += sb->n_na;
     s->estimate |= sb->estimate;
     s->untrusted |= sb->untrusted;
-    s->total += sb->total;
+    a->total = pm_fix_add(a->total, ab->total);
     a->nvals += ab->nvals;
     if (ab->nspread == 0)
         return;
-    /* B's threads come after A's: strict comparisons keep the lowest row */
     if (a->nspread == 0 || sb->min < s->min)
         s->min = sb->min;
-    if (a->nspread == 0 || sb->max > s->max) {
+    if (a->nspread == 0 || pm_max_before(sb->max, ab->max_index, s->max, a->max_index)) {
         s->max = sb->max;
         a->max_index = ab->max_index;
     }
-    a->spread_sum += ab->spread_sum;
-    pm_welford_merge(a->nspread, &a->w_mean, &a->w_m2, ab->nspread, ab->w_mean, ab->w_m2);
+    a->spread = pm_fix_add(a->spread, ab->spread);
+    pm_fixsq_merge(&a->sq, &ab->sq);
     a->nspread += ab->nspread;
 }
 
 /* --------------------------------------------------------- aggregation */
 
+/* Ties of min and max go to the lower thread row, whatever the order. */
 void pm_tacc_add(struct pm_tstat *s, struct pm_tacc *a, uint64_t u, size_t t)
 {
-    double v = (double)u, delta;
+    double v = (double)u;
+    pm_fix f = pm_fix_of_count(u);
 
-    if (s->n == 0 || v < s->min) {
+    if (s->n == 0 || v < s->min || (v == s->min && t < s->min_index)) {
         s->min = v;
         s->min_index = t;
     }
-    if (s->n == 0 || v > s->max) {
+    if (s->n == 0 || pm_max_before(v, t, s->max, s->max_index)) {
         s->max = v;
         s->max_index = t;
     }
     s->n++;
-    a->sum += v;
-    delta = v - a->w_mean;
-    a->w_mean += delta / (double)s->n;
-    a->w_m2 += delta * (v - a->w_mean);
+    a->sum = pm_fix_add(a->sum, f);
+    pm_fixsq_add(&a->sq, f);
 }
 
 void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat *sb,
@@ -185,16 +167,16 @@ void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat 
 {
     if (sb->n == 0)
         return;
-    if (s->n == 0 || sb->min < s->min) {
+    if (s->n == 0 || sb->min < s->min || (sb->min == s->min && sb->min_index < s->min_index)) {
         s->min = sb->min;
         s->min_index = sb->min_index;
     }
-    if (s->n == 0 || sb->max > s->max) {
+    if (s->n == 0 || pm_max_before(sb->max, sb->max_index, s->max, s->max_index)) {
         s->max = sb->max;
         s->max_index = sb->max_index;
     }
-    a->sum += ab->sum;
-    pm_welford_merge(s->n, &a->w_mean, &a->w_m2, sb->n, ab->w_mean, ab->w_m2);
+    a->sum = pm_fix_add(a->sum, ab->sum);
+    pm_fixsq_merge(&a->sq, &ab->sq);
     s->n += sb->n;
 }
 
@@ -204,8 +186,8 @@ void pm_tacc_finish(struct pm_tstat *s, const struct pm_tacc *a)
         s->min_index = s->max_index = PM_NONE;
         return;
     }
-    s->mean = a->sum / (double)s->n;
-    s->sd = sqrt(a->w_m2 / (double)s->n);
+    s->mean = pm_fix_mean(a->sum, s->n);
+    s->sd = pm_fix_sd(a->sum, &a->sq, s->n);
     if (s->mean > 0) {
         s->has_imbalance = 1;
         s->imbalance = s->max / s->mean;

@@ -8,6 +8,7 @@
 #define PM_REPORT_COUNT_H
 
 #include "h5read.h"
+#include "model/exact_sum.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,12 +53,14 @@ static inline uint64_t pm_add_sat(uint64_t a, uint64_t b)
 enum pm_vkind { PM_V_EXACT, PM_V_ESTIMATE, PM_V_NONE };
 enum pm_vkind pm_cell_value(uint64_t raw, uint64_t en, uint64_t run, double *v);
 
-/* Running state while summing cells into a pm_evstat (pm_acc_add). */
+/* Running state while summing cells into a pm_evstat (pm_acc_add): exact
+ * sums (exact_sum.h), so that any way of cutting the cells into blocks and
+ * joining them gives the same bits. */
 struct pm_acc {
     size_t nvals, nspread;
-    double spread_sum;
+    pm_fix total, spread;  /* Σ over cells with a value / over visiting ones */
+    struct pm_fixsq sq;    /* Σ squares over visiting cells (stddev) */
     uint64_t en, run;
-    double w_mean, w_m2; /* Welford's running mean and Σ squared deviations (stddev) */
     size_t max_index;
 };
 
@@ -80,16 +83,16 @@ void pm_acc_add_time(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind kind, 
  * every thread: the report's memory must not grow with the threads. */
 void pm_thread_evstat(const struct pm_file *d, const struct pm_totals *b, size_t t, size_t e,
                       struct pm_evstat *s);
-/* Add the state (sa, aa) of later cells (higher thread rows) to (s, a), as if
- * they had been added one by one; used to join blocks of thread rows in
- * block order (report_stream.c). Sums may differ from one-by-one in the last
- * bit, the same way for every run of the same file and block size. */
+/* Add the state (sb, ab) of other cells to (s, a), exactly as if they had
+ * been added one by one, in any order; ties of the max go to the lower
+ * thread row. Used to join blocks of thread rows (report_stream.c). */
 void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat *sb,
                   const struct pm_acc *ab);
 
 /* Running spread of a uint64 quantity over threads (struct pm_tstat). */
 struct pm_tacc {
-    double sum, w_mean, w_m2;
+    pm_fix sum;
+    struct pm_fixsq sq;
 };
 void pm_tacc_add(struct pm_tstat *s, struct pm_tacc *a, uint64_t u, size_t t);
 void pm_tacc_merge(struct pm_tstat *s, struct pm_tacc *a, const struct pm_tstat *sb,

@@ -172,11 +172,11 @@ static int pm_thread_pass(struct pm_report *rep)
     const struct pm_file *d = rep->d;
     struct pm_totals b = {0};
     struct pm_td_sum *tds = NULL;
-    size_t *nvals = calloc(d->N * d->E != 0 ? d->N * d->E : 1, sizeof *nvals);
+    struct pm_acc *accs = calloc(d->N * d->E != 0 ? d->N * d->E : 1, sizeof *accs);
     int td = rep->td.on && rep->td.reg != NULL;
 
-    if (!nvals || (td && !(tds = calloc(1, sizeof *tds)))) {
-        free(nvals);
+    if (!accs || (td && !(tds = calloc(1, sizeof *tds)))) {
+        free(accs);
         return -1;
     }
     for (size_t t = 0; t < d->T; t++) {
@@ -206,9 +206,10 @@ static int pm_thread_pass(struct pm_report *rep)
                 s->sum.n_na++;
                 continue;
             }
-            s->sum.total += th.total;
+            struct pm_acc *a = &accs[n * d->E + e];
+            a->total = pm_fix_add(a->total, pm_fix_of(th.total));
+            a->nvals++;
             s->sum.estimate |= th.estimate;
-            nvals[n * d->E + e]++;
         }
         if (tb->wall_ns[i] > sh->total_ns)
             sh->total_ns = tb->wall_ns[i];
@@ -220,15 +221,12 @@ static int pm_thread_pass(struct pm_report *rep)
     }
     pm_report_totals_done(&b);
     for (size_t k = 0; k < d->N * d->E; k++) {
-        struct pm_acc a = {0};
-
-        a.nvals = nvals[k];
-        pm_acc_finish(&rep->rank[k].sum, &a);
+        pm_acc_finish(&rep->rank[k].sum, &accs[k]);
     }
     if (td)
         pm_td_finish_stat(&rep->td, tds, &rep->td.run);
     free(tds);
-    free(nvals);
+    free(accs);
     return 0;
 }
 

@@ -74,7 +74,7 @@ void pm_rq_add(struct pm_rq *q, uint64_t raw, uint64_t en, uint64_t run, int vis
     }
     if (k == PM_V_ESTIMATE)
         q->estimate = 1;
-    q->total += v;
+    q->sum = pm_fix_add(q->sum, k == PM_V_EXACT ? pm_fix_of_count(raw) : pm_fix_of(v));
     q->nvals++;
 }
 
@@ -88,7 +88,7 @@ void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visite
     }
     if (kind == PM_V_ESTIMATE)
         q->estimate = 1;
-    q->total += (double)ns;
+    q->sum = pm_fix_add(q->sum, pm_fix_of_count(ns));
     q->nvals++;
 }
 
@@ -98,12 +98,11 @@ void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visite
  * and have a value. `has` < 0: the rank has a value unless some cell lacks
  * an estimate and none has one (pm_acc_finish's has_total); else a derived
  * quantity (a share) says itself. */
-static void pm_x_add(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const struct pm_rq *s,
-                     int entered, int has)
+static void pm_x_put(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const struct pm_rq *s,
+                     double v, int entered, int has)
 {
-    double v = s->total, delta;
 
-    x->total += v;
+    a->total = pm_fix_add(a->total, s->sum);
     x->estimate |= s->estimate;
     x->untrusted |= s->untrusted || s->n_na > 0;
     a->vals += s->nvals;
@@ -123,13 +122,20 @@ static void pm_x_add(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const 
         x->max = v;
         x->max_rank = rank;
     }
-    a->sum += v;
+    /* exact sums: one pass (a rank's sums are gone once it is folded in),
+     * and exactly 0 where every rank has the same large value */
+    a->sum = pm_fix_add(a->sum, s->sum);
+    pm_fixsq_add(&a->sq, s->sum);
     x->nspread++;
-    /* Welford: one pass (a rank's sums are gone once it is folded in), and
-     * exactly 0 where every rank has the same large value */
-    delta = v - a->w_mean;
-    a->w_mean += delta / (double)x->nspread;
-    a->w_m2 += delta * (v - a->w_mean);
+}
+
+/* The same, the rank's value being its sum (a share passes its own value to
+ * pm_x_put: its min and max are then a rank's share as printed, the sums
+ * behind the mean and spread its fixed-point value). */
+static void pm_x_add(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const struct pm_rq *s,
+                     int entered, int has)
+{
+    pm_x_put(x, a, rank, s, pm_fix_value(s->sum), entered, has);
 }
 
 static void pm_x_finish(struct pm_xstat *x, const struct pm_xacc *a)
@@ -137,10 +143,12 @@ static void pm_x_finish(struct pm_xstat *x, const struct pm_xacc *a)
     /* the same rule as a region's total over threads: none only when some
      * cell lacks an estimate and no cell has one */
     x->has_total = !(a->cells_na > 0 && a->vals == 0);
+    int frac = a->frac ? a->frac : PM_FIX_FRAC;
+    x->total = pm_fix_value_frac(a->total, frac);
     if (x->nspread == 0)
         return;
-    x->mean = a->sum / (double)x->nspread;
-    x->sd = sqrt(a->w_m2 / (double)x->nspread);
+    x->mean = pm_fix_mean_frac(a->sum, x->nspread, frac);
+    x->sd = pm_fix_sd_frac(a->sum, &a->sq, x->nspread, frac);
     if (x->mean > 0) {
         x->has_imbalance = 1;
         x->imbalance = x->max / x->mean;
@@ -259,7 +267,7 @@ void pm_report_rank_done(struct pm_xranks *x, const struct pm_file *d, size_t k,
     for (size_t r = 0; r < d->R; r++) {
         const struct pm_rq *q0 = rq + r * (nq + 1);
         /* a rank entered a region when one of its threads has visits there */
-        int entered = q0[PM_Q_VISITS].total > 0;
+        int entered = q0[PM_Q_VISITS].sum > 0;
 
         x->xreg[r].entered += (size_t)entered;
         for (size_t q = 0; q < nq; q++)
@@ -270,14 +278,14 @@ void pm_report_rank_done(struct pm_xranks *x, const struct pm_file *d, size_t k,
              * region over their time in it; none without time in the region */
             uint64_t tns = omp[r * 2], wns = omp[r * 2 + 1];
             struct pm_rq sh = {0};
+            double v = tns > 0 ? (double)wns / (double)tns : 0;
 
-            sh.total = tns > 0 ? (double)wns / (double)tns : 0;
-            pm_x_add(&x->xomp[r], &acco[r], rank, &sh, entered && tns > 0, tns > 0);
+            sh.sum = pm_fix_of_frac(v, PM_FIX_FRAC_SHARE);
+            acco[r].frac = PM_FIX_FRAC_SHARE;
+            pm_x_put(&x->xomp[r], &acco[r], rank, &sh, v, entered && tns > 0, tns > 0);
         }
     }
-    /* an MPI function: the rank's rows summed in row order. The values are
-     * integers (calls, bytes, ns), exact in a double below 2^53, so the
-     * order does not change them. */
+    /* an MPI function: the rank's rows summed (exactly, in any order) */
     for (size_t f = 0; f < x->nmpif; f++) {
         struct pm_rq *t = x->xtmp;
         int entered = 0;
@@ -286,9 +294,9 @@ void pm_report_rank_done(struct pm_xranks *x, const struct pm_file *d, size_t k,
         for (size_t i = x->mpi_start[f]; i < x->mpi_start[f + 1]; i++) {
             const struct pm_rq *q0 = rq + x->mpi_rows[i] * (nq + 1);
 
-            entered |= q0[PM_Q_VISITS].total > 0;
+            entered |= q0[PM_Q_VISITS].sum > 0;
             for (size_t q = 0; q < PM_Q_EVENTS; q++) {
-                t[q].total += q0[q].total;
+                t[q].sum = pm_fix_add(t[q].sum, q0[q].sum);
                 t[q].nvals += q0[q].nvals;
                 t[q].n_na += q0[q].n_na;
                 t[q].estimate |= q0[q].estimate;
@@ -322,8 +330,9 @@ static void pm_mpi_share(struct pm_xranks *x)
         if (s->has_share)
             s->share = (double)s->mpi_ns / (double)s->total_ns;
         /* every rank takes part: no MPI at all is a share of 0 */
-        v.total = s->share;
-        pm_x_add(&x->share_stat, &a, s->rank, &v, 1, s->has_share);
+        v.sum = pm_fix_of_frac(s->share, PM_FIX_FRAC_SHARE);
+        a.frac = PM_FIX_FRAC_SHARE;
+        pm_x_put(&x->share_stat, &a, s->rank, &v, s->share, 1, s->has_share);
     }
     pm_x_finish(&x->share_stat, &a);
 }

@@ -57,7 +57,7 @@ struct pm_rankstat {
 /* One rank's running sum of one quantity of one region: what pm_acc keeps
  * for a total, without the spread (report_stream.c, report_ranks.c). */
 struct pm_rq {
-    double total;
+    pm_fix sum; /* exact (exact_sum.h): a rank's threads may come in several blocks */
     uint32_t nvals;
     uint32_t n_na : 30, estimate : 1, untrusted : 1;
 };
@@ -68,7 +68,10 @@ void pm_rq_add_time(struct pm_rq *q, enum pm_vkind kind, uint64_t ns, int visite
 /* Running state of a pm_xstat while ranks are folded in (report_ranks.c). */
 struct pm_xacc {
     size_t vals, cells_na;
-    double sum, w_mean, w_m2;
+    int frac;           /* fraction bits of its sums: 0 = PM_FIX_FRAC, or a share's */
+    pm_fix total;       /* over every rank */
+    pm_fix sum;         /* over the ranks behind the spread */
+    struct pm_fixsq sq; /* their squares */
 };
 
 /* The report across ranks: what pm_report_ranks_setup sets up for the

@@ -32,10 +32,10 @@
 
 /* One region's accumulators over a set of thread rows. */
 struct pm_regacc {
+    pm_fix own_cpu, own_wall; /* exact (exact_sum.h): joined in any order */
     uint64_t visits, wall_total, wall_min, wall_max, wall_sum_visited, nvisited, nwall;
     uint64_t time_est, time_na, excl_est, excl_bad; /* cells (report_measure.c) */
     uint64_t wall_raw, timed, timer, reads, thr_cells, thr_min, thr_max;
-    double own_cpu, own_wall;
     uint64_t excl_total, omp_wait_ns;
     struct pm_tstat wall_thr, excl_thr;
     struct pm_tacc wa, xa;
@@ -273,8 +273,8 @@ static void pm_cell(struct pm_engine *g, struct pm_part *p, size_t slot, size_t 
     ra->excl_est += tm->excl_kind == PM_V_ESTIMATE;
     ra->excl_bad += tm->excl_bad;
     pm_cell_own(cl->reads[c], v, cl->timer_visits[c], cost, &own_cpu, &own_wall);
-    ra->own_cpu += own_cpu;
-    ra->own_wall += own_wall;
+    ra->own_cpu = pm_fix_add(ra->own_cpu, pm_fix_of(own_cpu));
+    ra->own_wall = pm_fix_add(ra->own_wall, pm_fix_of(own_wall));
     if (cl->throttled_from[c]) {
         if (ra->thr_cells == 0 || cl->throttled_from[c] < ra->thr_min)
             ra->thr_min = cl->throttled_from[c];
@@ -425,8 +425,8 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
         x->timed = pm_add_sat(x->timed, y->timed);
         x->timer = pm_add_sat(x->timer, y->timer);
         x->reads = pm_add_sat(x->reads, y->reads);
-        x->own_cpu += y->own_cpu;
-        x->own_wall += y->own_wall;
+        x->own_cpu = pm_fix_add(x->own_cpu, y->own_cpu);
+        x->own_wall = pm_fix_add(x->own_wall, y->own_wall);
         if (y->thr_cells) {
             if (x->thr_cells == 0 || y->thr_min < x->thr_min)
                 x->thr_min = y->thr_min;
@@ -447,7 +447,7 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
         x->td.estimate |= y->td.estimate;
         for (size_t k = 0; k < PM_MODEL_MAX_EVENTS; k++) {
             x->tds.exact[k] = pm_add_sat(x->tds.exact[k], y->tds.exact[k]);
-            x->tds.scaled[k] += y->tds.scaled[k];
+            x->tds.scaled[k] = pm_fix_add(x->tds.scaled[k], y->tds.scaled[k]);
         }
         x->tds.enabled = pm_add_sat(x->tds.enabled, y->tds.enabled);
         x->tds.running = pm_add_sat(x->tds.running, y->tds.running);
@@ -461,7 +461,7 @@ static void pm_part_join(struct pm_engine *g, struct pm_part *all, const struct 
             struct pm_rq *x = &all->rq[k * d->R * nq1 + i];
             const struct pm_rq *y = &b->rq[s * d->R * nq1 + i];
 
-            x->total += y->total;
+            x->sum = pm_fix_add(x->sum, y->sum);
             x->nvals += y->nvals;
             x->n_na += y->n_na;
             x->estimate |= y->estimate;
@@ -484,8 +484,8 @@ static void pm_heat_rank(struct pm_report *rep, size_t nq, size_t k, const struc
     for (size_t r = 0; r < rep->d->R; r++) {
         const struct pm_rq *q0 = rq + r * (nq + 1);
 
-        rep->heat[r * rep->heat_cols + k] = q0[PM_Q_WALL].total;
-        rep->heat_in[r * rep->heat_cols + k] = q0[PM_Q_VISITS].total > 0;
+        rep->heat[r * rep->heat_cols + k] = pm_fix_value(q0[PM_Q_WALL].sum);
+        rep->heat_in[r * rep->heat_cols + k] = q0[PM_Q_VISITS].sum > 0;
     }
 }
 
@@ -563,8 +563,8 @@ static int pm_finish(struct pm_engine *g, struct pm_part *all)
         s->timed_visits = ra->timed;
         s->timer_visits = ra->timer;
         s->reads = ra->reads;
-        s->own_cpu_ns = ra->own_cpu;
-        s->own_wall_ns = ra->own_wall;
+        s->own_cpu_ns = pm_fix_value(ra->own_cpu);
+        s->own_wall_ns = pm_fix_value(ra->own_wall);
         s->throttled = ra->thr_cells;
         s->throttled_min = ra->thr_min;
         s->throttled_max = ra->thr_max;

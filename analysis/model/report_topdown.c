@@ -267,7 +267,7 @@ void pm_td_add_cell(const struct pm_tdreport *td, const struct pm_file *d, int v
     }
     for (size_t k = 0; k < td->nev; k++) {
         if (kind[k] == PM_V_ESTIMATE) {
-            sum->scaled[k] += v[k];
+            sum->scaled[k] = pm_fix_add(sum->scaled[k], pm_fix_of(v[k]));
             s->estimate = 1;
         } else {
             sum->exact[k] = pm_add_sat(sum->exact[k], counts[td->ev[k]]);
@@ -288,7 +288,7 @@ void pm_td_finish_stat(const struct pm_tdreport *td, const struct pm_td_sum *sum
     uint64_t v[PM_MODEL_MAX_EVENTS];
 
     for (size_t k = 0; k < td->nev; k++) {
-        double r = floor(sum->scaled[k] + 0.5);
+        double r = floor(pm_fix_value(sum->scaled[k]) + 0.5);
 
         v[k] = pm_add_sat(sum->exact[k], r >= ldexp(1.0, 64) ? UINT64_MAX : (uint64_t)r);
     }

@@ -7,6 +7,7 @@
 #define PM_REPORT_TOPDOWN_H
 
 #include "h5read.h"
+#include "model/exact_sum.h"
 #include "pm_cpu_models.h"
 #include "pm_topdown.h"
 
@@ -49,10 +50,10 @@ struct pm_tdreport {
 
 /* Running sums of the TopDown events over cells: exact counts stay integers
  * (a sum of slots passes 2^53 within a day of thread time), scaled ones are
- * doubles. */
+ * fixed point (exact_sum.h: the same whatever order cells are joined in). */
 struct pm_td_sum {
     uint64_t exact[PM_MODEL_MAX_EVENTS];
-    double scaled[PM_MODEL_MAX_EVENTS];
+    pm_fix scaled[PM_MODEL_MAX_EVENTS];
     uint64_t enabled, running;    /* the TopDown group's, over the summed cells */
 };
 

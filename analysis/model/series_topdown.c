@@ -27,7 +27,7 @@ int pm_series_td_at(const struct pm_tdreport *td, const struct pm_series_view *s
     memset(&sum, 0, sizeof sum);
     for (size_t b = b0; b < b1 && b < s->nbins; b++)
         for (size_t k = 0; k < td->nev; k++)
-            sum.scaled[k] += values[b * s->E + td->ev[k]];
+            sum.scaled[k] = pm_fix_add(sum.scaled[k], pm_fix_of(values[b * s->E + td->ev[k]]));
     struct pm_tdstat st;
     memset(&st, 0, sizeof st);
     st.used = 1;

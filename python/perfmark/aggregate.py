@@ -153,8 +153,8 @@ class Aggregate:
         self.thr_cells = np.zeros(R, np.int64)
         self.thr_min = np.zeros(R, np.uint64)
         self.thr_max = np.zeros(R, np.uint64)
-        self.own_cpu = np.zeros(R)
-        self.own_wall = np.zeros(R)
+        self.own_cpu_S = stats.zeros(R)  # exact sums (stats.py)
+        self.own_wall_S = stats.zeros(R)
         self.cost = self._read_costs()
         self.ev = Total((R, E))
         self.ev_spread = Spread((R, E))
@@ -203,8 +203,8 @@ class Aggregate:
         self.en += en.sum(0, dtype=np.uint64)
         self.run_ns += run.sum(0, dtype=np.uint64)
         self._measuring(c, ekind, ebad)
-        # doubles: thread by thread, in row order, each block from zero
-        own_cpu, own_wall = np.zeros(R), np.zeros(R)
+        # exact sums (stats.py), thread by thread
+        own_cpu, own_wall = stats.zeros(R), stats.zeros(R)
         counted_visits = np.where(V > c["timer_visits"], V - c["timer_visits"], 0)
         ev, ev_sp = Total((R, E)), Spread((R, E))
         ev.untrusted |= lost.any(0)[:, None]
@@ -236,14 +236,16 @@ class Aggregate:
             self.mpi_ns[k] += ns[i][self.mpi_outer].sum(dtype=np.uint64)
             self.mpi_est[k] |= bool((kind[i][self.mpi_outer] == ESTIMATE).any())
             cost = self.cost[t]
-            own_cpu = own_cpu + (c["reads"][i] + counted_visits[i]).astype(float) * cost
-            own_wall = own_wall + c["reads"][i].astype(float) * cost
+            own_cpu = stats.add_sum(own_cpu, stats.fix(
+                (c["reads"][i] + counted_visits[i]).astype(float) * cost))
+            own_wall = stats.add_sum(own_wall, stats.fix(c["reads"][i].astype(float) * cost))
         self.ev.merge(ev)
         self.ev_spread.merge(ev_sp)
         self.wall.merge(wall)
         self.excl.merge(ex)
-        self.own_cpu = self.own_cpu + own_cpu
-        self.own_wall = self.own_wall + own_wall
+        self.own_cpu_S = stats.add_sum(self.own_cpu_S, own_cpu)
+        self.own_wall_S = stats.add_sum(self.own_wall_S, own_wall)
+        self.own_cpu, self.own_wall = stats.value(self.own_cpu_S), stats.value(self.own_wall_S)
         for k, tot in rq.items():
             if self.rq[k] is None:
                 self.rq[k] = Total((R, self.nq))
@@ -301,7 +303,7 @@ class Aggregate:
         R = self.R
         self.entered = np.zeros(R, np.int64)
         self.x = Across((R, self.nq))
-        self.xomp = Spread(R)
+        self.xomp = Spread(R, stats.FRAC_SHARE)
         for k, rank in enumerate(self.ranks):
             s = self._rank_total(k)
             entered = s.total[:, 0] > 0  # some of its threads visited
@@ -310,7 +312,8 @@ class Aggregate:
             tns, wns = self.omp_t[k], self.omp_w[k]
             with np.errstate(invalid="ignore", divide="ignore"):
                 share = np.where(tns > 0, wns.astype(float) / tns.astype(float), 0.0)
-            self.xomp.add(share, entered & (tns > 0), rank)
+            self.xomp.add_fixed(stats.fix(share, stats.FRAC_SHARE), entered & (tns > 0), rank,
+                                share)
         self._mpi_functions()
         self._mpi_share()
 
@@ -327,7 +330,7 @@ class Aggregate:
                 s = self._rank_total(k)
                 t = Total(nq)
                 for r in rows:
-                    t.total = t.total + s.total[r, :nq]
+                    t.S = stats.add_sum(t.S, s.S[r, :nq])
                     t.nvals = t.nvals + s.nvals[r, :nq]
                     t.n_na = t.n_na + s.n_na[r, :nq]
                     t.estimate |= s.estimate[r, :nq]
@@ -351,9 +354,10 @@ class Aggregate:
             self.share = np.where(has, self.mpi_ns.astype(float) / self.total_ns.astype(float),
                                   np.nan)
         # every rank counts (no MPI at all is a share of 0); none without time
-        self.share_spread = Spread(())
+        self.share_spread = Spread((), stats.FRAC_SHARE)
         for k, rank in enumerate(self.ranks):
-            self.share_spread.add(np.where(has[k], self.share[k], 0.0), np.bool_(has[k]), rank)
+            v = np.where(has[k], self.share[k], 0.0)
+            self.share_spread.add_fixed(stats.fix(v, stats.FRAC_SHARE), np.bool_(has[k]), rank, v)
 
     # ------------------------------------------------------ the results
 

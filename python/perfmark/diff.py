@@ -67,11 +67,15 @@ class _Unit:
     """One unit's running sums of every (region + the whole run, quantity)."""
 
     def __init__(self, shape):
-        self.total = np.zeros(shape)
+        self.S = stats.zeros(shape)  # exact sums (stats.py)
         self.nvals = np.zeros(shape, np.int64)
         self.n_na = np.zeros(shape, np.int64)
         self.estimate = np.zeros(shape, bool)
         self.entered = np.zeros(shape[0], bool)
+
+    @property
+    def total(self):
+        return stats.value(self.S)
 
 
 class _Side:
@@ -160,7 +164,7 @@ class _Side:
         """One thread's cells into its unit (pm_acc_put: a cell that is no
         evidence adds nothing; one without a value counts as n/a)."""
         has = put & (kind != NONE)
-        u.total = u.total + np.where(has, value, 0.0)
+        u.S = stats.add_sum(u.S, np.where(has, stats.fix(value), 0))
         u.nvals += has
         u.n_na += put & (kind == NONE)
         u.estimate |= put & (kind == ESTIMATE)

@@ -157,6 +157,9 @@ class Run:
         en = f.array("THREAD_ENABLED_NS")[:, group]
         run = f.array("THREAD_RUNNING_NS")[:, group]
         val, kind = stats.cell_value(raw, en, run)
+        # a thread's total is a sum of one cell, kept exactly as every sum
+        # (stats.py): an estimate to 2^-32
+        val = np.where(kind == ESTIMATE, stats.value(stats.fix(val)), val)
         return raw, en, run, val, kind
 
     def thread_totals(self):
@@ -279,10 +282,11 @@ class Run:
         for n in range(N):
             members = np.arange(len(rank)) if N == 1 else np.flatnonzero(rank == n)
             has = tkind[members] != NONE
-            # already-scaled thread values, added in thread-row order
-            tsum = np.zeros(E)
+            # already-scaled thread values, summed exactly (stats.py)
+            tsum_s = stats.zeros(E)
             for t in range(len(members)):
-                tsum = tsum + np.where(has[t], tval[members[t]], 0.0)
+                tsum_s = stats.add_sum(tsum_s, np.where(has[t], stats.fix(tval[members[t]]), 0))
+            tsum = stats.value(tsum_s)
             na = (~has).sum(0)
             no_sum = (na > 0) & (has.sum(0) == 0)
             for e, key in enumerate(self.event_keys()):

@@ -1,26 +1,94 @@
-"""Running statistics in the report's order of arithmetic.
+"""Running statistics with the report's arithmetic.
 
-The report (analysis/model/report_count.c, report_ranks.c) adds cells one thread
-row at a time, in row order, and ranks one at a time, in ascending order;
-its standard deviation is Welford's, and blocks of thread rows are joined
-with Chan's pairwise update. Doubles are not associative, so the package
-does the same operations in the same order — vectorised over regions and
-events, sequential over threads and ranks — and its numbers are the
-report's to the last digit, not merely close to them.
+The report (analysis/model/report_count.c, report_ranks.c, exact_sum.c)
+keeps every total and spread as exact sums in fixed point: a value v is
+V = round(v * 2^32) (ties to even; exact for every count and time), ΣV and
+ΣV² are integers, and the mean and standard deviation are made of them once
+at the end. Sums of integers do not depend on their order, so the report,
+the report under mpirun and a summary file made in the job all give the same
+bits; the package does the same with Python integers, and its numbers are
+the report's to the last digit, not merely close to them.
 """
+import math
+
 import numpy as np
+
+FRAC = 32                      # fraction bits (exact_sum.h: PM_FIX_FRAC)
+FRAC_SHARE = 60                # a share's (PM_FIX_FRAC_SHARE)
+SUM_MAX = (1 << 128) - 1       # ΣV saturates there
+SQ_MAX = (1 << 256) - 1        # ΣV² too
+_to_int = np.frompyfunc(int, 1, 1)
+_to_float = np.frompyfunc(float, 1, 1)
+
+
+def _obj(x):
+    return np.asarray(x, dtype=object)
+
+
+def _sat(x, top):
+    x = _obj(x)
+    over = (x > top).astype(bool)
+    return np.where(over, top, x) if over.any() else x
+
+
+def fix(v, frac=FRAC):
+    """Values as fixed-point integers (pm_fix_of_frac): round(v * 2^frac),
+    ties to even; v <= 0 and NaN are 0, from 2^(127 - frac) up the largest
+    sum."""
+    v = np.asarray(v, float)
+    big = v >= 2.0 ** (127 - frac)
+    x = np.rint(np.ldexp(np.where((v > 0) & ~big, v, 0.0), frac))
+    out = _obj(_to_int(x))
+    return np.where(big, SUM_MAX, out) if big.any() else out
+
+
+def zeros(shape):
+    return np.zeros(shape, dtype=object)
+
+
+def add_sum(s, f):
+    """ΣV + V, saturating as pm_fix_add."""
+    return _sat(_obj(s) + f, SUM_MAX)
+
+
+def value(s, frac=FRAC):
+    """A sum as a number (pm_fix_value): correctly rounded."""
+    return np.ldexp(np.asarray(_to_float(_obj(s)), float), -frac)
+
+
+def _mean_one(s, n, frac):
+    s, n = int(s), int(n)
+    if n <= 0:
+        return math.nan
+    return s / (n << frac)  # int / int: correctly rounded, as pm_fix_mean
+
+
+_mean = np.frompyfunc(_mean_one, 3, 1)
+
+
+def _sd_one(s, q, n, frac):
+    s, q, n = int(s), int(q), int(n)
+    if n <= 0:
+        return math.nan
+    d = n * q - s * s
+    if d < 0:  # only a saturated ΣV² gets here (pm_fix_sd)
+        return 0.0
+    return math.ldexp(math.sqrt(float(d)) / n, -frac)
+
+
+_sd = np.frompyfunc(_sd_one, 4, 1)
 
 
 class Spread:
     """min/mean/max/sd and where the min and max are, over values added in
     order (an array of independent spreads of any shape). Ties keep the
-    first position added: the report's strict comparisons."""
+    first position added, the lowest: the report's rule."""
 
-    def __init__(self, shape):
+    def __init__(self, shape, frac=FRAC):
+        self.frac = frac        # a share's spread is kept finer (FRAC_SHARE)
         self.n = np.zeros(shape, np.int64)
-        self.sum = np.zeros(shape)
-        self.mean = np.zeros(shape)  # Welford's running mean: not the mean reported
-        self.m2 = np.zeros(shape)
+        self.S = zeros(shape)   # ΣV
+        self.Q = zeros(shape)   # ΣV²
         self.min = np.zeros(shape)
         self.max = np.zeros(shape)
         self.min_at = np.full(shape, -1, np.int64)
@@ -28,6 +96,12 @@ class Spread:
 
     def add(self, v, mask, at):
         """Value v where mask holds, at position `at` (a thread row, a rank)."""
+        self.add_fixed(fix(v, self.frac), mask, at, v)
+
+    def add_fixed(self, f, mask, at, v=None):
+        """A value already in fixed point (a rank's exact sum): its number
+        for min and max is the sum's (pm_x_add)."""
+        v = value(f, self.frac) if v is None else np.asarray(v, float)
         first = self.n == 0
         lo = mask & (first | (v < self.min))
         hi = mask & (first | (v > self.max))
@@ -36,11 +110,9 @@ class Spread:
         self.max = np.where(hi, v, self.max)
         self.max_at = np.where(hi, at, self.max_at)
         self.n = self.n + mask
-        self.sum = np.where(mask, self.sum + v, self.sum)
-        delta = v - self.mean
-        mean = self.mean + delta / np.maximum(self.n, 1)
-        self.m2 = np.where(mask, self.m2 + delta * (v - mean), self.m2)
-        self.mean = np.where(mask, mean, self.mean)
+        f = _obj(f)
+        self.S = np.where(mask, add_sum(self.S, f), self.S)
+        self.Q = np.where(mask, _sat(self.Q + f * f, SQ_MAX), self.Q)
 
     def merge(self, b):
         """The spread of later positions (a later block) joined in."""
@@ -51,15 +123,8 @@ class Spread:
         self.min_at = np.where(lo, b.min_at, self.min_at)
         self.max = np.where(hi, b.max, self.max)
         self.max_at = np.where(hi, b.max_at, self.max_at)
-        self.sum = self.sum + b.sum
-        n = (self.n + b.n).astype(float)
-        delta = b.mean - self.mean
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = self.mean + delta * (b.n / n)
-            m2 = self.m2 + (b.m2 + delta * delta * (self.n.astype(float) * b.n / n))
-        both = b_some & ~a_empty
-        self.mean = np.where(both, mean, np.where(a_empty, b.mean, self.mean))
-        self.m2 = np.where(both, m2, np.where(a_empty, b.m2, self.m2))
+        self.S = add_sum(self.S, b.S)
+        self.Q = _sat(self.Q + b.Q, SQ_MAX)
         self.n = self.n + b.n
 
     def result(self):
@@ -68,8 +133,8 @@ class Spread:
         the mean is not above 0."""
         some = self.n > 0
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(some, self.sum / self.n, np.nan)
-            sd = np.where(some, np.sqrt(self.m2 / self.n), np.nan)
+            mean = np.asarray(_mean(_obj(self.S), _obj(self.n), self.frac), float)
+            sd = np.asarray(_sd(_obj(self.S), _obj(self.Q), _obj(self.n), self.frac), float)
             imb = np.where(some & (mean > 0), self.max / mean, np.nan)
         return {"min": np.where(some, self.min, np.nan), "mean": mean,
                 "max": np.where(some, self.max, np.nan), "sd": sd, "imbalance": imb,
@@ -83,7 +148,7 @@ class Total:
     one."""
 
     def __init__(self, shape):
-        self.total = np.zeros(shape)
+        self.S = zeros(shape)  # exact ΣV of the cells with a value
         self.nvals = np.zeros(shape, np.int64)
         self.n_na = np.zeros(shape, np.int64)
         self.estimate = np.zeros(shape, bool)
@@ -93,13 +158,17 @@ class Total:
         """kind: EXACT, ESTIMATE or NONE per cell; counted: the cell is
         evidence (visited, or holds a count or enabled time)."""
         has = counted & (kind != NONE)
-        self.total = self.total + np.where(has, v, 0.0)
+        self.S = add_sum(self.S, np.where(has, fix(v), 0))
         self.nvals = self.nvals + has
         self.n_na = self.n_na + (counted & (kind == NONE))
         self.estimate |= counted & (kind == ESTIMATE)
 
+    @property
+    def total(self):
+        return value(self.S)
+
     def merge(self, b):
-        self.total = self.total + b.total
+        self.S = add_sum(self.S, b.S)
         self.nvals = self.nvals + b.nvals
         self.n_na = self.n_na + b.n_na
         self.estimate |= b.estimate
@@ -122,13 +191,13 @@ class Across:
 
     def add(self, s, entered, rank):
         t = self.sum
-        t.total = t.total + s.total
+        t.S = add_sum(t.S, s.S)
         t.nvals = t.nvals + s.nvals
         t.n_na = t.n_na + s.n_na
         t.estimate |= s.estimate
         t.untrusted |= s.untrusted | (s.n_na > 0)
         has = s.has_total()
-        self.spread.add(s.total, entered & has, rank)
+        self.spread.add_fixed(s.S, entered & has, rank)
         self.na = self.na + (entered & ~has)
 
     def columns(self):

@@ -271,7 +271,7 @@ class Sum:
         self.left_out = np.zeros((n, len(LEFT_OUT)), np.int64)
         self.estimate = np.zeros(n, bool)
         self.exact = np.zeros((n, nev), np.uint64)
-        self.scaled = np.zeros((n, nev))
+        self.scaled = stats.zeros((n, nev))  # exact sums (stats.py)
         self.enabled = np.zeros(n, np.uint64)
         self.running = np.zeros(n, np.uint64)
 
@@ -289,7 +289,7 @@ class Sum:
         self.left_out[:, 0] += never
         use = rest & ~never
         est = use[:, None] & (kind == ESTIMATE)
-        self.scaled = self.scaled + np.where(est, val, 0.0)
+        self.scaled = stats.add_sum(self.scaled, np.where(est, stats.fix(val), 0))
         self.exact = _sat_add(self.exact, np.where(use[:, None] & (kind == EXACT), cnt, 0))
         self.estimate |= est.any(1)
         # the group of the first event: on a hybrid CPU running/enabled is the
@@ -304,7 +304,7 @@ class Sum:
         self.left_out += b.left_out
         self.estimate |= b.estimate
         self.exact = _sat_add(self.exact, b.exact)
-        self.scaled = self.scaled + b.scaled
+        self.scaled = stats.add_sum(self.scaled, b.scaled)
         self.enabled = _sat_add(self.enabled, b.enabled)
         self.running = _sat_add(self.running, b.running)
 
@@ -312,7 +312,7 @@ class Sum:
         """The stat of set i as the report prints it (pm_td_finish_stat)."""
         v = []
         for k in range(self.exact.shape[1]):
-            r = math.floor(float(self.scaled[i, k]) + 0.5)
+            r = math.floor(float(stats.value(self.scaled[i, k])) + 0.5)
             v.append(_sat(int(self.exact[i, k]), M64 if r >= 2 ** 64 else r))
         slots, m, levels = setup.convert(v)
         total = (m[RETIRING] + m[BAD_SPEC] + m[FE_BOUND] + m[BE_BOUND] + m[SMT]) & M64
