@@ -73,7 +73,7 @@ static const char pm_usage_attach[] =
     "process, refused, or an option that does not parse).\n";
 
 static const char pm_usage_report[] =
-    "usage: perfmark report FILE.h5... [--format text|csv|json|html] [-o OUT]\n"
+    "usage: perfmark report FILE.h5... [--format text|csv|json|html|folded] [-o OUT]\n"
     "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
     "                [--read-timeout S] [--wide]\n"
     "       (-f F and --format=F are --format F)\n"
@@ -123,6 +123,11 @@ static const char pm_usage_report[] =
     "samples fell in, found by path and build-id, else by build-id under\n"
     "PERFMARK_SYMBOL_PATH and /usr/lib/debug; objects not found, or rebuilt\n"
     "since the run, keep OBJECT+0xOFFSET.\n"
+    "--format folded (one file) prints the sampled profile as folded stacks, the\n"
+    "text flamegraph.pl, inferno and speedscope read: a line per stack, its\n"
+    "region path, its callers (perfmark run --sample-callchain) and the sampled\n"
+    "function joined by ';', a space, its samples; --metric names the sampled\n"
+    "event (default: the first).\n"
     "\n"
     "A file of several MPI ranks adds: each MPI function summed over its call\n"
     "paths (calls, bytes, time total and min/mean/max per rank, imbalance\n"
@@ -278,9 +283,13 @@ static int pm_cmd_report(int argc, char **argv)
         return 2;
     }
     if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") &&
-        strcmp(format, "html")) {
-        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv, json or html)\n",
-                format);
+        strcmp(format, "html") && strcmp(format, "folded")) {
+        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv, json, html or "
+                "folded)\n", format);
+        return 2;
+    }
+    if (strcmp(format, "folded") == 0 && nfiles > 1) {
+        fprintf(stderr, "perfmark report: --format folded takes one file (%d given)\n", nfiles);
         return 2;
     }
     /* Under mpirun the ranks share the work and rank 0 alone writes. */

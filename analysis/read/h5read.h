@@ -73,6 +73,17 @@ struct pm_file_hit {
     int64_t chain;
 };
 
+/* /samples/chains: a sample's callers, frames [first, first + length) of
+ * /samples/frames, innermost first; /samples/frames: a return address */
+struct pm_file_chain {
+    uint64_t first;
+    int32_t length;
+};
+struct pm_file_frame {
+    int32_t module;
+    uint64_t offset;
+};
+
 struct pm_file_event {
     char *name;
     char *pfm_name;
@@ -356,6 +367,11 @@ int pm_file_node_rows(const struct pm_file *d, size_t v0, size_t nv, struct pm_f
  * from memory after pm_file_load, read after pm_file_open (independent I/O
  * under MPI-IO). Rows are as stored: the model checks their ranges.
  * Returns 0, or -1 with a one-line message in err. */
+/* The whole /samples/chains and /samples/frames of a file open for
+ * streaming (none: 0 rows), into new arrays the caller frees. 0, or -1 with
+ * the message in err. */
+int pm_file_call_chains(const struct pm_file *d, struct pm_file_chain **chains, size_t *nc,
+                        struct pm_file_frame **frames, size_t *nf, char *err, size_t errlen);
 int pm_file_hits(const struct pm_file *d, size_t h0, size_t nh, struct pm_file_hit *out,
                  char *err, size_t errlen);
 

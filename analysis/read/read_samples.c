@@ -156,6 +156,40 @@ int pm_rd_load_samples(struct pm_rd *rd, struct pm_file *d, int stream)
                                 (void **)&d->sample_hits, &d->H);
 }
 
+#define PM_CH(f) offsetof(struct pm_file_chain, f)
+static const struct pm_field pm_rd_chain_fields[] = {
+    {PM_S_SAMPLES_CHAINS_FIRST, PM_CH(first)},
+    {PM_S_SAMPLES_CHAINS_LENGTH, PM_CH(length)},
+};
+
+#define PM_FR(f) offsetof(struct pm_file_frame, f)
+static const struct pm_field pm_rd_frame_fields[] = {
+    {PM_S_SAMPLES_FRAMES_MODULE, PM_FR(module)},
+    {PM_S_SAMPLES_FRAMES_OFFSET, PM_FR(offset)},
+};
+
+int pm_file_call_chains(const struct pm_file *d, struct pm_file_chain **chains, size_t *nc,
+                        struct pm_file_frame **frames, size_t *nf, char *err, size_t errlen)
+{
+    *chains = NULL, *frames = NULL, *nc = *nf = 0;
+    if (!d->stream) {
+        snprintf(err, errlen, "samples: the file is not open");
+        return -1;
+    }
+    struct pm_rd rd = {d->stream->path, err, errlen, 0, d->stream->file, -1, 0};
+    if (pm_rd_read_table_opt(&rd, PM_S_SAMPLES_CHAINS, pm_rd_chain_fields,
+                             PM_NFIELDS(pm_rd_chain_fields), sizeof **chains, (void **)chains,
+                             nc) < 0 ||
+        pm_rd_read_table_opt(&rd, PM_S_SAMPLES_FRAMES, pm_rd_frame_fields,
+                             PM_NFIELDS(pm_rd_frame_fields), sizeof **frames, (void **)frames,
+                             nf) < 0) {
+        free(*chains), free(*frames);
+        *chains = NULL, *frames = NULL, *nc = *nf = 0;
+        return -1;
+    }
+    return 0;
+}
+
 void pm_rd_free_samples(struct pm_file *d)
 {
     pm_rd_table_free(d->sample_events, d->S, pm_rd_sample_event_fields,

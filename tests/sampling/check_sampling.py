@@ -381,6 +381,51 @@ def case_callchain(env):
     print("callchain: spin_heavy called from %s" % callers)
 
 
+def case_folded(env):
+    """--format folded: the collapsed stacks of flamegraph.pl, from the
+    recorded chains (sample_spin has frame pointers): every line well formed,
+    their samples the run's, the region path at the root, and the call tree
+    main -> spin_work -> spin_heavy / spin_light at 3 : 1."""
+    out, _ = env.measure("cpu-clock@1ms", ["spin", 200],
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "1"})
+    text = env.report(out, "folded")
+    lines = text.splitlines()
+    check(lines, "no folded stacks")
+    form = re.compile(r"^[^;\n]+(;[^;\n]+)* [0-9]+$")
+    bad = [l for l in lines if not form.match(l)]
+    check(not bad, "lines not in the folded format: %s" % bad[:3])
+    stacks = [(l.rsplit(" ", 1)[0].split(";"), int(l.rsplit(" ", 1)[1])) for l in lines]
+    run_samples = sampled(env.report(out), "cpu-clock")["run"]["samples"]
+    total = sum(n for _, n in stacks)
+    check(total == run_samples, "folded stacks hold %d samples, the run %d" % (total, run_samples))
+    check(lines == sorted(lines, key=lambda l: l.rsplit(" ", 1)[0].encode()),
+          "lines are not sorted by stack")
+
+    def under(fn):
+        """Samples of stacks rooted in region work that go main -> spin_work -> fn."""
+        return sum(n for fr, n in stacks
+                   if fr[0] == "work" and "main" in fr and "spin_work" in fr and fn in fr and
+                   fr.index("main") < fr.index("spin_work") < fr.index(fn))
+    heavy, light = under("spin_heavy"), under("spin_light")
+    check(light > 0 and 2.2 < heavy / light < 4.0,
+          "work;...;main;spin_work;spin_heavy %d vs spin_light %d samples (want 3 : 1)" %
+          (heavy, light))
+    check(heavy + light >= 0.9 * total, "only %d of %d samples under spin_work" %
+          (heavy + light, total))
+    # one event is chosen by --metric; an unknown one is refused by name
+    p = run([env.perfmark, "report", out, "--format", "folded", "--metric", "cpu-clock"])
+    check(p.stdout == text, "--metric cpu-clock changed the stacks")
+    p = run([env.perfmark, "report", out, "--format", "folded", "--metric", "nope"], expect=1)
+    check("no sampled event 'nope'" in p.stderr and "cpu-clock" in p.stderr,
+          "unknown sampled event: %r" % p.stderr)
+    # a file without samples says what folded stacks need
+    plain, _ = env.measure(None, ["spin", 20], name="plain.h5")
+    p = run([env.perfmark, "report", plain, "--format", "folded"], expect=1)
+    check("no sampled profile" in p.stderr and not p.stdout, "no samples: %r" % p.stderr)
+    print("folded: %d stacks, %d samples; spin_heavy %d : spin_light %d" %
+          (len(lines), total, heavy, light))
+
+
 def case_diff(env):
     """perfmark diff of two profiles: spin_heavy's share of work falls from
     3/4 to 1/2 when it spins as long as spin_light; the diff shows it in
