@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "model/symbols.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -243,13 +244,55 @@ static const char *pm_die_name(Dwarf_Die *die)
     return NULL;
 }
 
+/* The C++ runtime's demangler, found once where a C++ program's library
+ * is (libstdc++, or NULL: names stay mangled). perfmark is C and links no
+ * C++ runtime; the symbol is part of the Itanium C++ ABI every one has. */
+typedef char *(*pm_demangle_fn)(const char *, char *, size_t *, int *);
+static pm_demangle_fn pm_demangler(void)
+{
+    static int tried;
+    static pm_demangle_fn fn;
+    if (!tried) {
+        tried = 1;
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h)
+            *(void **)&fn = dlsym(h, "__cxa_demangle");
+    }
+    return fn;
+}
+
+/* A symbol's name as people read it: C++ demangled (`_ZN2ns4leafIiEEvT_` is
+ * `void ns::leaf<int>(int)`), without the symbol version of a shared
+ * library's export (`clock_gettime@@GLIBC_2.17` is `clock_gettime`). */
+static const char *pm_symbol_name(struct pm_symbols *s, const char *name)
+{
+    if (!name)
+        return NULL;
+    pm_demangle_fn demangle = name[0] == '_' && name[1] == 'Z' ? pm_demangler() : NULL;
+    if (demangle) {
+        int status = -1;
+        char *plain = demangle(name, NULL, NULL, &status);
+        const char *kept = status == 0 && plain ? pm_keep(s, plain) : NULL;
+        free(plain);
+        if (kept)
+            return kept;
+    }
+    const char *at = strchr(name, '@');
+    if (at && at != name) {
+        char cut[512];
+        snprintf(cut, sizeof cut, "%.*s", (int)(at - name), name);
+        return pm_keep(s, cut);
+    }
+    return pm_keep(s, name);
+}
+
 static void pm_lookup(struct pm_symbols *s, struct pm_object *o, uint64_t offset,
                       struct pm_symbol *sym)
 {
     GElf_Off off;
     GElf_Sym esym;
     const char *name = dwfl_module_addrinfo(o->mod, offset, &off, &esym, NULL, NULL, NULL);
-    sym->function = pm_keep(s, name);
+    sym->function = pm_symbol_name(s, name);
     Dwfl_Line *line = dwfl_module_getsrc(o->mod, offset);
     if (line) {
         int lineno = 0;
@@ -266,7 +309,7 @@ static void pm_lookup(struct pm_symbols *s, struct pm_object *o, uint64_t offset
         if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
             continue;
         const char *inl = pm_die_name(&scopes[i]);
-        if (inl && (!name || strcmp(inl, name) != 0)) {
+        if (inl && (!sym->function || strcmp(inl, sym->function) != 0)) {
             sym->inlined_in = sym->function;
             sym->function = pm_keep(s, inl);
         }

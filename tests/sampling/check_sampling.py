@@ -426,6 +426,30 @@ def case_folded(env):
           (len(lines), total, heavy, light))
 
 
+def case_cxx(env):
+    """C++ names as C++ reads them: sample_cxx's template instances in
+    namespace work, named from the symbol table (mangled there), demangled
+    in the profile and in folded stacks, at 3 : 1."""
+    prog = os.path.join(env.build, "tests", "sample_cxx")
+    if not os.path.exists(prog):
+        print("SKIP: sample_cxx was not built (no C++ compiler)")
+        return 77
+    out, _ = env.measure("cpu-clock@1ms", [150], prog=prog,
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "1"})
+    work = region(sampled(env.report(out), "cpu-clock"), "work")
+    names = {f["function"]: f["samples"] for f in work["functions"]}
+    three = names.get("void work::spin<3>(double)", 0)
+    one = names.get("void work::spin<1>(double)", 0)
+    check(one > 0 and 2.2 < three / one < 4.0,
+          "work::spin<3> %d vs work::spin<1> %d samples (want 3 : 1): %s" % (three, one, names))
+    check(not [n for n in names if n.startswith("_Z")], "mangled names left: %s" % names)
+    folded = env.report(out, "folded")
+    check("main;void work::spin<3>(double) " in folded and
+          "main;void work::spin<1>(double) " in folded,
+          "folded stacks lack the demangled frames:\n%s" % folded[:2000])
+    print("cxx: work::spin<3> %d, work::spin<1> %d samples" % (three, one))
+
+
 def case_diff(env):
     """perfmark diff of two profiles: spin_heavy's share of work falls from
     3/4 to 1/2 when it spins as long as spin_light; the diff shows it in
