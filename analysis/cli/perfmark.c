@@ -73,7 +73,8 @@ static const char pm_usage_attach[] =
     "process, refused, or an option that does not parse).\n";
 
 static const char pm_usage_report[] =
-    "usage: perfmark report FILE.h5... [--format text|csv|json|html|folded] [-o OUT]\n"
+    "usage: perfmark report FILE.h5... [--format text|csv|json|html|folded|speedscope]\n"
+    "                [-o OUT]\n"
     "                [--by region|rank|thread] [--region NAME] [--top N] [--metric M]\n"
     "                [--read-timeout S] [--wide]\n"
     "       (-f F and --format=F are --format F)\n"
@@ -127,7 +128,8 @@ static const char pm_usage_report[] =
     "text flamegraph.pl, inferno and speedscope read: a line per stack, its\n"
     "region path, its callers (perfmark run --sample-callchain) and the sampled\n"
     "function joined by ';', a space, its samples; --metric names the sampled\n"
-    "event (default: the first).\n"
+    "event (default: the first). --format speedscope (one file) writes the same\n"
+    "stacks as a speedscope file (speedscope.app), a profile per sampled event.\n"
     "\n"
     "A file of several MPI ranks adds: each MPI function summed over its call\n"
     "paths (calls, bytes, time total and min/mean/max per rank, imbalance\n"
@@ -283,13 +285,14 @@ static int pm_cmd_report(int argc, char **argv)
         return 2;
     }
     if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") &&
-        strcmp(format, "html") && strcmp(format, "folded")) {
-        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv, json, html or "
-                "folded)\n", format);
+        strcmp(format, "html") && strcmp(format, "folded") && strcmp(format, "speedscope")) {
+        fprintf(stderr, "perfmark report: unknown format '%s' (text, csv, json, html, folded "
+                "or speedscope)\n", format);
         return 2;
     }
-    if (strcmp(format, "folded") == 0 && nfiles > 1) {
-        fprintf(stderr, "perfmark report: --format folded takes one file (%d given)\n", nfiles);
+    if ((strcmp(format, "folded") == 0 || strcmp(format, "speedscope") == 0) && nfiles > 1) {
+        fprintf(stderr, "perfmark report: --format %s takes one file (%d given)\n", format,
+                nfiles);
         return 2;
     }
     /* Under mpirun the ranks share the work and rank 0 alone writes. */

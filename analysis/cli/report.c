@@ -12,6 +12,7 @@
 #include "model/report_spool.h"
 #include "model/folded.h"
 #include "render/folded.h"
+#include "render/speedscope.h"
 #include "render/html/report_html.h"
 #include "render/json/node_json.h"
 #include "render/text/node_text.h"
@@ -37,7 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum pm_format { PM_FMT_TEXT, PM_FMT_CSV, PM_FMT_JSON, PM_FMT_HTML, PM_FMT_FOLDED };
+enum pm_format { PM_FMT_TEXT, PM_FMT_CSV, PM_FMT_JSON, PM_FMT_HTML, PM_FMT_FOLDED,
+                 PM_FMT_SPEEDSCOPE };
 
 static void pm_set_err(char *err, size_t errlen, const char *path, const char *msg)
 {
@@ -53,22 +55,26 @@ static const struct pm_report_opts *pm_opts; /* of the report being made */
 
 int pm_report_in_process;
 
-/* The sampled profile as folded stacks: no report to build, rank 0 alone.
- * --metric names the sampled event (default: the first). */
-static int pm_report_folded(const char *path, FILE *out, char *err, size_t errlen)
+/* The sampled profile as folded stacks, or as a speedscope file (every
+ * sampled event): no report to build, rank 0 alone. --metric names the
+ * folded stacks' event (default: the first). */
+static int pm_report_stacks(const char *path, enum pm_format fmt, FILE *out, char *err,
+                            size_t errlen)
 {
     struct pm_file d;
-    struct pm_folded f = {0};
     char msg[512];
     if (pm_report_mpi_rank() != 0)
         return 0;
     if (pm_file_open(path, &d, 0, err, errlen) < 0)
         return -1;
-    const char *want = pm_opts ? pm_opts->metric : NULL;
+    const char *want = fmt == PM_FMT_FOLDED && pm_opts ? pm_opts->metric : NULL;
     size_t e = pm_folded_event(&d, want);
+    struct pm_folded *f = calloc(d.S ? d.S : 1, sizeof *f);
     int rc = -1;
-    if (d.S == 0) {
-        pm_set_err(err, errlen, path, "no sampled profile: folded stacks come from samples "
+    if (!f) {
+        pm_set_err(err, errlen, path, "out of memory");
+    } else if (d.S == 0) {
+        pm_set_err(err, errlen, path, "no sampled profile: call stacks come from samples "
                    "(perfmark run --sample, with --sample-callchain for callers)");
     } else if (e == SIZE_MAX) {
         size_t len = 0;
@@ -78,13 +84,27 @@ static int pm_report_folded(const char *path, FILE *out, char *err, size_t errle
         if (len < sizeof msg)
             snprintf(msg + len, sizeof msg - len, ")");
         pm_set_err(err, errlen, path, msg);
-    } else if (pm_folded_build(&d, e, &f, msg, sizeof msg) < 0) {
-        pm_set_err(err, errlen, path, msg);
     } else {
-        pm_render_folded(out, &f);
         rc = 0;
+        for (size_t k = 0; rc == 0 && k < d.S; k++)
+            if ((fmt == PM_FMT_SPEEDSCOPE || k == e) &&
+                pm_folded_build(&d, k, &f[k], msg, sizeof msg) < 0) {
+                pm_set_err(err, errlen, path, msg);
+                rc = -1;
+            }
+        if (rc == 0 && fmt == PM_FMT_FOLDED) {
+            pm_render_folded(out, &f[e]);
+        } else if (rc == 0) {
+            const char *base = strrchr(path, '/');
+            if (pm_render_speedscope(out, &d, f, base ? base + 1 : path) < 0) {
+                pm_set_err(err, errlen, path, "out of memory");
+                rc = -1;
+            }
+        }
     }
-    pm_folded_free(&f);
+    for (size_t k = 0; f && k < d.S; k++)
+        pm_folded_free(&f[k]);
+    free(f);
     pm_file_free(&d);
     return rc;
 }
@@ -102,8 +122,8 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
      * (report_stream.c), shared among the ranks under mpirun; HTML and the
      * text of --by rank|thread follow single cells and are made by rank 0
      * alone, streaming too (the charts' state, by_table.c's second pass). */
-    if (fmt == PM_FMT_FOLDED)
-        return pm_report_folded(path, out, err, errlen);
+    if (fmt == PM_FMT_FOLDED || fmt == PM_FMT_SPEEDSCOPE)
+        return pm_report_stacks(path, fmt, out, err, errlen);
     int by = fmt == PM_FMT_TEXT && pm_opts && pm_opts->by != PM_BY_REGION;
     int html = fmt == PM_FMT_HTML;
     int shared = !html && !by && pm_report_mpi_size() > 1;
@@ -450,9 +470,11 @@ int pm_report_file_opts(const char *path, const char *format, const struct pm_re
         fmt = PM_FMT_HTML;
     } else if (strcmp(format, "folded") == 0) {
         fmt = PM_FMT_FOLDED;
+    } else if (strcmp(format, "speedscope") == 0) {
+        fmt = PM_FMT_SPEEDSCOPE;
     } else {
-        snprintf(msg, sizeof msg,
-                 "unknown report format '%.64s' (use text, csv, json, html or folded)", format);
+        snprintf(msg, sizeof msg, "unknown report format '%.64s' (use text, csv, json, html, "
+                 "folded or speedscope)", format);
         pm_set_err(err, errlen, NULL, msg);
         return -1;
     }

@@ -412,6 +412,21 @@ def case_folded(env):
           (heavy, light))
     check(heavy + light >= 0.9 * total, "only %d of %d samples under spin_work" %
           (heavy + light, total))
+    # speedscope: the same stacks, frames shared, root first, weights = samples
+    sp = json.loads(run([env.perfmark, "report", out, "--format", "speedscope"]).stdout)
+    check(sp["$schema"] == "https://www.speedscope.app/file-format-schema.json",
+          "speedscope schema %r" % sp.get("$schema"))
+    frames = [fr["name"] for fr in sp["shared"]["frames"]]
+    check(len(frames) == len(set(frames)), "speedscope frames repeat")
+    prof = sp["profiles"]
+    check(len(prof) == 1 and prof[0]["type"] == "sampled" and prof[0]["unit"] == "none" and
+          prof[0]["name"].startswith("cpu-clock"), "speedscope profiles %r" %
+          [(p_["type"], p_["name"]) for p_ in prof])
+    again = sorted("%s %d" % (";".join(frames[i] for i in st), w)
+                   for st, w in zip(prof[0]["samples"], prof[0]["weights"]))
+    check(again == sorted(lines), "speedscope stacks differ from the folded ones")
+    check(prof[0]["endValue"] == total, "speedscope endValue %r, samples %d" %
+          (prof[0]["endValue"], total))
     # one event is chosen by --metric; an unknown one is refused by name
     p = run([env.perfmark, "report", out, "--format", "folded", "--metric", "cpu-clock"])
     check(p.stdout == text, "--metric cpu-clock changed the stacks")
