@@ -16,7 +16,7 @@
 
 #define PM_HIT_BLOCK 65536
 
-enum { PM_K_TOTAL, PM_K_FN, PM_K_LINE };
+enum { PM_K_TOTAL, PM_K_FN, PM_K_LINE, PM_K_PATH };
 
 /* An accumulator of (level, event, kind, item). */
 struct pm_pacc {
@@ -51,7 +51,10 @@ struct pm_builder {
     struct pm_profile *p;
     struct pm_symbols *sym;
     struct pm_paccmap acc;
-    struct pm_names_map fn_names, line_names;
+    struct pm_names_map fn_names, line_names, path_names;
+    struct pm_file_chain *chains;   /* the file's call chains (none: nchains 0) */
+    struct pm_file_frame *frames;
+    size_t nchains, nframes;
     size_t last_rank;
     int failed;
 };
@@ -224,6 +227,47 @@ static int pm_name_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t
     return 0;
 }
 
+/* A function's label for a call path: its name, or where it is. */
+static void pm_path_frame(struct pm_builder *b, int32_t module, uint64_t offset, char *buf,
+                          size_t len)
+{
+    const struct pm_symbol *s = pm_symbolize(b->sym, module, offset);
+    if (s->function)
+        snprintf(buf, len, "%s", s->function);
+    else if (module < 0)
+        snprintf(buf, len, "%s", s->object);
+    else
+        pm_symbol_place(s, offset, buf, len);
+}
+
+/* The id of a hit's call path (its chain's callers outermost first, then
+ * fn's label), or -1 without a chain. Return addresses are named at the
+ * call (address - 1). */
+static long pm_path_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t fn)
+{
+    if (h->chain < 0 || (uint64_t)h->chain >= b->nchains)
+        return -1;
+    const struct pm_file_chain *c = &b->chains[h->chain];
+    char path[4096], frame[512];
+    size_t len = 0;
+    path[0] = '\0';
+    for (int32_t k = c->length - 1; k >= 0 && len < sizeof path; k--) {
+        uint64_t f = c->first + (uint64_t)k;
+        if (f >= b->nframes)
+            continue;
+        uint64_t at = b->frames[f].offset;
+        pm_path_frame(b, b->frames[f].module, at ? at - 1 : at, frame, sizeof frame);
+        len += (size_t)snprintf(path + len, sizeof path - len, "%s > ", frame);
+    }
+    /* the function as the profile names it */
+    const char *label = b->fn_names.key[fn];
+    const char *us = strchr(label, '\x1f');
+    if (len < sizeof path)
+        snprintf(path + len, sizeof path - len, "%.*s", (int)(us ? us - label : (long)strlen(label)),
+                 label);
+    return pm_name_id(&b->path_names, path);
+}
+
 static int pm_take_hit(struct pm_builder *b, const struct pm_file_hit *h)
 {
     const struct pm_file *d = b->d;
@@ -241,6 +285,7 @@ static int pm_take_hit(struct pm_builder *b, const struct pm_file_hit *h)
     size_t fn, line, e = (size_t)h->event;
     if (pm_name_hit(b, h, &fn, &line) != 0)
         return -1;
+    long path = b->nchains ? pm_path_hit(b, h, fn) : -1;
     if (h->region >= 0)
         p->cell[(size_t)h->region * p->S + e].self += h->count;
     else
@@ -250,7 +295,8 @@ static int pm_take_hit(struct pm_builder *b, const struct pm_file_hit *h)
     for (size_t steps = 0; steps <= d->R; steps++) {
         if (pm_add(b, level, e, PM_K_TOTAL, 0, h->count, rank) != 0 ||
             pm_add(b, level, e, PM_K_FN, fn, h->count, rank) != 0 ||
-            pm_add(b, level, e, PM_K_LINE, line, h->count, rank) != 0)
+            pm_add(b, level, e, PM_K_LINE, line, h->count, rank) != 0 ||
+            (path >= 0 && pm_add(b, level, e, PM_K_PATH, (size_t)path, h->count, rank) != 0))
             return -1;
         if (level == p->R)
             break;
@@ -322,8 +368,10 @@ static void pm_results(struct pm_builder *b)
         pm_pacc_stats(b, a, &it.rank_min, &it.rank_mean, &it.rank_max, &it.rank_max_at);
         if (kind == PM_K_FN)
             pm_top_insert(c->fn, &c->nfn, &it);
-        else
+        else if (kind == PM_K_LINE)
             pm_top_insert(c->line, &c->nline, &it);
+        else
+            pm_top_insert(c->path, &c->npath, &it);
     }
     for (size_t c = 0; c < (p->R + 1) * p->S; c++) {
         struct pm_prof_cell *cell = &p->cell[c];
@@ -332,6 +380,9 @@ static void pm_results(struct pm_builder *b)
         for (size_t i = 0; i < cell->nline; i++)
             cell->line[i].share =
                 cell->samples ? (double)cell->line[i].samples / (double)cell->samples : 0;
+        for (size_t i = 0; i < cell->npath; i++)
+            cell->path[i].share =
+                cell->samples ? (double)cell->path[i].samples / (double)cell->samples : 0;
     }
 }
 
@@ -390,6 +441,14 @@ static int pm_tables(struct pm_builder *b)
         b->line_names.key[i] = NULL;
         p->nline++;
     }
+    p->path = calloc(b->path_names.n + 1, sizeof *p->path);
+    if (!p->path)
+        return -1;
+    for (size_t i = 0; i < b->path_names.n; i++) {
+        p->path[i] = b->path_names.key[i];
+        b->path_names.key[i] = NULL;
+        p->npath++;
+    }
     return 0;
 }
 
@@ -407,6 +466,11 @@ static int pm_profile_setup(struct pm_builder *b)
     b->sym = pm_symbols_new(d->sample_modules, d->K);
     if (!p->ev || !p->cell || !b->sym)
         return -1;
+    /* call chains, where the file has them and is open for streaming */
+    char err[256];
+    if (d->stream && pm_file_call_chains(d, &b->chains, &b->nchains, &b->frames, &b->nframes,
+                                         err, sizeof err) < 0)
+        b->nchains = b->nframes = 0;
     for (size_t e = 0; e < d->S; e++)
         p->ev[e] = (struct pm_prof_event){d->sample_events[e].name, d->sample_events[e].requested,
                                           d->sample_events[e].unit, d->sample_events[e].period};
@@ -452,6 +516,8 @@ struct pm_profile *pm_profile_build(const struct pm_file *d, const uint32_t *thr
     free(b.acc.a), free(b.acc.hash);
     pm_names_free(&b.fn_names);
     pm_names_free(&b.line_names);
+    pm_names_free(&b.path_names);
+    free(b.chains), free(b.frames);
     pm_symbols_free(b.sym);
     if (rc != 0) {
         if (rc == -1 || !err[0])
@@ -470,6 +536,9 @@ void pm_profile_free(struct pm_profile *p)
         free(p->fn[i].label), free(p->fn[i].object);
     for (size_t i = 0; i < p->nline; i++)
         free(p->line[i].label);
+    for (size_t i = 0; i < p->npath; i++)
+        free(p->path[i]);
+    free(p->path);
     for (size_t i = 0; i < p->nnotes; i++)
         free(p->notes[i]);
     free(p->notes), free(p->fn), free(p->line), free(p->ev), free(p->cell), free(p);

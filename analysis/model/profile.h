@@ -41,8 +41,11 @@ struct pm_prof_cell {
     double estimate;       /* samples x period */
     double rank_min, rank_mean, rank_max;
     int32_t rank_max_at;
-    size_t nfn, nline;
+    size_t nfn, nline, npath;
     struct pm_prof_item fn[PM_PROF_TOP], line[PM_PROF_TOP];
+    /* call paths (files sampled with call chains): the callers, outermost
+     * first, then the function; id into pm_profile.path */
+    struct pm_prof_item path[PM_PROF_TOP];
 };
 
 /* A function as the report names it. */
@@ -70,6 +73,8 @@ struct pm_profile {
     size_t nfn;
     struct pm_prof_line *line;
     size_t nline;
+    char **path;               /* "main > solve > kernel": callers, then the function */
+    size_t npath;
     int has_ranks;             /* the spread across ranks is known (hits in rank order) */
     size_t nranks;
     uint64_t bad_rows;         /* hits rows out of range: left out */

@@ -412,6 +412,16 @@ def case_folded(env):
           (heavy, light))
     check(heavy + light >= 0.9 * total, "only %d of %d samples under spin_work" %
           (heavy + light, total))
+    # the report's call paths: the same tree, in the text and the JSON
+    paths = {c["path"]: c["samples"] for c in region(sampled(env.report(out), "cpu-clock"),
+                                                     "work")["call_paths"]}
+    ph = sum(n for pth, n in paths.items() if pth.split(" > ")[-1] == "spin_heavy" and
+             "main > spin_work > spin_heavy" in pth)
+    pl = sum(n for pth, n in paths.items() if pth.split(" > ")[-1] == "spin_light" and
+             "main > spin_work > spin_light" in pth)
+    check(pl > 0 and 2.2 < ph / pl < 4.0, "call paths of work: %s" % paths)
+    check("main > spin_work > spin_heavy" in env.report(out, "text"),
+          "the text report lacks the call path")
     # speedscope: the same stacks, frames shared, root first, weights = samples
     sp = json.loads(run([env.perfmark, "report", out, "--format", "speedscope"]).stdout)
     check(sp["$schema"] == "https://www.speedscope.app/file-format-schema.json",

@@ -81,6 +81,16 @@ static void pm_pj_cell(FILE *out, const struct pm_profile *p, const struct pm_pr
         pm_pj_item_head(out, it);
         putc('}', out);
     }
+    /* callers outermost first, then the function (with --sample-callchain) */
+    fputs("],\"call_paths\":[", out);
+    for (size_t i = 0; i < c->npath; i++) {
+        const struct pm_prof_item *it = &c->path[i];
+        fputs(i ? ",{\"path\":" : "{\"path\":", out);
+        pm_json_str(out, p->path[it->id]);
+        putc(',', out);
+        pm_pj_item_head(out, it);
+        putc('}', out);
+    }
     putc(']', out);
 }
 

@@ -15,6 +15,7 @@
 #define PM_PT_TOP 5     /* functions and lines shown per region */
 #define PM_PT_NAME 34   /* columns of a function name */
 #define PM_PT_LINES 3   /* source lines shown per region */
+#define PM_PT_PATHS 3   /* call paths shown per region */
 
 /* "~1.23 s" for a time event, "~4.56 M" for counts. */
 static void pm_pt_estimate(char *buf, size_t len, const struct pm_prof_event *ev, double v)
@@ -106,6 +107,16 @@ static void pm_pt_cell(FILE *out, const struct pm_report *rep, const struct pm_p
             fputs("     ", out);
         pm_text_cell(out, where, PM_PT_NAME - 5, PM_LEFT);
         fprintf(out, " %-12s %8" PRIu64 " %6s %11s\n", "", it->samples, pct, est);
+    }
+    /* call paths (sampled with --sample-callchain): share, then the path in
+     * full on the rest of the line, outermost caller first */
+    for (size_t i = 0; i < c->npath && i < PM_PT_PATHS; i++) {
+        const struct pm_prof_item *it = &c->path[i];
+        pm_pt_pct(pct, sizeof pct, it->share);
+        fprintf(out, "%s%8" PRIu64 " %6s  ", i ? "               " : "    call path  ",
+                it->samples, pct);
+        pm_text_name(out, p->path[it->id], 400);
+        fputc('\n', out);
     }
     (void)rep;
 }
