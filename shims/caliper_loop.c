@@ -78,7 +78,7 @@ static int pm_loop_find(const char *name, unsigned h, int *free)
 }
 
 /* Each name zero-padded to a multiple of 8 bytes: the runtime compares
- * names a word at a time (runtime/session/pm_streq.h), and reading the padding is
+ * names a word at a time (runtime/base/pm_streq.h), and reading the padding is
  * then reading our own memory (valgrind stays quiet). */
 static char *pm_padded(const char *prefix, const char *name)
 {
