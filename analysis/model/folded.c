@@ -104,18 +104,11 @@ static void pm_fold_function(struct pm_fold_buf *b, struct pm_symbols *sym, int3
                              uint64_t offset)
 {
     const struct pm_symbol *s = pm_symbolize(sym, module, offset);
-    char place[512];
-    if (s->function && s->inlined_in) {
+    char label[1024];
+    if (s->function && s->inlined_in)
         pm_fold_push(b, s->inlined_in);
-        pm_fold_push(b, s->function);
-    } else if (s->function) {
-        pm_fold_push(b, s->function);
-    } else if (module < 0) {
-        pm_fold_push(b, s->object);
-    } else {
-        pm_symbol_place(s, offset, place, sizeof place);
-        pm_fold_push(b, place);
-    }
+    pm_symbol_label(s, module, offset, label, sizeof label);
+    pm_fold_push(b, label);
 }
 
 static void pm_fold_regions(struct pm_fold_buf *b, const struct pm_file *d, int32_t r)

@@ -204,12 +204,8 @@ static int pm_name_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t
     char label[1024], key[1200];
     if (s->function && s->inlined_in)
         snprintf(label, sizeof label, "%s (inlined in %s)", s->function, s->inlined_in);
-    else if (s->function)
-        snprintf(label, sizeof label, "%s", s->function);
-    else if (h->module < 0)
-        snprintf(label, sizeof label, "%s", s->object);  /* the kernel: no names here */
     else
-        pm_symbol_place(s, h->offset, label, sizeof label);
+        pm_symbol_label(s, h->module, h->offset, label, sizeof label);
     /* A function is its name in its object (two objects may both have a
      * static helper of one name); the last field says whether a symbol
      * named it. */
@@ -225,19 +221,6 @@ static int pm_name_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t
     *fn = (size_t)f;
     *line = (size_t)l;
     return 0;
-}
-
-/* A function's label for a call path: its name, or where it is. */
-static void pm_path_frame(struct pm_builder *b, int32_t module, uint64_t offset, char *buf,
-                          size_t len)
-{
-    const struct pm_symbol *s = pm_symbolize(b->sym, module, offset);
-    if (s->function)
-        snprintf(buf, len, "%s", s->function);
-    else if (module < 0)
-        snprintf(buf, len, "%s", s->object);
-    else
-        pm_symbol_place(s, offset, buf, len);
 }
 
 /* The id of a hit's call path (its chain's callers outermost first, then
@@ -256,7 +239,9 @@ static long pm_path_hit(struct pm_builder *b, const struct pm_file_hit *h, size_
         if (f >= b->nframes)
             continue;
         uint64_t at = b->frames[f].offset;
-        pm_path_frame(b, b->frames[f].module, at ? at - 1 : at, frame, sizeof frame);
+        int32_t module = b->frames[f].module;
+        uint64_t off = at ? at - 1 : at;
+        pm_symbol_label(pm_symbolize(b->sym, module, off), module, off, frame, sizeof frame);
         len += (size_t)snprintf(path + len, sizeof path - len, "%s > ", frame);
     }
     /* the function as the profile names it */

@@ -110,6 +110,17 @@ void pm_symbol_place(const struct pm_symbol *sym, uint64_t offset, char *buf, si
     snprintf(buf, len, "%s+0x%llx", sym->object, (unsigned long long)offset);
 }
 
+void pm_symbol_label(const struct pm_symbol *sym, int32_t module, uint64_t offset, char *buf,
+                     size_t len)
+{
+    if (sym->function)
+        snprintf(buf, len, "%s", sym->function);
+    else if (module < 0)
+        snprintf(buf, len, "%s", sym->object); /* the kernel: no names here */
+    else
+        pm_symbol_place(sym, offset, buf, len);
+}
+
 #ifdef PM_HAVE_LIBDW
 
 int pm_symbols_available(void) { return 1; }

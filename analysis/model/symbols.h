@@ -46,6 +46,11 @@ const struct pm_symbol *pm_symbolize(struct pm_symbols *s, int32_t module, uint6
 /* "object+0x1a2b": where a symbol has no function name. */
 void pm_symbol_place(const struct pm_symbol *sym, uint64_t offset, char *buf, size_t len);
 
+/* A frame's name as the profile shows it: the function, "[kernel]" (or
+ * the object) for an address in no object, else "object+0xOFFSET". */
+void pm_symbol_label(const struct pm_symbol *sym, int32_t module, uint64_t offset, char *buf,
+                     size_t len);
+
 /* Sentences about objects that could not be used (missing, other build-id,
  * no symbols), one per object, in the order met; n of them. */
 const char *const *pm_symbols_notes(const struct pm_symbols *s, size_t *n);

@@ -26,6 +26,7 @@
  * communicator: perfmark's own messages are never counted as the
  * application's. */
 #define _GNU_SOURCE
+#include "pm_clock.h"
 #include "pm_job_model.h"
 #include "pm_job_tables.h"
 #include "pm_h5out.h"
@@ -73,17 +74,10 @@ static long pm_rss_kb(void)
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-static uint64_t pm_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Phase k ends now (phases skipped on the way end here too). */
 static void pm_t_end(int k)
 {
-    uint64_t now = pm_now_ns();
+    uint64_t now = pm_mono_ns();
     for (int i = 1; i <= k + 1 && i <= PM_T_N; i++)
         if (!pm_t_mark[i])
             pm_t_mark[i] = now;
@@ -230,7 +224,7 @@ int pm_job_write(struct pm_comm *comm, const struct pm_output *o, const char *wa
         return -1;
     }
     memset(pm_t_mark, 0, sizeof pm_t_mark);
-    pm_t_mark[0] = pm_now_ns();
+    pm_t_mark[0] = pm_mono_ns();
     pm_t_rss_kb = getenv("PERFMARK_JOB_TIMES") ? pm_rss_kb() : 0;
     pm_t_cpu0 = pm_cpu_s();
     uint64_t bytes = 0;
