@@ -33,7 +33,8 @@ int main(int argc, char **argv)
                "\"C\": \"call chains\", \"F\": \"call-chain frames\", "
                "\"I\": \"interval rows of threads\", \"J\": \"interval rows of processes\", "
                "\"P\": \"watched CPUs\", \"Q\": \"other processes\", "
-               "\"V\": \"interval rows of CPUs\"},\n");
+               "\"V\": \"interval rows of CPUs\", \"B\": \"bytes of the summary state\", "
+               "\"X\": \"kept ranks\", \"Y\": \"thread rows the summary names\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

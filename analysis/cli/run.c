@@ -52,6 +52,10 @@ const char pm_usage_run[] =
     "                       start routine matches one of these comma-separated\n"
     "                       shell patterns ('cuda-*,*libopen-pal*'); the main thread\n"
     "                       never [PERFMARK_THREADS_EXCLUDE]\n"
+    "      --detail MODE    an MPI job's file: auto (default: every rank's rows, a\n"
+    "                       summary file past PERFMARK_SUMMARY_ABOVE bytes of rows),\n"
+    "                       full, or summary (the statistics over every rank made\n"
+    "                       in the job, the rows of a few ranks) [PERFMARK_DETAIL]\n"
     "      --pinned         pin the per-thread counter groups: a group the kernel\n"
     "                       takes away reads as lost (LOST_GENERATION) instead of\n"
     "                       being multiplexed [PERFMARK_PINNED]\n"
@@ -264,6 +268,8 @@ int pm_cmd_run(int argc, char **argv)
             setenv("PERFMARK_THREADS", value, 1), i++;
         } else if (!strcmp(a, "--exclude-threads") && value) {
             setenv("PERFMARK_THREADS_EXCLUDE", value, 1), i++;
+        } else if (!strcmp(a, "--detail") && value) {
+            setenv("PERFMARK_DETAIL", value, 1), i++;
         } else if (!strcmp(a, "--mpi") && value) {
             setenv("PERFMARK_MPI", value, 1), i++;
         } else if (!strcmp(a, "--throttle") && value) {

@@ -158,6 +158,9 @@ int pm_report_by_collect(struct pm_report *rep, struct pm_bycells *by, char *err
             }
         }
     }
+    /* a summary file holds the kept ranks' cells: a share is of the job's total */
+    for (size_t i = 0; d->summary && i < v->nrows; i++)
+        by->total[i] = pm_view_metric(rep, v->rows[i]);
     by->win_row = SIZE_MAX;
     rc = 0;
 done:

@@ -530,6 +530,13 @@ int pm_diff_open(struct pm_diff_file *f, char *err, size_t errlen)
     if (pm_file_open(f->path, &f->d, 0, err, errlen) < 0)
         return -1;
     f->loaded = 1;
+    if (f->d.summary) {
+        /* its cells are the kept ranks' only: a diff of them would be wrong */
+        snprintf(err, errlen, "%s: a summary file (PERFMARK_DETAIL=summary): perfmark diff "
+                 "compares files with every rank's rows; `perfmark report` reads it",
+                 f->path);
+        return -1;
+    }
     return 0;
 }
 

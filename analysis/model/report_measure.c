@@ -116,12 +116,31 @@ void pm_measure_thread(struct pm_measure *m, const struct pm_totals *b, size_t t
     m->run_thread_ns = pm_add_sat(m->run_thread_ns, b->wall_ns[i]);
     if (!(cost > 0) || !isfinite(cost))
         return;
-    m->run_reads_ns += (double)b->reads[i] * cost;
+    m->run_reads_sum = pm_fix_add(m->run_reads_sum, pm_fix_of((double)b->reads[i] * cost));
     if (!m->has_read_cost || cost < m->cost_min)
         m->cost_min = cost;
     if (!m->has_read_cost || cost > m->cost_max)
         m->cost_max = cost;
     m->has_read_cost = 1;
+}
+
+void pm_measure_run_done(struct pm_measure *m)
+{
+    m->run_reads_ns = pm_fix_value(m->run_reads_sum);
+}
+
+void pm_measure_join(struct pm_measure *a, const struct pm_measure *b)
+{
+    a->run_reads = pm_add_sat(a->run_reads, b->run_reads);
+    a->run_thread_ns = pm_add_sat(a->run_thread_ns, b->run_thread_ns);
+    a->run_reads_sum = pm_fix_add(a->run_reads_sum, b->run_reads_sum);
+    if (b->has_read_cost) {
+        if (!a->has_read_cost || b->cost_min < a->cost_min)
+            a->cost_min = b->cost_min;
+        if (!a->has_read_cost || b->cost_max > a->cost_max)
+            a->cost_max = b->cost_max;
+        a->has_read_cost = 1;
+    }
 }
 
 /* A timer-only region's counts are the zeros of visits that never read the

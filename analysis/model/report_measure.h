@@ -50,7 +50,8 @@ struct pm_measure {
                                  what they show of it; older files keep their layout */
     int has_read_cost;        /* some thread records a read cost > 0 */
     uint64_t run_reads;       /* Σ /thread/reads */
-    double run_reads_ns;      /* Σ reads x read_cost_ns */
+    double run_reads_ns;      /* Σ reads x read_cost_ns (pm_measure_run_done) */
+    pm_fix run_reads_sum;     /* the same, exact: joined in any order */
     uint64_t run_thread_ns;   /* Σ /thread/wall_ns */
     double cost_min, cost_max; /* read_cost_ns over the threads that have one */
     size_t ev_cpu_time;       /* the task-clock (else cpu-clock) row, SIZE_MAX */
@@ -65,6 +66,10 @@ struct pm_measure {
  * statistics across ranks (xreg[R], NULL for none), the same for those. */
 void pm_measure_setup(struct pm_measure *m, const struct pm_file *d);
 void pm_measure_thread(struct pm_measure *m, const struct pm_totals *b, size_t t);
+/* After the last thread (or a summary's last join): run_reads_ns. */
+void pm_measure_run_done(struct pm_measure *m);
+/* The run's reads of b's threads (all after a's) into a's. */
+void pm_measure_join(struct pm_measure *a, const struct pm_measure *b);
 void pm_measure_regions(struct pm_measure *m, const struct pm_file *d, struct pm_regstat *reg,
                         size_t timer_only_flag);
 void pm_measure_ranks(const struct pm_file *d, const struct pm_regstat *reg,

@@ -167,27 +167,35 @@ static void pm_rank_stats(struct pm_report *rep)
  * TopDown whole run, each rank's longest thread (MPI share) and whether any
  * thread total is an estimate or has no value (text notes). Threads come in
  * row order, so every sum adds in the order a loop over all rows would. */
+/* The /rank row of `rank` (PM_NONE: none). */
+static size_t pm_rank_row(const struct pm_file *d, int32_t rank)
+{
+    if (!d->summary)
+        return rank >= 0 && (size_t)rank < d->N ? (size_t)rank : PM_NONE;
+    for (size_t n = 0; n < d->nkept && n < d->N; n++)
+        if (d->kept_rank[n] == rank)
+            return n;
+    return PM_NONE;
+}
+
 static int pm_thread_pass(struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
     struct pm_totals b = {0};
-    struct pm_td_sum *tds = NULL;
+    struct pm_td_sum *tds = &rep->td.run_sum;
     struct pm_acc *accs = calloc(d->N * d->E != 0 ? d->N * d->E : 1, sizeof *accs);
     int td = rep->td.on && rep->td.reg != NULL;
 
-    if (!accs || (td && !(tds = calloc(1, sizeof *tds)))) {
-        free(accs);
+    if (!accs)
         return -1;
-    }
     for (size_t t = 0; t < d->T; t++) {
         const struct pm_totals *tb = pm_report_totals(rep, &b, t);
         if (!tb)
             break;
         size_t i = t - tb->t0;
-        /* pm_rank_has_thread: one row is the whole process, else row n is rank n */
-        size_t n = d->N == 1 ? 0
-                   : d->tids[t].rank >= 0 && (size_t)d->tids[t].rank < d->N ? (size_t)d->tids[t].rank
-                                                                            : PM_NONE;
+        /* pm_rank_has_thread: one row is the whole process, else row n is
+         * rank pm_rank_of_row(n) */
+        size_t n = d->N == 1 ? 0 : pm_rank_row(d, d->tids[t].rank);
         struct pm_mpishare *sh = &rep->xr.share[rep->xr.thread_rank[t]];
 
         if (n != PM_NONE)
@@ -225,7 +233,7 @@ static int pm_thread_pass(struct pm_report *rep)
     }
     if (td)
         pm_td_finish_stat(&rep->td, tds, &rep->td.run);
-    free(tds);
+    pm_measure_run_done(&rep->ms);
     free(accs);
     return 0;
 }
@@ -358,6 +366,27 @@ static void *pm_calloc2(size_t a, size_t b, size_t size)
 /* Everything that needs no cell: allocations, the tree order, event keys,
  * per-rank statistics and one pass over the /thread totals (pm_thread_pass),
  * TopDown and across-ranks setup. */
+struct pm_file_tid pm_report_tid(const struct pm_report *rep, size_t t)
+{
+    const struct pm_file *d = rep->d;
+    struct pm_file_tid none = {-1, -1};
+    size_t lo = 0, hi = d->nrefs;
+
+    if (!d->summary)
+        return t < d->T ? d->tids[t] : none;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (d->ref_row[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < d->nrefs && d->ref_row[lo] == t)
+        return (struct pm_file_tid){d->ref_rank[lo], d->ref_thread[lo]};
+    return none;
+}
+
 int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path)
 {
     memset(rep, 0, sizeof *rep);

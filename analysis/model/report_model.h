@@ -144,12 +144,30 @@ double pm_view_metric(const struct pm_report *rep, size_t r);
 enum { PM_MARK_ESTIMATE = 1, PM_MARK_UNTRUSTED = 2, PM_MARK_PARTIAL = 4 };
 int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r);
 
+/* Rank and thread of the job's thread row t, as the statistics name it
+ * (a max's thread, a flag's first cells): d->tids[t], or in a summary file
+ * the row's entry in /summary/ref_*. {-1, -1} when unknown. */
+struct pm_file_tid pm_report_tid(const struct pm_report *rep, size_t t);
+
+/* The rank of /rank row n: row n is rank n (a summary file: its n-th kept
+ * rank, /summary/kept_rank). */
+static inline int32_t pm_rank_of_row(const struct pm_file *d, size_t n)
+{
+    return d->summary && n < d->nkept ? d->kept_rank[n] : (int32_t)n;
+}
+
 /* Which threads a /rank row is compared with. The schema does not say how
  * rows map to ranks: one row (one file per process) is the whole process;
- * with several rows, row n is taken to be rank n. */
+ * with several rows, row n is rank pm_rank_of_row. */
 static inline int pm_rank_has_thread(const struct pm_file *d, size_t n, size_t t)
 {
-    return d->N == 1 || d->tids[t].rank == (int32_t)n;
+    return d->N == 1 || d->tids[t].rank == pm_rank_of_row(d, n);
+}
+
+/* Thread rows of the whole job: a summary file holds the kept ranks'. */
+static inline size_t pm_job_threads(const struct pm_file *d)
+{
+    return d->summary ? (size_t)d->summary_threads : d->T;
 }
 
 /* /threads row t for a renderer walking the rows in order: `b` (zeroed, then

@@ -138,6 +138,34 @@ static void pm_x_add(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const 
     pm_x_put(x, a, rank, s, pm_fix_value(s->sum), entered, has);
 }
 
+/* Ranks folded elsewhere (y, b: all above x's) into x, a: what folding
+ * them here one by one would have made, ties going to the lower rank. */
+static void pm_x_merge(struct pm_xstat *x, struct pm_xacc *a, const struct pm_xstat *y,
+                       const struct pm_xacc *b)
+{
+    a->total = pm_fix_add(a->total, b->total);
+    x->estimate |= y->estimate;
+    x->untrusted |= y->untrusted;
+    a->vals += b->vals;
+    a->cells_na += b->cells_na;
+    x->n_na += y->n_na;
+    if (!a->frac)
+        a->frac = b->frac;
+    if (y->nspread == 0)
+        return;
+    if (x->nspread == 0 || y->min < x->min) {
+        x->min = y->min;
+        x->min_rank = y->min_rank;
+    }
+    if (x->nspread == 0 || y->max > x->max) {
+        x->max = y->max;
+        x->max_rank = y->max_rank;
+    }
+    a->sum = pm_fix_add(a->sum, b->sum);
+    pm_fixsq_merge(&a->sq, &b->sq);
+    x->nspread += y->nspread;
+}
+
 static void pm_x_finish(struct pm_xstat *x, const struct pm_xacc *a)
 {
     /* the same rule as a region's total over threads: none only when some
@@ -335,6 +363,71 @@ static void pm_mpi_share(struct pm_xranks *x)
         pm_x_put(&x->share_stat, &a, s->rank, &v, s->share, 1, s->has_share);
     }
     pm_x_finish(&x->share_stat, &a);
+}
+
+size_t pm_xranks_nxq(const struct pm_xranks *x, const struct pm_file *d)
+{
+    return (d->R + x->nmpif) * (PM_Q_EVENTS + d->E) + 1;
+}
+
+size_t pm_xranks_nxacc(const struct pm_xranks *x, const struct pm_file *d)
+{
+    return d->R * (PM_Q_EVENTS + d->E + 2) + x->nmpif * PM_Q_EVENTS + 1;
+}
+
+int pm_report_ranks_join(struct pm_xranks *x, const struct pm_file *d, const struct pm_xrun *b)
+{
+    size_t nq = PM_Q_EVENTS + d->E;
+    struct pm_xacc *acc = x->xacc, *accx = acc + d->R * nq, *acco = accx + d->R;
+    struct pm_xacc *accm = acco + d->R;
+    const struct pm_xacc *bacc = b->xacc, *bx = bacc + d->R * nq, *bo = bx + d->R;
+    const struct pm_xacc *bm = bo + d->R;
+    size_t n = x->nranks + b->nranks;
+    struct pm_mpishare *share = realloc(x->share, (n ? n : 1) * sizeof *share);
+    int32_t *ranks;
+
+    if (!share)
+        return -1;
+    x->share = share;
+    if (!(ranks = realloc(x->ranks, (n ? n : 1) * sizeof *ranks)))
+        return -1;
+    x->ranks = ranks;
+    for (size_t r = 0; r < d->R; r++) {
+        x->xreg[r].entered += b->entered[r];
+        for (size_t q = 0; q < nq; q++)
+            pm_x_merge(&x->xreg[r].q[q], &acc[r * nq + q], &b->xq[r * nq + q],
+                       &bacc[r * nq + q]);
+        pm_x_merge(&x->xexcl[r], &accx[r], &b->xexcl[r], &bx[r]);
+        pm_x_merge(&x->xomp[r], &acco[r], &b->xomp[r], &bo[r]);
+    }
+    for (size_t f = 0; f < x->nmpif; f++) {
+        x->mpif[f].entered += b->entered[d->R + f];
+        for (size_t q = 0; q < PM_Q_EVENTS; q++)
+            pm_x_merge(&x->mpif[f].q[q], &accm[f * PM_Q_EVENTS + q],
+                       &b->xq[(d->R + f) * nq + q], &bm[f * PM_Q_EVENTS + q]);
+    }
+    memcpy(x->share + x->nranks, b->share, b->nranks * sizeof *share);
+    memcpy(x->ranks + x->nranks, b->ranks, b->nranks * sizeof *ranks);
+    x->nranks = n;
+    x->multi_rank |= n > 1;
+    return 0;
+}
+
+void pm_xranks_run(const struct pm_xranks *x, const struct pm_file *d, uint64_t *entered,
+                   struct pm_xrun *out)
+{
+    for (size_t r = 0; r < d->R; r++)
+        entered[r] = x->xreg[r].entered;
+    for (size_t f = 0; f < x->nmpif; f++)
+        entered[d->R + f] = x->mpif[f].entered;
+    out->xq = x->xq;
+    out->xexcl = x->xexcl;
+    out->xomp = x->xomp;
+    out->xacc = x->xacc;
+    out->entered = entered;
+    out->share = x->share;
+    out->ranks = x->ranks;
+    out->nranks = x->nranks;
 }
 
 static int pm_cmp_mpif(const void *a, const void *b)

@@ -114,6 +114,27 @@ void pm_report_rank_done(struct pm_xranks *x, const struct pm_file *d, size_t k,
                          const struct pm_rq *rq, const uint64_t *omp, uint64_t mpi_ns,
                          int mpi_est);
 void pm_report_ranks_finish(struct pm_xranks *x, const struct pm_file *d);
+
+/* The running state of the statistics across ranks, for a summary
+ * (report_state.h): the arrays of a pm_xranks before pm_report_ranks_finish
+ * (xq and xacc of pm_xranks_nxq / _nxacc entries, xexcl and xomp [R],
+ * entered [R + nmpif], share and ranks [nranks]). */
+struct pm_xrun {
+    const struct pm_xstat *xq, *xexcl, *xomp;
+    const struct pm_xacc *xacc;
+    const uint64_t *entered;
+    const struct pm_mpishare *share;
+    const int32_t *ranks;
+    size_t nranks;
+};
+size_t pm_xranks_nxq(const struct pm_xranks *x, const struct pm_file *d);
+size_t pm_xranks_nxacc(const struct pm_xranks *x, const struct pm_file *d);
+/* x's state as a pm_xrun (entered: [R + nmpif] of the caller's). */
+void pm_xranks_run(const struct pm_xranks *x, const struct pm_file *d, uint64_t *entered,
+                   struct pm_xrun *out);
+/* Ranks folded elsewhere, all above x's, into x: as if folded here in
+ * order. 0, or -1 out of memory. Before pm_report_ranks_finish. */
+int pm_report_ranks_join(struct pm_xranks *x, const struct pm_file *d, const struct pm_xrun *b);
 void pm_report_ranks_free(struct pm_xranks *x);
 
 #endif /* PM_REPORT_RANKS_H */

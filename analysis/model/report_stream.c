@@ -16,6 +16,7 @@
  */
 #include "model/report_model.h"
 #include "model/report_mpi.h"
+#include "model/report_state.h"
 #include "model/report_stream.h"
 
 #include <mpi.h>
@@ -137,6 +138,7 @@ struct pm_engine {
     struct pm_report *rep;
     const struct pm_file *d;
     size_t B, nblocks, nq;
+    size_t t_base;    /* the file's thread row 0 in the job's numbering (a summary's rank) */
     size_t W;         /* rank slots of the whole: ranks whose sums are open at once */
     size_t *last;     /* [nranks] last thread row of each rank */
     size_t next_done; /* ranks below it are folded into the statistics across ranks */
@@ -144,6 +146,14 @@ struct pm_engine {
     struct pm_ctime *tm; /* [R] one thread's times (report_measure.c) */
     struct pm_cells cells;
     struct pm_totals tot; /* the block's /thread rows, for read_cost_ns */
+};
+
+/* A state over whole ranks (report_state.h): its report, the engine that
+ * made it, and every accumulator with no rank slot open. */
+struct pm_rstate {
+    struct pm_report *rep;
+    struct pm_engine g;
+    struct pm_part all;
 };
 
 /* Thread rows per block. The same for every run on the same file (it
@@ -375,7 +385,7 @@ static int pm_block(struct pm_engine *g, size_t b, struct pm_part *p)
             cost = 0;
         pm_thread_times(d, &g->cells, t, g->tm);
         for (size_t r = 0; r < d->R; r++)
-            pm_cell(g, p, slot, t, r, pm_cell_tr(d, &g->cells, t, r), cost);
+            pm_cell(g, p, slot, g->t_base + t, r, pm_cell_tr(d, &g->cells, t, r), cost);
         for (size_t k = 0; k < rep->xr.nwait; k++) {
             size_t a = rep->xr.wait_above[k];
             uint64_t w = g->tm[rep->xr.wait_row[k]].ns;
@@ -621,16 +631,19 @@ static int pm_html_alloc(struct pm_report *rep)
     return rep->heat && rep->heat_in && rep->top && rep->ntop ? 0 : -1;
 }
 
-int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const char *path,
-                           int html, char *err, size_t errlen)
+/* The pass over the cells (pm_report_build_stream); with `keep`, one
+ * process's pass over a file of whole ranks whose thread rows start at
+ * t_base in the job (pm_rstate_local): no finish, the state kept there. */
+static int pm_build(struct pm_report *rep, const struct pm_file *d, const char *path, int html,
+                    struct pm_rstate *keep, size_t t_base, char *err, size_t errlen)
 {
     struct pm_engine g;
     struct pm_part all = {0}, part = {0};
     size_t maxslots = 0;
     /* HTML is made by rank 0 alone: its charts follow single threads in
      * row order */
-    int rc = -1, np = d->stream && !html ? pm_report_mpi_size() : 1,
-        me = d->stream && !html ? pm_report_mpi_rank() : 0;
+    int shared = d->stream && !html && !keep;
+    int rc = -1, np = shared ? pm_report_mpi_size() : 1, me = shared ? pm_report_mpi_rank() : 0;
     int sorted = 1;
     int failed = 0, ready = 0;
 
@@ -641,6 +654,7 @@ int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const
         goto agree;
     g.rep = rep;
     g.d = d;
+    g.t_base = t_base;
     g.nq = PM_Q_EVENTS + d->E;
     g.B = rep->block_rows = pm_block_rows(d);
     g.nblocks = d->T ? (d->T - 1) / g.B + 1 : 0;
@@ -719,6 +733,14 @@ agree:
     }
     if (failed)
         goto done;
+    if (keep) {
+        keep->rep = rep;
+        keep->g = g;
+        keep->all = all;
+        all.buf = NULL; /* kept */
+        rc = 0;
+        goto done;
+    }
     if (pm_finish(&g, &all) < 0)
         goto oom;
     rc = 0;
@@ -735,5 +757,260 @@ done:
     free(g.slot_of);
     free(g.last);
     free(g.tm);
+    if (keep) {
+        keep->g.slot_of = keep->g.last = NULL;
+        keep->g.tm = NULL;
+        memset(&keep->g.cells, 0, sizeof keep->g.cells);
+        memset(&keep->g.tot, 0, sizeof keep->g.tot);
+    }
+    return rc;
+}
+
+static int pm_build_summary(struct pm_report *rep, const struct pm_file *d, const char *path,
+                            char *err, size_t errlen);
+
+int pm_report_build_stream(struct pm_report *rep, const struct pm_file *d, const char *path,
+                           int html, char *err, size_t errlen)
+{
+    if (d->summary)
+        return pm_build_summary(rep, d, path, err, errlen);
+    return pm_build(rep, d, path, html, NULL, 0, err, errlen);
+}
+
+/* ------------------------------------------------------ whole ranks */
+
+#define PM_RSTATE_MAGIC 0x3165746174737270ull /* "prstate1" */
+
+struct pm_rstate_hdr {
+    uint64_t magic, R, E, nmpif, nranks, nxq, nxacc, bytes;
+};
+
+/* A packed state's sections; returns its bytes, offsets in o[]. */
+enum { PS_HDR, PS_PART, PS_REG, PS_EV, PS_XQ, PS_XEXCL, PS_XOMP, PS_XACC, PS_ENTERED,
+       PS_SHARE, PS_RANKS, PS_MS, PS_TFLAGS, PS_TD, PS_TDSUM, PS_N };
+
+static size_t pm_rstate_layout(const struct pm_rstate_hdr *h, size_t o[PS_N])
+{
+    size_t sz[PS_N] = {
+        sizeof(struct pm_rstate_hdr), sizeof(struct pm_part_hdr),
+        h->R * sizeof(struct pm_regacc), h->R * h->E * sizeof(struct pm_evacc),
+        h->nxq * sizeof(struct pm_xstat), h->R * sizeof(struct pm_xstat),
+        h->R * sizeof(struct pm_xstat), h->nxacc * sizeof(struct pm_xacc),
+        (h->R + h->nmpif) * sizeof(uint64_t), h->nranks * sizeof(struct pm_mpishare),
+        h->nranks * sizeof(int32_t), sizeof(struct pm_measure), 2 * sizeof(uint64_t),
+        sizeof(struct pm_tdstat), sizeof(struct pm_td_sum)};
+    size_t off = 0;
+
+    for (int k = 0; k < PS_N; k++) {
+        o[k] = off;
+        off += pm_round(sz[k]);
+    }
+    return off;
+}
+
+static void pm_rstate_hdr_of(const struct pm_rstate *s, struct pm_rstate_hdr *h)
+{
+    const struct pm_file *d = s->g.d;
+    const struct pm_xranks *x = &s->rep->xr;
+
+    memset(h, 0, sizeof *h);
+    h->magic = PM_RSTATE_MAGIC;
+    h->R = d->R;
+    h->E = d->E;
+    h->nmpif = x->nmpif;
+    h->nranks = x->nranks;
+    h->nxq = pm_xranks_nxq(x, d);
+    h->nxacc = pm_xranks_nxacc(x, d);
+}
+
+void pm_rstate_layout_id(char *buf, size_t len)
+{
+    snprintf(buf, len, "prstate1 %zu %zu %zu %zu %zu %zu %zu", sizeof(struct pm_part_hdr),
+             sizeof(struct pm_regacc), sizeof(struct pm_evacc), sizeof(struct pm_xstat),
+             sizeof(struct pm_xacc), sizeof(struct pm_measure), sizeof(struct pm_td_sum));
+}
+
+struct pm_rstate *pm_rstate_local(struct pm_report *rep, const struct pm_file *d,
+                                  const char *path, size_t t_base, char *err, size_t errlen)
+{
+    struct pm_rstate *s = calloc(1, sizeof *s);
+
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (pm_build(rep, d, path, 0, s, t_base, err, errlen) != 0) {
+        free(s->all.buf);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int pm_rstate_pack(const struct pm_rstate *s, void **buf, size_t *len)
+{
+    const struct pm_report *rep = s->rep;
+    const struct pm_file *d = s->g.d;
+    struct pm_rstate_hdr h;
+    size_t o[PS_N], n;
+    unsigned char *b;
+
+    pm_rstate_hdr_of(s, &h);
+    h.bytes = n = pm_rstate_layout(&h, o);
+    if (!(b = calloc(1, n)))
+        return -1;
+    struct pm_xrun xr;
+    pm_xranks_run(&rep->xr, d, (uint64_t *)(b + o[PS_ENTERED]), &xr);
+    memcpy(b + o[PS_HDR], &h, sizeof h);
+    memcpy(b + o[PS_PART], s->all.h, sizeof *s->all.h);
+    ((struct pm_part_hdr *)(b + o[PS_PART]))->nslots = 0;
+    memcpy(b + o[PS_REG], s->all.reg, d->R * sizeof *s->all.reg);
+    memcpy(b + o[PS_EV], s->all.ev, d->R * d->E * sizeof *s->all.ev);
+    memcpy(b + o[PS_XQ], xr.xq, h.nxq * sizeof *xr.xq);
+    memcpy(b + o[PS_XEXCL], xr.xexcl, d->R * sizeof *xr.xexcl);
+    memcpy(b + o[PS_XOMP], xr.xomp, d->R * sizeof *xr.xomp);
+    memcpy(b + o[PS_XACC], xr.xacc, h.nxacc * sizeof *xr.xacc);
+    memcpy(b + o[PS_SHARE], xr.share, xr.nranks * sizeof *xr.share);
+    memcpy(b + o[PS_RANKS], xr.ranks, xr.nranks * sizeof *xr.ranks);
+    memcpy(b + o[PS_MS], &rep->ms, sizeof rep->ms);
+    uint64_t tf[2] = {(uint64_t)rep->thread_estimate, (uint64_t)rep->thread_na};
+    memcpy(b + o[PS_TFLAGS], tf, sizeof tf);
+    memcpy(b + o[PS_TD], &rep->td.run, sizeof rep->td.run);
+    memcpy(b + o[PS_TDSUM], &rep->td.run_sum, sizeof rep->td.run_sum);
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int pm_rstate_join(struct pm_rstate *s, const void *buf, size_t len)
+{
+    struct pm_report *rep = s->rep;
+    const struct pm_file *d = s->g.d;
+    const unsigned char *b = buf;
+    struct pm_rstate_hdr mine, h;
+    size_t o[PS_N];
+
+    if (len < sizeof h)
+        return -1;
+    memcpy(&h, b, sizeof h);
+    pm_rstate_hdr_of(s, &mine);
+    if (h.magic != mine.magic || h.R != mine.R || h.E != mine.E || h.nmpif != mine.nmpif ||
+        h.nxq != mine.nxq || h.nxacc != mine.nxacc || h.nranks > len ||
+        pm_rstate_layout(&h, o) != len || h.bytes != len)
+        return -1;
+    /* the other ranks' part: no slot open (nslots 0) */
+    struct pm_part p = {0};
+    p.h = (struct pm_part_hdr *)(b + o[PS_PART]);
+    p.reg = (struct pm_regacc *)(b + o[PS_REG]);
+    p.ev = (struct pm_evacc *)(b + o[PS_EV]);
+    if (p.h->nslots != 0)
+        return -1;
+    pm_part_join(&s->g, &s->all, &p);
+    struct pm_xrun xr = {(const struct pm_xstat *)(b + o[PS_XQ]),
+                         (const struct pm_xstat *)(b + o[PS_XEXCL]),
+                         (const struct pm_xstat *)(b + o[PS_XOMP]),
+                         (const struct pm_xacc *)(b + o[PS_XACC]),
+                         (const uint64_t *)(b + o[PS_ENTERED]),
+                         (const struct pm_mpishare *)(b + o[PS_SHARE]),
+                         (const int32_t *)(b + o[PS_RANKS]), (size_t)h.nranks};
+    if (pm_report_ranks_join(&rep->xr, d, &xr) < 0)
+        return -1;
+    pm_measure_join(&rep->ms, (const struct pm_measure *)(b + o[PS_MS]));
+    const uint64_t *tf = (const uint64_t *)(b + o[PS_TFLAGS]);
+    rep->thread_estimate |= tf[0] != 0;
+    rep->thread_na |= tf[1] != 0;
+    const struct pm_tdstat *td = (const struct pm_tdstat *)(b + o[PS_TD]);
+    const struct pm_td_sum *ts = (const struct pm_td_sum *)(b + o[PS_TDSUM]);
+    rep->td.run.used += td->used;
+    for (int k = 0; k < PM_TD_NOUT; k++)
+        rep->td.run.left_out[k] += td->left_out[k];
+    rep->td.run.estimate |= td->estimate;
+    for (size_t k = 0; k < PM_MODEL_MAX_EVENTS; k++) {
+        rep->td.run_sum.exact[k] = pm_add_sat(rep->td.run_sum.exact[k], ts->exact[k]);
+        rep->td.run_sum.scaled[k] = pm_fix_add(rep->td.run_sum.scaled[k], ts->scaled[k]);
+    }
+    rep->td.run_sum.enabled = pm_add_sat(rep->td.run_sum.enabled, ts->enabled);
+    rep->td.run_sum.running = pm_add_sat(rep->td.run_sum.running, ts->running);
+    return 0;
+}
+
+int pm_rstate_finish(struct pm_rstate *s)
+{
+    struct pm_report *rep = s->rep;
+
+    pm_measure_run_done(&rep->ms);
+    if (rep->td.on && rep->td.reg)
+        pm_td_finish_stat(&rep->td, &rep->td.run_sum, &rep->td.run);
+    rep->xr.multi_rank = rep->xr.nranks > 1 || s->g.d->ranks > 1;
+    return pm_finish(&s->g, &s->all);
+}
+
+void pm_rstate_free(struct pm_rstate *s)
+{
+    if (!s)
+        return;
+    free(s->all.buf);
+    free(s);
+}
+
+/* A summary file: its state over every rank, finished as the job's report
+ * would be. The setup's pass over the /thread totals summed the kept ranks'
+ * threads only: those sums are dropped, the state has every rank's. */
+static int pm_build_summary(struct pm_report *rep, const struct pm_file *d, const char *path,
+                            char *err, size_t errlen)
+{
+    struct pm_rstate s;
+    char want[96];
+
+    memset(&s, 0, sizeof s);
+    memset(rep, 0, sizeof *rep);
+    /* small: rank 0 makes all of it under mpirun, the others have nothing to do */
+    if (d->stream && pm_report_mpi_rank() != 0)
+        return 1;
+    pm_rstate_layout_id(want, sizeof want);
+    if (strcmp(d->summary_layout ? d->summary_layout : "", want) != 0) {
+        snprintf(err, errlen, "%s: a summary file whose statistics another build of perfmark "
+                 "wrote (state layout \"%.40s\", this perfmark reads \"%.40s\"): report it with "
+                 "the perfmark that wrote it", path, d->summary_layout, want);
+        return -1;
+    }
+    if (pm_report_setup(rep, d, path) < 0 || pm_part_alloc(rep, 0, &s.all) < 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    s.rep = rep;
+    s.g.rep = rep;
+    s.g.d = d;
+    s.g.nq = PM_Q_EVENTS + d->E;
+    s.g.W = 1;
+    rep->ms.run_reads = rep->ms.run_thread_ns = 0;
+    rep->ms.run_reads_sum = 0;
+    rep->ms.has_read_cost = 0;
+    rep->ms.cost_min = rep->ms.cost_max = 0;
+    rep->thread_estimate = rep->thread_na = 0;
+    memset(&rep->td.run, 0, sizeof rep->td.run);
+    memset(&rep->td.run_sum, 0, sizeof rep->td.run_sum);
+    rep->xr.nranks = 0;
+    int rc = pm_rstate_join(&s, d->summary_state, d->summary_state_len);
+    if (rc == 0) {
+        /* the kept threads among every rank */
+        for (size_t t = 0; t < d->T; t++) {
+            size_t lo = 0, hi = rep->xr.nranks;
+
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (rep->xr.ranks[mid] < d->tids[t].rank)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            rep->xr.thread_rank[t] = (uint32_t)lo;
+        }
+        rc = pm_rstate_finish(&s);
+    } else {
+        snprintf(err, errlen, "%s: the summary's statistics (/summary/state) are damaged", path);
+    }
+    free(s.all.buf);
     return rc;
 }

@@ -32,6 +32,15 @@ struct pm_tdstat {
     double pcore_share;           /* hybrid: Σrunning / Σenabled of the TopDown group */
 };
 
+/* Running sums of the TopDown events over cells: exact counts stay integers
+ * (a sum of slots passes 2^53 within a day of thread time), scaled ones are
+ * fixed point (exact_sum.h: the same whatever order cells are joined in). */
+struct pm_td_sum {
+    uint64_t exact[PM_MODEL_MAX_EVENTS];
+    pm_fix scaled[PM_MODEL_MAX_EVENTS];
+    uint64_t enabled, running;    /* the TopDown group's, over the summed cells */
+};
+
 struct pm_tdreport {
     int on;              /* the file's topdown_method is not "" */
     char problem[200];   /* why there is no breakdown although `on` ("" if none) */
@@ -46,16 +55,9 @@ struct pm_tdreport {
     size_t ev[PM_MODEL_MAX_EVENTS]; /* /events rows in the method's order */
     struct pm_tdstat *reg;          /* [R] by row; NULL unless the breakdown exists */
     struct pm_tdstat run;           /* the whole run, from /thread totals */
+    struct pm_td_sum run_sum;       /* its sums (joined with a summary's other ranks) */
 };
 
-/* Running sums of the TopDown events over cells: exact counts stay integers
- * (a sum of slots passes 2^53 within a day of thread time), scaled ones are
- * fixed point (exact_sum.h: the same whatever order cells are joined in). */
-struct pm_td_sum {
-    uint64_t exact[PM_MODEL_MAX_EVENTS];
-    pm_fix scaled[PM_MODEL_MAX_EVENTS];
-    uint64_t enabled, running;    /* the TopDown group's, over the summed cells */
-};
 
 /* One cell into a TopDown stat and its sums (report_topdown.c), and the
  * ratios once every cell is in. */

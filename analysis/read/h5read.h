@@ -168,6 +168,22 @@ struct pm_file {
 
     size_t T, R, E, G, N, M;
 
+    /* a summary file (root attribute detail = "summary", read_summary.c):
+     * the rows are the kept ranks'; the report's state over every rank,
+     * and the job's thread rows its statistics name (ref_*, ascending) */
+    int summary;
+    char *summary_layout;
+    uint64_t summary_threads; /* thread rows of the whole job */
+    unsigned char *summary_state;
+    size_t summary_state_len;
+    int32_t *kept_rank;       /* [nkept] ascending */
+    uint64_t *kept_row;       /* [nkept] the job's row of each one's first thread */
+    size_t *kept_first;       /* [nkept] and its first row here */
+    size_t nkept;
+    uint64_t *ref_row;        /* [nrefs] */
+    int32_t *ref_rank, *ref_thread;
+    size_t nrefs;
+
     struct pm_file_event *events;   /* [E] */
     struct pm_file_region *regions; /* [R], parent < own row */
     struct pm_file_thread *threads; /* [T] after pm_file_load; NULL after pm_file_open
@@ -314,6 +330,10 @@ int pm_file_open(const char *path, struct pm_file *d, int mpio, char *err, size_
 /* Buffers for up to `cap` thread rows of d's cells (none needed in memory). */
 int pm_cells_alloc(const struct pm_file *d, size_t cap, struct pm_cells *c);
 void pm_cells_free(struct pm_cells *c);
+
+/* The job's thread row of row t: t, or in a summary file t's row among all
+ * ranks' (read_summary.c). */
+size_t pm_file_job_row(const struct pm_file *d, size_t t);
 
 /* Rows [t0, t0 + nt) into c: pointers into d's arrays after pm_file_load, a
  * hyperslab read (independent) after pm_file_open. Returns 0, or -1 with a

@@ -299,7 +299,7 @@ static int pm_load(struct pm_rd *rd, struct pm_file *d, int stream)
         pm_rd_load_tables(rd, d, stream) < 0 ||
         (stream ? pm_rd_open_cells(rd, d) : pm_load_cells(rd, d)) < 0 ||
         pm_rd_load_samples(rd, d, stream) < 0 || pm_rd_load_series(rd, d) < 0 ||
-        pm_rd_load_node(rd, d) < 0 ||
+        pm_rd_load_node(rd, d) < 0 || pm_rd_load_summary(rd, d) < 0 ||
         pm_load_thread_totals(rd, d) < 0 || pm_load_rank(rd, d) < 0 ||
         pm_load_messages(rd, d) < 0 || pm_fill_paths(rd, d) < 0 || pm_load_flagnames(rd, d) < 0)
         return -1;
@@ -360,6 +360,7 @@ void pm_file_free(struct pm_file *d)
     pm_rd_free_tables(d);
     pm_rd_free_samples(d);
     pm_rd_free_node(d);
+    pm_rd_free_summary(d);
     free(d->series_interval);
     free(d->tids);
     free(d->visits);

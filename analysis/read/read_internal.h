@@ -105,6 +105,10 @@ void pm_rd_free_samples(struct pm_file *d);
 /* ---- read_series.c: /series */
 int pm_rd_load_series(struct pm_rd *rd, struct pm_file *d);
 
+/* ---- read_summary.c: /summary */
+int pm_rd_load_summary(struct pm_rd *rd, struct pm_file *d);
+void pm_rd_free_summary(struct pm_file *d);
+
 /* ---- read_node.c: /node */
 int pm_rd_load_node(struct pm_rd *rd, struct pm_file *d);
 void pm_rd_free_node(struct pm_file *d);

@@ -187,6 +187,12 @@ class File:
         if v != self.schema.version:
             self.fail("unknown schema version %d; this reader knows %d"
                       % (v, self.schema.version))
+        detail = self.schema["DETAIL"].name
+        if detail in self._h5.attrs and text(self._h5.attrs[detail]) == "summary":
+            # its rows are the kept ranks' only: numbers made of them would
+            # be wrong without a word, so say it instead
+            self.fail("a summary file (PERFMARK_DETAIL=summary): this package reads files with "
+                      "every rank's rows; `perfmark report --format json` reads summary files")
 
     def _present(self, e):
         """Whether the file holds entry e (its owner assumed present)."""
@@ -248,7 +254,9 @@ class File:
                                ("H", "SAMPLES_HITS"), ("C", "SAMPLES_CHAINS"),
                                ("F", "SAMPLES_FRAMES"), ("I", "SERIES_TIME_NS"),
                                ("J", "SERIES_PROCESS_TIME_NS"), ("P", "NODE_CPU"),
-                               ("Q", "NODE_PROCESS_PID"), ("V", "NODE_SERIES_TIME_NS")):
+                               ("Q", "NODE_PROCESS_PID"), ("V", "NODE_SERIES_TIME_NS"),
+                               ("B", "SUMMARY_STATE"), ("X", "SUMMARY_KEPT_RANK"),
+                               ("Y", "SUMMARY_REF_ROW")):
                 n[dim] = len(self._h5[s[ident].path]) if self.has(ident) else 0
         if n["G"] < 0:
             self.fail("%s is negative" % s["KERNEL_GROUPS"].path)

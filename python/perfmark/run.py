@@ -566,10 +566,13 @@ class Run:
         reads = f.array("THREAD_READS")
         a = self._agg()
         cost = np.where(a.has_cost, a.cost, 0.0)
-        ns = 0.0
-        for n, c in zip(reads, cost):  # thread-row order, as the report adds
+        # an exact sum of each thread's reads x cost, as the report adds
+        # (its reads joined in any order give the same bits: stats.py)
+        ns_sum = 0
+        for n, c in zip(reads, cost):
             if c > 0:
-                ns += float(n) * c
+                ns_sum = stats.add_sum(ns_sum, stats.fix(float(n) * c))
+        ns = float(stats.value(ns_sum))
         wall = int(f.array("THREAD_WALL_NS").sum(dtype=np.uint64))
         has = bool(a.has_cost.any())
         return {"reads": int(reads.sum(dtype=np.uint64)), "ns": ns if has else None,

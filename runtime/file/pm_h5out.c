@@ -264,6 +264,26 @@ static int pm_write_root_attrs(struct pm_h5model *m, const struct pm_output *o)
     return rc ? -1 : 0;
 }
 
+/* /summary: a summary job's statistics (o->summary), or empty. */
+static int pm_write_summary(struct pm_h5model *m, const struct pm_output *o)
+{
+    static const struct pm_h5summary none = {.layout = ""};
+    const struct pm_h5summary *s = o->summary ? o->summary : &none;
+    uint64_t threads = s->threads;
+    uint64_t nb[1] = {s->state_len}, nk[1] = {s->nkept}, nr[1] = {s->nrefs};
+    int rc = pm_h5model_attr_str(m, PM_S_ROOT, PM_S_DETAIL, o->summary ? "summary" : "full");
+    rc |= pm_h5model_group(m, PM_S_SUMMARY);
+    rc |= pm_h5model_attr_str(m, PM_S_SUMMARY, PM_S_SUMMARY_LAYOUT, s->layout);
+    rc |= pm_h5model_attr_num(m, PM_S_SUMMARY, PM_S_SUMMARY_THREADS, NULL, &threads);
+    rc |= pm_h5model_dataset(m, PM_S_SUMMARY_STATE, NULL, 0, 0, nb, s->state);
+    rc |= pm_h5model_dataset(m, PM_S_SUMMARY_KEPT_RANK, NULL, 0, 0, nk, s->kept_rank);
+    rc |= pm_h5model_dataset(m, PM_S_SUMMARY_KEPT_ROW, NULL, 0, 0, nk, s->kept_row);
+    rc |= pm_h5model_dataset(m, PM_S_SUMMARY_REF_ROW, NULL, 0, 0, nr, s->ref_row);
+    rc |= pm_h5model_dataset(m, PM_S_SUMMARY_REF_RANK, NULL, 0, 0, nr, s->ref_rank);
+    rc |= pm_h5model_dataset(m, PM_S_SUMMARY_REF_THREAD, NULL, 0, 0, nr, s->ref_thread);
+    return rc ? -1 : 0;
+}
+
 int pm_h5out_tables(struct pm_h5model *m, const struct pm_output *o,
                     const struct pm_region_desc *regions, int32_t nregions,
                     const char *const *messages, size_t nmessages,
@@ -275,6 +295,7 @@ int pm_h5out_tables(struct pm_h5model *m, const struct pm_output *o,
     rc |= pm_write_messages(m, messages, nmessages);
     rc |= pm_h5out_sample_tables(m, o, modules, nmodules);
     rc |= pm_h5out_series_tables(m, o);
+    rc |= pm_write_summary(m, o);
     return rc ? -1 : 0;
 }
 

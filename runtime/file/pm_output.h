@@ -36,6 +36,31 @@ struct pm_output {
     const struct pm_modules *modules;     /* the loaded objects, for sampled IPs (or NULL) */
     const struct pm_series *series;       /* counts over time (PERFMARK_INTERVAL), or NULL */
     const struct pm_node_data *node;      /* the node's CPUs (PERFMARK_NODE), or NULL */
+    int job_detail;              /* PERFMARK_DETAIL: enum pm_detail */
+    const char *summary_output;  /* PERFMARK_SUMMARY_OUTPUT: a summary there as well, or NULL */
+    uint64_t summary_above;      /* auto: a summary when the rows pass this (bytes) */
+    uint64_t summary_keep;       /* a summary's budget of kept rows (bytes) */
+    const struct pm_h5summary *summary; /* rank 0 of a summary job: /summary; NULL: empty */
+};
+
+/* PERFMARK_DETAIL: the job's file holds every rank's rows, or a summary
+ * (docs/guide.md, "Summary files"); auto: a summary above summary_above. */
+enum pm_detail { PM_DETAIL_AUTO, PM_DETAIL_FULL, PM_DETAIL_SUMMARY };
+#define PM_SUMMARY_ABOVE ((uint64_t)256 << 20)
+#define PM_SUMMARY_KEEP ((uint64_t)64 << 20)
+
+/* What a summary file's /summary holds (job/pm_job_summary.h makes it). */
+struct pm_h5summary {
+    const char *layout;
+    uint64_t threads;                /* thread rows of the whole job */
+    const void *state;
+    size_t state_len;
+    const int32_t *kept_rank;
+    const uint64_t *kept_row;
+    size_t nkept;
+    const uint64_t *ref_row;
+    const int32_t *ref_rank, *ref_thread;
+    size_t nrefs;
 };
 
 /* A cell is OVERHEAD when perfmark's own reads are more than this share of

@@ -16,6 +16,7 @@
 #ifndef PM_WRITER_H
 #define PM_WRITER_H
 
+#include "pm_job_summary.h"
 #include "pm_h5out.h"
 
 #include <stddef.h>
@@ -56,12 +57,15 @@ struct pm_writer_entry {
      * the MPI this library was built with (PM_WRITER_MPI_ABI). */
     int (*rows_parallel)(const void *comm, const char *tmp, const struct pm_h5model *rows);
     int (*add_tables)(const char *tmp, const struct pm_h5model *tables);
+    /* The report's engine for a summary file (job/pm_job_summary.h); NULL
+     * where the library was built without it (unit tests). */
+    pm_summary_fn summary;
 };
 
 /* Bumped whenever the struct changes: a runtime and a writer from two
  * builds must not be mixed. The key the two compare also covers what the
  * model they share is made of: its structs and the schema table. */
-#define PM_WRITER_ABI 4
+#define PM_WRITER_ABI 5
 #define PM_WRITER_ENTRY "pm_writer_attach"
 static inline uint64_t pm_writer_key(void)
 {

@@ -2,6 +2,9 @@
  * which way and when. */
 #define _GNU_SOURCE
 #include "pm_job_model.h"
+#include "pm_h5out_node.h"
+#include "pm_h5out_samples.h"
+#include "pm_h5out_series.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,12 +12,13 @@
 #include <string.h>
 
 /* The string tables and attributes of the job's file: regions, objects,
- * messages (the union's module keys are cut up: call once, at the end). */
+ * messages. */
 int pm_tables_model(const struct pm_output *o, struct pm_tables *t, struct pm_h5model *tables)
 {
     struct pm_union *u = &t->regions;
     struct pm_region_desc *desc = calloc((size_t)u->n + 1, sizeof *desc);
-    struct pm_module_desc *mods = pm_module_descs(&t->modules);
+    char *strs = NULL;
+    struct pm_module_desc *mods = pm_module_descs(&t->modules, &strs);
     size_t nlines = 0;
     char **lines = pm_joblog_lines(&t->log, o->ranks, &nlines);
     int rc = -1;
@@ -29,7 +33,7 @@ int pm_tables_model(const struct pm_output *o, struct pm_tables *t, struct pm_h5
     }
     for (size_t i = 0; lines && i < nlines; i++)
         free(lines[i]);
-    free(lines), free(desc), free(mods);
+    free(lines), free(desc), free(mods), free(strs);
     return rc;
 }
 
@@ -83,4 +87,32 @@ int pm_job_model(const struct pm_output *o, struct pm_tables *t, void **packs,
         snprintf(err, errlen, "cannot join the ranks' rows into the job's file (%s)",
                  disagree ? "the ranks' rows disagree" : "out of memory");
     return rc;
+}
+
+void pm_slab_counts(const struct pm_output *o, const struct pm_sample_rows *samples,
+                    uint64_t counts[PM_K_N])
+{
+    size_t series_rows = 0, process_rows = 0, node_cpus = 0, node_procs = 0, node_rows = 0;
+    pm_series_counts(o, &series_rows, &process_rows);
+    pm_node_counts(o, &node_cpus, &node_procs, &node_rows);
+    const uint64_t n[PM_K_N] = {(uint64_t)o->nthreads, o->totals ? 1 : 0, samples->nhits,
+                                samples->nchains, samples->nframes, series_rows, process_rows,
+                                node_cpus, node_procs, node_rows};
+    memcpy(counts, n, sizeof n);
+}
+
+void pm_slab_place(struct pm_slab *slab, const uint64_t *before, const uint64_t *total,
+                   uint64_t regions, const struct pm_sample_rows *samples)
+{
+    *slab = (struct pm_slab){.thread_offset = before[PM_K_THREADS],
+                             .thread_total = total[PM_K_THREADS],
+                             .rank_offset = before[PM_K_TOTALS],
+                             .rank_total = total[PM_K_TOTALS],
+                             .regions = regions,
+                             .thread_base = before[PM_K_THREADS],
+                             .samples = samples};
+    for (int k = 0; k < PM_SPARSE_N; k++) {
+        slab->sparse_offset[k] = slab->sparse_base[k] = before[PM_K_SPARSE + k];
+        slab->sparse_total[k] = total[PM_K_SPARSE + k];
+    }
 }

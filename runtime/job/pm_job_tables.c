@@ -429,14 +429,26 @@ static char *pm_module_key(const struct pm_module_desc *m)
 
 /* The union's rows as /samples/modules descriptions; the keys are cut in
  * place at their tab. */
-struct pm_module_desc *pm_module_descs(struct pm_union *mods)
+struct pm_module_desc *pm_module_descs(const struct pm_union *mods, char **copy)
 {
+    size_t bytes = 1;
+    for (int32_t i = 0; i < mods->n; i++)
+        bytes += strlen(mods->name[i]) + 1;
     struct pm_module_desc *d = calloc((size_t)mods->n + 1, sizeof *d);
-    for (int32_t i = 0; d && i < mods->n; i++) {
-        char *tab = strchr(mods->name[i], '\t');
+    char *at = *copy = malloc(bytes);
+    if (!d || !at) {
+        free(d), free(at);
+        *copy = NULL;
+        return NULL;
+    }
+    for (int32_t i = 0; i < mods->n; i++) {
+        size_t n = strlen(mods->name[i]) + 1;
+        memcpy(at, mods->name[i], n);
+        char *tab = strchr(at, '\t');
         if (tab)
             *tab = '\0';
-        d[i] = (struct pm_module_desc){mods->name[i], tab ? tab + 1 : ""};
+        d[i] = (struct pm_module_desc){at, tab ? tab + 1 : ""};
+        at += n;
     }
     return d;
 }

@@ -61,8 +61,8 @@ int pm_remap(const struct pm_merged *m, struct pm_union *u, const struct pm_outp
              struct pm_sample_rows *samples);
 int pm_remap_modules(struct pm_union *mods, struct pm_sample_rows *r);
 
-/* The modules union's rows as /samples/modules descriptions (cuts its keys:
- * call once, at the end). */
-struct pm_module_desc *pm_module_descs(struct pm_union *mods);
+/* The modules union's rows as /samples/modules descriptions, their strings
+ * in *copy (free both). */
+struct pm_module_desc *pm_module_descs(const struct pm_union *mods, char **copy);
 
 #endif

@@ -27,6 +27,7 @@
  * application's. */
 #define _GNU_SOURCE
 #include "pm_clock.h"
+#include "pm_log.h"
 #include "pm_job_model.h"
 #include "pm_job_tables.h"
 #include "pm_h5out.h"
@@ -113,6 +114,30 @@ static void pm_t_report(const struct pm_comm *c, int verdict, uint64_t bytes)
         close(fd);
 }
 
+/* A file at `path` (ctx), whole or not at all: written beside it, then
+ * renamed (PERFMARK_SUMMARY_OUTPUT). */
+static int pm_publish_path(const void *image, size_t len, void *ctx)
+{
+    const char *path = ctx;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    size_t done = 0;
+    while (fd >= 0 && done < len) {
+        ssize_t n = write(fd, (const char *)image + done, len - done);
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    int ok = fd >= 0 && done == len && fsync(fd) == 0;
+    if (fd >= 0)
+        ok &= close(fd) == 0;
+    if (ok && rename(tmp, path) == 0)
+        return 0;
+    unlink(tmp);
+    return -1;
+}
+
 /* Every rank must have measured the same events to share datasets. */
 static uint64_t pm_events_fingerprint(const struct pm_eventset *set)
 {
@@ -147,9 +172,7 @@ static int pm_same_events(const struct pm_comm *c, const struct pm_output *o)
     return low[0] == ~low[1];  /* min(h) == max(h) */
 }
 
-/* Every rank's packed rows to rank 0 (sizes, then bytes). On rank 0,
- * images[r] and lens[r] are set (images[0] is rank 0's own). */
-static int pm_gather_images(const struct pm_comm *c, void *mine, size_t mylen, void **images,
+int pm_gather_images(const struct pm_comm *c, void *mine, size_t mylen, void **images,
                             size_t *lens)
 {
     int rank = c->rank, size = c->size;
@@ -179,9 +202,7 @@ static int pm_gather_images(const struct pm_comm *c, void *mine, size_t mylen, v
     return rc;
 }
 
-/* Rank 0: the job's file in memory, from the tables and every rank's rows:
- * perfmark's encoder, or the HDF5 writer for datasets too large for it. */
-static int pm_job_file(const struct pm_output *o, struct pm_tables *t, void **packs,
+int pm_job_file(const struct pm_output *o, struct pm_tables *t, void **packs,
                        const size_t *lens, int nranks, void **image, size_t *len, char *err,
                        size_t errlen)
 {
@@ -275,29 +296,15 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
 
     /* Where this rank's rows go among all ranks': thread rows, its /rank
      * row, its sample hits, chains and frames, its interval rows. */
-    enum { K_THREADS, K_TOTALS, K_SPARSE, K_N = K_SPARSE + PM_SPARSE_N };
-    size_t series_rows = 0, process_rows = 0, node_cpus = 0, node_procs = 0, node_rows = 0;
-    pm_series_counts(o, &series_rows, &process_rows);
-    pm_node_counts(o, &node_cpus, &node_procs, &node_rows);
-    uint64_t counts[K_N] = {(uint64_t)o->nthreads, o->totals ? 1 : 0, samples.nhits,
-                            samples.nchains, samples.nframes, series_rows, process_rows,
-                            node_cpus, node_procs, node_rows};
-    uint64_t before[K_N] = {0}, total[K_N] = {0};
-    if (!pm_comm_all_ok(comm, comm->exscan_sum(comm, counts, before, K_N) == 0 &&
-                                  comm->allreduce(comm, counts, total, K_N, PM_COMM_SUM) == 0)) {
+    uint64_t counts[PM_K_N], before[PM_K_N] = {0}, total[PM_K_N] = {0};
+    pm_slab_counts(o, &samples, counts);
+    if (!pm_comm_all_ok(comm, comm->exscan_sum(comm, counts, before, PM_K_N) == 0 &&
+                                  comm->allreduce(comm, counts, total, PM_K_N, PM_COMM_SUM) == 0)) {
         snprintf(err, errlen, "placing the ranks' rows in the job file failed");
         goto out;
     }
-    struct pm_slab slab = {.thread_offset = (uint64_t)before[K_THREADS],
-                           .thread_total = (uint64_t)total[K_THREADS],
-                           .rank_offset = (uint64_t)before[K_TOTALS],
-                           .rank_total = (uint64_t)total[K_TOTALS],
-                           .regions = (uint64_t)tables.regions.n,
-                           .thread_base = (uint64_t)before[K_THREADS], .samples = &samples};
-    for (int k = 0; k < PM_SPARSE_N; k++) {
-        slab.sparse_offset[k] = slab.sparse_base[k] = (uint64_t)before[K_SPARSE + k];
-        slab.sparse_total[k] = (uint64_t)total[K_SPARSE + k];
-    }
+    struct pm_slab slab;
+    pm_slab_place(&slab, before, total, (uint64_t)tables.regions.n, &samples);
 
     pm_t_end(PM_T_AGREE);
     /* 2. this rank's rows, and how big the job's rows are in all */
@@ -312,6 +319,28 @@ static int pm_job_write_open(const struct pm_comm *comm, const struct pm_output 
     }
     pm_t_end(PM_T_ROWS);
     *bytes = all_bytes;
+
+    if (o->summary_output && o->job_detail != PM_DETAIL_SUMMARY) {
+        /* a summary beside the full file (PERFMARK_SUMMARY_OUTPUT): the
+         * same job's two files, to compare; a failure is said, the full
+         * file is written all the same */
+        char why[512] = "";
+        int v = pm_job_write_summary(comm, o, m.map, &tables, &slab, counts, rows_bytes,
+                                     all_bytes, o->summary_output, pm_publish_path,
+                                     (void *)o->summary_output, why, sizeof why);
+        if (rank == 0 && v != 1 && v != PM_JOB_FULL)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_SUMMARY_OUTPUT: no summary at %s (%s)",
+                   o->summary_output, why[0] ? why : "another rank failed");
+    }
+    if (o->job_detail == PM_DETAIL_SUMMARY ||
+        (o->job_detail == PM_DETAIL_AUTO && all_bytes > o->summary_above)) {
+        /* 3c. a summary (pm_job_summary_write.c): every rank decides alike */
+        verdict = pm_job_write_summary(comm, o, m.map, &tables, &slab, counts, rows_bytes,
+                                       all_bytes, NULL, publish, ctx, err, errlen);
+        if (verdict != PM_JOB_FULL)
+            goto out;
+        verdict = -1;
+    }
 
     if (all_bytes <= o->job_gather_max) {
         /* 3a. in memory on rank 0 */

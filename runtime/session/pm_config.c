@@ -1,6 +1,7 @@
 #include "pm_config.h"
 #include "pm_log.h"
 #include "pm_names.h"
+#include "pm_output.h"
 #include "pm_pin.h"
 #include "pm_series.h"
 
@@ -119,6 +120,7 @@ void pm_config_read(struct pm_config *cfg)
     cfg->launch_pid = pid < 0 ? 0 : pid;
     pm_env_string("PERFMARK_EVENTS", cfg->events, sizeof cfg->events, "default");
     pm_env_string("PERFMARK_OUTPUT", cfg->output, sizeof cfg->output, "");
+    pm_env_string("PERFMARK_SUMMARY_OUTPUT", cfg->summary_output, sizeof cfg->summary_output, "");
     pm_env_string("PERFMARK_FALLBACK_DIR", cfg->fallback_dir, sizeof cfg->fallback_dir, "");
     cfg->bind_cpu = (int)pm_env_long("PERFMARK_BIND_CPU", 1 << 20);
     cfg->pinned = pm_env_bool("PERFMARK_PINNED", 0);
@@ -136,6 +138,19 @@ void pm_config_read(struct pm_config *cfg)
                    td_read);
     }
     cfg->job_gather_max = pm_env_long("PERFMARK_JOB_GATHER_MAX", 1L << 40);
+    cfg->summary_above = pm_env_long("PERFMARK_SUMMARY_ABOVE", 1L << 50);
+    cfg->summary_keep = pm_env_long("PERFMARK_SUMMARY_KEEP", 1L << 40);
+    const char *detail = getenv("PERFMARK_DETAIL");
+    cfg->detail = PM_DETAIL_AUTO;
+    if (detail && *detail) {
+        if (strcmp(detail, "full") == 0)
+            cfg->detail = PM_DETAIL_FULL;
+        else if (strcmp(detail, "summary") == 0)
+            cfg->detail = PM_DETAIL_SUMMARY;
+        else if (strcmp(detail, "auto") != 0)
+            pm_msg(PM_MSG_ONCE, "PERFMARK_DETAIL='%.64s' is not auto, full or summary; using auto",
+                   detail);
+    }
     const char *threads = getenv("PERFMARK_THREADS");
     cfg->threads_at_birth = 1;
     if (threads && *threads) {

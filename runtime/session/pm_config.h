@@ -11,6 +11,8 @@ struct pm_config {
     long launch_pid;          /* PERFMARK_PID: the process `perfmark run` exec'd, 0 if unset */
     char events[1024];        /* PERFMARK_EVENTS, "default" if unset */
     char output[PM_PATH_MAX]; /* PERFMARK_OUTPUT, "" for the default name */
+    char summary_output[PM_PATH_MAX]; /* PERFMARK_SUMMARY_OUTPUT: a summary beside the
+                                         job's full file, "" for none */
     char fallback_dir[PM_PATH_MAX]; /* PERFMARK_FALLBACK_DIR: the first place to try when
                                        the output cannot be written, "" if unset */
     int bind_cpu;             /* PERFMARK_BIND_CPU (testing aid), -1 if unset */
@@ -22,6 +24,9 @@ struct pm_config {
     int topdown_rdpmc;        /* PERFMARK_TOPDOWN_READ: 1 auto (rdpmc where granted), 0 read */
     long long job_gather_max; /* PERFMARK_JOB_GATHER_MAX: larger job files are written
                                  collectively (pm_writer.h), -1 if unset */
+    int detail;               /* PERFMARK_DETAIL: enum pm_detail (pm_output.h) */
+    long long summary_above;  /* PERFMARK_SUMMARY_ABOVE (bytes), -1 if unset */
+    long long summary_keep;   /* PERFMARK_SUMMARY_KEEP (bytes), -1 if unset */
     char sample[1024];        /* PERFMARK_SAMPLE: "EVENT@PERIOD,...", "" for none */
     int count_sampled;        /* PERFMARK_COUNT=sampled: the events are sampled, not read */
     unsigned long long interval_ns; /* PERFMARK_INTERVAL: counts over time, 0 = off */

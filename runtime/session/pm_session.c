@@ -996,6 +996,12 @@ static void pm_write_outputs(struct pm_comm *job)
         .throttle = pm_throttle_text,
         .job_gather_max = pm_cfg.job_gather_max >= 0 ? (uint64_t)pm_cfg.job_gather_max
                                                      : PM_JOB_GATHER_MAX,
+        .job_detail = pm_cfg.detail,
+        .summary_output = pm_cfg.summary_output[0] ? pm_cfg.summary_output : NULL,
+        .summary_above = pm_cfg.summary_above >= 0 ? (uint64_t)pm_cfg.summary_above
+                                                   : PM_SUMMARY_ABOVE,
+        .summary_keep = pm_cfg.summary_keep >= 0 ? (uint64_t)pm_cfg.summary_keep
+                                                 : PM_SUMMARY_KEEP,
         .sample = &pm_sample,
         .series = pm_series_get(),
         .node = pm_node_get(),

@@ -328,6 +328,128 @@ def case_c_np64_collective():
                  one_file=True)
 
 
+# ---- summary files (issue "Jobs of any size") ---------------------------------------
+
+def report_json(path):
+    import json
+    return json.loads(run([PERFMARK, "report", "--format", "json", path]).stdout)
+
+
+def regions_text(path, *opts):
+    """The text report from its region table on (the header names the file)."""
+    out = run([PERFMARK, "report"] + list(opts) + [path]).stdout.splitlines()
+    at = next((i for i, l in enumerate(out) if l.startswith(("Regions:", "inclusive time per"))),
+              None)
+    check(at is not None, "no region table in the report of %s" % path)
+    return out[at:]
+
+
+def summary_equal(np_, keep=None, prog_args=None):
+    """One job, its full file and a summary beside it (PERFMARK_SUMMARY_OUTPUT):
+    every number the report prints of the regions, the flags and the
+    statistics across ranks is the same in both; the kept ranks' threads
+    and rank rows are the full file's, under the job's row numbers."""
+    tmp = tempfile.mkdtemp()
+    full, summ = os.path.join(tmp, "out.h5"), os.path.join(tmp, "sum.h5")
+    env = dict(MPI_ENV, PERFMARK_SUMMARY_OUTPUT=summ)
+    if keep is not None:
+        env["PERFMARK_SUMMARY_KEEP"] = str(keep)
+    p = run([PERFMARK, "run", "-e", "sw", "-o", full, "--"] +
+            mpirun(np_, prog_args or [program("mpi_calls")]), env=env, cwd=tmp, expect=None)
+    check(p.returncode == 0, "the job failed: %s" % p.stderr[-2000:])
+    check("wrote the summary file %s too" % summ in p.stderr, "no summary said: %s"
+          % p.stderr[-2000:])
+    with h5py.File(summ, "r") as f:
+        check(text(f.attrs["detail"]) == "summary" and len(f["summary/state"]) > 0,
+              "sum.h5 is no summary file")
+    jf, js = report_json(full), report_json(summ)
+    kept = js["summary"]["ranks_kept"]
+    check(0 in kept and js["summary"]["ranks"] == np_, "summary says %s" % js["summary"])
+    check(js["summary"]["threads"] == jf["threads_count"] == js["threads_count"],
+          "threads %s vs %s" % (js["summary"], jf["threads_count"]))
+    check(set(js) - set(jf) == {"summary"} and not set(jf) - set(js), "keys differ: %s"
+          % sorted(set(js) ^ set(jf)))
+    # not vacuous: the statistics across ranks are there, of every rank
+    check(len(jf["regions_by_rank"]) > 0 and (prog_args or len(jf["mpi_functions"]) > 0),
+          "the full report has no statistics across ranks")
+    same = [k for k in jf if k not in ("file", "threads", "rank_totals")]
+    for k in same:
+        check(js[k] == jf[k], "%s differs between the full file and the summary:\n%s\nvs\n%s"
+              % (k, str(jf[k])[:1500], str(js[k])[:1500]))
+    check(js["threads"] == [t for t in jf["threads"] if t["rank"] in kept],
+          "the kept ranks' threads differ")
+    check(js["rank_totals"] == [r for r in jf["rank_totals"] if r["row"] in kept],
+          "the kept ranks' rank rows differ")
+    tf, ts = regions_text(full), regions_text(summ)
+    cut = next(i for i, l in enumerate(tf) if l.startswith("Threads:"))
+    check(ts[:cut] == tf[:cut], "the text's regions and ranks differ:\n%s" % "\n".join(
+        a + "  |  " + b for a, b in zip(tf[:cut], ts[:cut]) if a != b))
+    # --by rank: the rows of the kept ranks, as the full file has them (the
+    # rank column: 6 wide, after the region's, 36 from the end)
+    def rank_of(line):
+        r = line[-36:][1:7].strip() if len(line) > 36 else ""
+        return int(r) if r.isdigit() else None
+    bf, bs = regions_text(full, "--by", "rank"), regions_text(summ, "--by", "rank")
+    want = [l for l in bf if rank_of(l) is None or rank_of(l) in kept]
+    check(sum(rank_of(l) is not None for l in bs) > 0 and bs == want,
+          "--by rank of the kept ranks differs:\n%s" % "\n".join(
+              a + "  |  " + b for a, b in zip(want, bs) if a != b))
+    print("%d ranks: %d shared report sections equal; %d of %d ranks kept (%s); files %d and "
+          "%d bytes" % (np_, len(same), len(kept), np_, kept, os.path.getsize(full),
+                        os.path.getsize(summ)))
+
+
+def case_summary_np2():
+    summary_equal(2)
+
+
+def case_summary_np8():
+    summary_equal(8, keep=1)
+
+
+def case_summary_np32():
+    summary_equal(32, keep=1)
+
+
+def case_summary_np128():
+    """128 ranks (mpi_calls keeps 64 ranks' data: bench_finalize's 2 threads x
+    50 regions a rank instead, the scale benchmark's job)."""
+    summary_equal(128, keep=1, prog_args=[os.path.join(BUILD, "bin", "bench_finalize"), "2",
+                                          "50"])
+
+
+def case_summary_auto():
+    """Past PERFMARK_SUMMARY_ABOVE the job writes a summary file and says so
+    once; PERFMARK_DETAIL=full keeps every rank's rows; a summary that
+    cannot be made (no room for a rank's own file) gives the full file and
+    one message, the numbers exact either way."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "out.h5")
+    p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + mpirun(4, [program("mpi_calls")]),
+            env=dict(MPI_ENV, PERFMARK_SUMMARY_ABOVE="1"), cwd=tmp, expect=None)
+    check(p.returncode == 0, "the job failed: %s" % p.stderr[-2000:])
+    said = [l for l in p.stderr.splitlines() if "PERFMARK_SUMMARY_ABOVE" in l]
+    check(len(said) == 1 and "summary file" in said[0], "want one message: %r" % said)
+    with h5py.File(out, "r") as f:
+        check(text(f.attrs["detail"]) == "summary", "detail %s" % f.attrs["detail"])
+    rep = run([PERFMARK, "report", out]).stdout
+    check("summary file: regions and ranks over all 4 ranks" in rep, "the report does not say "
+          "it is a summary:\n%s" % rep[:2000])
+    out = os.path.join(tmp, "full.h5")
+    p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + mpirun(4, [program("mpi_calls")]),
+            env=dict(MPI_ENV, PERFMARK_SUMMARY_ABOVE="1", PERFMARK_DETAIL="full"), cwd=tmp,
+            expect=None)
+    check(p.returncode == 0 and "summary" not in p.stderr, "DETAIL=full: %s" % p.stderr[-1000:])
+    with h5py.File(out, "r") as f:
+        check(text(f.attrs["detail"]) == "full" and len(f["summary/state"]) == 0,
+              "DETAIL=full wrote %s" % f.attrs["detail"])
+    # a summary that cannot be made: the full file, exact, and why
+    # (Open MPI's own session directory stays in /tmp)
+    measured_run(4, [program("mpi_calls")], expect_c, one_file=True,
+                 env={"PERFMARK_DETAIL": "summary", "TMPDIR": "/nonexistent/perfmark",
+                      "OMPI_MCA_orte_tmpdir_base": "/tmp"})
+
+
 def case_c_init_thread():
     measured_run(2, [program("mpi_calls"), "init_thread"], expect_c)
 

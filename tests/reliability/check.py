@@ -380,19 +380,26 @@ def case_mpich_sigterm_one_rank():
     mpi_signal_job(signal.SIGTERM, to_rank=1, mpich=True, lost=(0, 2))
 
 
-def case_mpi_segv_one_rank():
+def case_mpi_segv_one_rank(env=None):
     """Rank 1 crashes (SIGSEGV) inside a region while ranks 0 and 2 wait in
     MPI_Allreduce: all three write their files, PARTIAL (rank 1 from its
     crash handler, the others when Open MPI SIGTERMs them)."""
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "out.h5")
     p = run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + MPIRUN +
-            ["-np", "3", prog("mpi_faults"), "200", "segv"], env=MPI_ENV, cwd=tmp, expect=None)
+            ["-np", "3", prog("mpi_faults"), "200", "segv"], env=dict(MPI_ENV, **(env or {})),
+            cwd=tmp, expect=None)
     check(p.returncode != 0, "job status 0 after a crash")
     mpi_survivors(tmp, 3, 200, open_region=None)
     m = Measured(os.path.join(tmp, "out.rank1.h5"))
     check("UNBALANCED" in m.flag_names(0, "crashing"), "rank 1: crashing not UNBALANCED")
     check(any("signal 11" in x for x in m.messages), "rank 1: no SIGSEGV message")
+
+
+def case_mpi_segv_one_rank_summary():
+    """The same in a summary job (PERFMARK_DETAIL=summary): the job never
+    reaches its collective write, and every rank's own data is still there."""
+    case_mpi_segv_one_rank({"PERFMARK_DETAIL": "summary"})
 
 
 # ---- hostile environment and paths ------------------------------------------------------

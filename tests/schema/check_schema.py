@@ -232,7 +232,9 @@ def check_file(ck, schema, path, what):
         for d, ds in (("S", "samples/events"), ("K", "samples/modules"), ("H", "samples/hits"),
                       ("C", "samples/chains"), ("F", "samples/frames"), ("I", "series/time_ns"),
                       ("J", "series/process_time_ns"), ("P", "node/cpu"),
-                      ("Q", "node/process_pid"), ("V", "node/series_time_ns")):
+                      ("Q", "node/process_pid"), ("V", "node/series_time_ns"),
+                      ("B", "summary/state"), ("X", "summary/kept_rank"),
+                      ("Y", "summary/ref_row")):
             sizes[d] = f[ds].shape[0]
         ck.ok(int(f.attrs["schema_version"]) == schema["schema_version"] and
               int(f.attrs["schema_revision"]) == schema["revision"],
@@ -287,7 +289,7 @@ def written_files(ck, build, tmp):
 # ---------------------------------------------------------------- 4. revisions
 
 SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2, "S": 1, "K": 1, "H": 2, "C": 1, "F": 2,
-         "I": 4, "J": 2, "P": 2, "Q": 1, "V": 4}
+         "I": 4, "J": 2, "P": 2, "Q": 1, "V": 4, "B": 0, "X": 0, "Y": 0}
 NP_TYPE = {"int32": "<i4", "uint8": "u1", "uint32": "<u4", "int64": "<i8", "uint64": "<u8",
            "float64": "<f8"}
 VISITS = [[3, 1, 0], [5, 0, 2]]  # [T][R]: ground truth the report must total

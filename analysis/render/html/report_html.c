@@ -147,8 +147,16 @@ static void pm_html_head(FILE *out, const struct pm_report *rep)
     if (d->fallback[0])
         pm_html_dd(out, "fallback", d->fallback);
     fprintf(out, "<dt>shape</dt><dd>%zu region%s, %zu thread%s, %zu rank%s</dd>\n", d->R,
-            d->R == 1 ? "" : "s", d->T, d->T == 1 ? "" : "s", rep->xr.nranks,
-            rep->xr.nranks == 1 ? "" : "s");
+            d->R == 1 ? "" : "s", pm_job_threads(d), pm_job_threads(d) == 1 ? "" : "s",
+            rep->xr.nranks, rep->xr.nranks == 1 ? "" : "s");
+    if (d->summary) {
+        fprintf(out, "<dt>detail</dt><dd>summary file: regions and ranks over all %zu ranks; "
+                "rows of %zu kept rank%s (", rep->xr.nranks, d->nkept, d->nkept == 1 ? "" : "s");
+        for (size_t i = 0; i < d->nkept && i < 16; i++)
+            fprintf(out, "%s%d", i ? ", " : "", (int)d->kept_rank[i]);
+        fprintf(out, "%s): the per-thread and per-rank charts show only theirs</dd>\n",
+                d->nkept > 16 ? ", ..." : "");
+    }
     pm_html_measuring(out, rep);
     fputs("</dl>\n</header>\n", out);
     if (d->partial)

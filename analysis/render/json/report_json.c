@@ -253,7 +253,7 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thr
 
     fprintf(out, "    {\"index\":%zu,\"rank\":%d,\"thread\":%d,\"pid\":%" PRId64 ",\"tid\":%" PRId64
                  ",\"host\":",
-            t, (int)th->rank, (int)th->thread, th->pid, th->tid);
+            pm_file_job_row(d, t), (int)th->rank, (int)th->thread, th->pid, th->tid);
     pm_json_str(out, th->host);
     fprintf(out, ",\"cpu_first\":%d,\"cpu_last\":%d,\"exited\":%s,\"open_at_end\":%d",
             (int)th->cpu_first, (int)th->cpu_last, th->exited ? "true" : "false",
@@ -311,10 +311,11 @@ static void pm_json_rank(FILE *out, const struct pm_report *rep, size_t n)
     const struct pm_file *d = rep->d;
     int first = 1;
 
-    fprintf(out, "    {\"row\":%zu,\"threads\":[", n);
+    /* a summary file's rows are the kept ranks': rank and threads as the job's */
+    fprintf(out, "    {\"row\":%zu,\"threads\":[", d->summary ? (size_t)pm_rank_of_row(d, n) : n);
     for (size_t t = 0; t < d->T; t++)
         if (pm_rank_has_thread(d, n, t)) {
-            fprintf(out, "%s%zu", first ? "" : ",", t);
+            fprintf(out, "%s%zu", first ? "" : ",", pm_file_job_row(d, t));
             first = 0;
         }
     fputs("],\"events\":{", out);
@@ -375,8 +376,16 @@ static void pm_json_summary(FILE *out, const struct pm_report *rep)
 {
     const struct pm_file *d = rep->d;
 
-    fprintf(out, "  \"threads_count\":%zu,\n  \"cells\":%zu,\n  \"flagged_cells\":%zu,\n", d->T,
-            rep->cells, rep->flagged_cells);
+    fprintf(out, "  \"threads_count\":%zu,\n  \"cells\":%zu,\n  \"flagged_cells\":%zu,\n",
+            pm_job_threads(d), rep->cells, rep->flagged_cells);
+    if (d->summary) {
+        /* what a summary file holds rows of: the lists below are theirs */
+        fprintf(out, "  \"summary\":{\"ranks\":%zu,\"threads\":%zu,\"threads_kept\":%zu,"
+                "\"ranks_kept\":[", rep->xr.nranks, pm_job_threads(d), d->T);
+        for (size_t i = 0; i < d->nkept; i++)
+            fprintf(out, "%s%d", i ? "," : "", (int)d->kept_rank[i]);
+        fputs("]},\n", out);
+    }
     fputs("  \"flags_summary\":{", out);
     for (size_t i = 0; i < rep->nflags; i++) {
         if (i)
@@ -447,7 +456,7 @@ static void pm_json_where(FILE *out, const struct pm_report *rep)
 
             fprintf(out, "%s{\"region\":%zu,\"path\":", i ? "," : "", rep->pos[w->r]);
             pm_json_str(out, d->regions[w->r].path);
-            fprintf(out, ",\"thread\":%zu,\"rank\":%d}", w->t, (int)d->tids[w->t].rank);
+            fprintf(out, ",\"thread\":%zu,\"rank\":%d}", w->t, (int)pm_report_tid(rep, w->t).rank);
         }
         putc(']', out);
     }

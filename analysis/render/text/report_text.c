@@ -78,9 +78,10 @@ static void pm_flag_where(FILE *out, const struct pm_report *rep)
         for (size_t i = 0; i < rep->nwhere[k] && used < sizeof buf; i++) {
             const struct pm_flagwhere *w = &rep->where[k * PM_FLAG_WHERE + i];
 
+            struct pm_file_tid id = pm_report_tid(rep, w->t);
+
             n = snprintf(buf + used, sizeof buf - used, "%s%.60s (rank %d thread %d)",
-                         i ? "; " : "", d->regions[w->r].path, (int)d->tids[w->t].rank,
-                         (int)d->tids[w->t].thread);
+                         i ? "; " : "", d->regions[w->r].path, (int)id.rank, (int)id.thread);
             used += n > 0 ? (size_t)n : 0;
         }
         if (used < sizeof buf && rep->flags[k].cells > rep->nwhere[k])
@@ -198,6 +199,20 @@ static void pm_text_header(FILE *out, const struct pm_report *rep)
         pm_text_label(out, "fallback", d->fallback);
     if (d->partial)
         pm_text_label(out, "PARTIAL", "written by an emergency dump: data up to that moment only");
+    if (d->summary) {
+        used = (size_t)snprintf(buf, sizeof buf, "summary file: regions and ranks over all %zu "
+                                "ranks (%zu threads); rows of %zu kept rank%s (",
+                                rep->xr.nranks, pm_job_threads(d), d->nkept,
+                                d->nkept == 1 ? "" : "s");
+        for (size_t i = 0; i < d->nkept && i < 16 && used < sizeof buf; i++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%d", i ? ", " : "",
+                                     (int)d->kept_rank[i]);
+        if (used < sizeof buf)
+            snprintf(buf + used, sizeof buf - used, "%s): the thread and rank tables show only "
+                     "theirs (PERFMARK_DETAIL=full keeps every rank's)",
+                     d->nkept > 16 ? ", ..." : "");
+        pm_text_label(out, "detail", buf);
+    }
     pm_text_measuring(out, rep);
     pm_flag_summary(rep, buf, sizeof buf);
     pm_text_label(out, "flags", buf);
@@ -229,7 +244,7 @@ static void pm_text_regions(FILE *out, const struct pm_report *rep)
     char a[32], b[32], c[32], flags[1024];
 
     fprintf(out, "\nRegions: %zu, tree by path; %zu thread%s; wall time is inclusive\n", d->R,
-            d->T, d->T == 1 ? "" : "s");
+            pm_job_threads(d), pm_job_threads(d) == 1 ? "" : "s");
     pm_text_selection(out, rep);
     pm_text_cell(out, "region", PM_NAME_W, PM_LEFT);
     fprintf(out, " %9s %11s %11s  flags (cells)\n", "visits", "wall total", "max/thread");
@@ -325,10 +340,12 @@ static void pm_text_event(FILE *out, const struct pm_report *rep, size_t e)
 }
 
 /* "r3.t1": rank and thread number of a thread row. */
-static void pm_fmt_thread(char *buf, size_t len, const struct pm_file *d, int has, size_t t)
+static void pm_fmt_thread(char *buf, size_t len, const struct pm_report *rep, int has, size_t t)
 {
+    struct pm_file_tid id = pm_report_tid(rep, t);
+
     if (has)
-        snprintf(buf, len, "r%d.t%d", (int)d->tids[t].rank, (int)d->tids[t].thread);
+        snprintf(buf, len, "r%d.t%d", (int)id.rank, (int)id.thread);
     else
         snprintf(buf, len, "-");
 }
@@ -373,7 +390,7 @@ static void pm_text_time(FILE *out, const struct pm_report *rep)
             snprintf(buf[4], sizeof buf[4], "-");
         putc(' ', out);
         pm_text_cell(out, buf[4], 6, PM_RIGHT);
-        pm_fmt_thread(buf[5], sizeof buf[5], d, w->n > 0, w->max_index);
+        pm_fmt_thread(buf[5], sizeof buf[5], rep, w->n > 0, w->max_index);
         putc(' ', out);
         pm_text_cell(out, buf[5], 11, PM_RIGHT);
         if (s->has_ipc)
@@ -543,8 +560,12 @@ static void pm_text_threads(FILE *out, const struct pm_report *rep)
     /* Files since revision 8 say which threads have rows, and name them. */
     int named = d->threads_seen && d->threads_seen[0];
     int born = pm_unseen_label_of(d) != pm_unseen_label;
-    fprintf(out, "\nThreads: %zu (totals from %s until exit or write)\n", d->T,
-            born ? "their start" : "first sight");
+    if (d->summary)
+        fprintf(out, "\nThreads: %zu of %zu, the kept ranks' (totals from %s until exit or "
+                "write)\n", d->T, pm_job_threads(d), born ? "their start" : "first sight");
+    else
+        fprintf(out, "\nThreads: %zu (totals from %s until exit or write)\n", d->T,
+                born ? "their start" : "first sight");
     fprintf(out, "%5s %6s %10s  %-16s %11s %6s %5s %11s%s\n", "rank", "thread", "tid", "host",
             "cpu", "exited", "open", "wall", d->has_placement ? "  bound to" : "");
     struct pm_thread_rows rows = {0};

@@ -21,8 +21,8 @@ static void pm_text_rank_row(FILE *out, const struct pm_report *rep, size_t n)
     char p[48], s[48], diff[48];
 
     if (d->N > 1)
-        fprintf(out, "rank row %zu (%zu thread%s of rank %zu)\n", n, rep->rank_threads[n],
-                rep->rank_threads[n] == 1 ? "" : "s", n);
+        fprintf(out, "rank row %zu (%zu thread%s of rank %d)\n", n, rep->rank_threads[n],
+                rep->rank_threads[n] == 1 ? "" : "s", (int)pm_rank_of_row(d, n));
     pm_text_cell(out, "event", PM_NAME_W, PM_LEFT);
     fprintf(out, " %13s %13s %13s\n", "process", "threads sum", "difference");
     for (size_t e = 0; e < d->E; e++) {
