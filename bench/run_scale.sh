@@ -60,6 +60,27 @@ for np in $sizes; do
   echo "$np $bytes $(field agree_s "$r0") $(field cpu_s "$r0") 0 $(field rss_before_kB "$r0") $(field peak_rss_kB "$r0")" >> "$tmp/fit"
 done
 
+# A summary job (PERFMARK_DETAIL=summary): the gather column is the whole
+# summary (each rank's own file, the engine, the tree, the kept ranks'
+# rows); the file stops growing once the kept ranks reach their cap, and
+# rank 0's CPU time grows with the rounds of the tree: fitted as
+# c + d x log2(ranks) and extrapolated (rows and regions as measured).
+if [ "${PERFMARK_DETAIL:-}" = summary ]; then
+  awk '
+  function log2(x) { return log(x) / log(2) }
+  { n++; x[n] = log2($1); y[n] = $4; s[n] = $2 }
+  END {
+    if (n < 2) { print "fewer than 2 sizes measured: no fit"; exit }
+    for (i = 1; i <= n; i++) { sx += x[i]; sy += y[i]; sxx += x[i] ^ 2; sxy += x[i] * y[i] }
+    d = (n * sxy - sx * sy) / (n * sxx - sx * sx); c = (sy - d * sx) / n
+    printf "\nsummary: rank 0 CPU in the write = %.1f ms + %.2f ms per log2(ranks) round; file %.0f kB at %d ranks\n",
+      c * 1e3, d * 1e3, s[n] / 1024, 2 ^ x[n]
+    printf "extrapolated rank 0 CPU, 10^4 ranks: %.0f ms; 10^5 ranks: %.0f ms (this run'"'"'s rows and regions)\n",
+      (c + d * log2(10000)) * 1e3, (c + d * log2(100000)) * 1e3
+  }' "$tmp/fit"
+  exit 0
+fi
+
 # The model (docs/design.md, "Jobs at scale"): the file grows as a + b x
 # ranks; rank 0's gather and build as its bytes (one writer: least squares
 # through the origin, time per byte); its extra memory as its bytes; the

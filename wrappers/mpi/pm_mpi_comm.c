@@ -90,7 +90,11 @@ static int pm_c_open(struct pm_comm *c)
         PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized ||
         PMPI_Comm_dup(MPI_COMM_WORLD, mine) != MPI_SUCCESS)
         return -1;
-    if (PMPI_Comm_rank(*mine, &c->rank) != MPI_SUCCESS ||
+    /* Errors come back as -1 (every caller agrees on them): with MPI's
+     * default, errors are fatal, and a receive a rank short of memory posts
+     * empty (to take a message it cannot keep) would abort the job. */
+    if (PMPI_Comm_set_errhandler(*mine, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        PMPI_Comm_rank(*mine, &c->rank) != MPI_SUCCESS ||
         PMPI_Comm_size(*mine, &c->size) != MPI_SUCCESS) {
         PMPI_Comm_free(mine);
         return -1;
