@@ -127,6 +127,18 @@ static void pm_x_put(struct pm_xstat *x, struct pm_xacc *a, int32_t rank, const 
     a->sum = pm_fix_add(a->sum, s->sum);
     pm_fixsq_add(&a->sq, s->sum);
     x->nspread++;
+    uint32_t *h = &x->hist[pm_xhist_bin(v)];
+    *h += *h < UINT32_MAX;
+}
+
+size_t pm_xhist_bin(double v)
+{
+    int e = 0;
+
+    if (!(v >= 1)) /* below 1, and NaN */
+        return 0;
+    frexp(v, &e); /* v in [2^(e-1), 2^e) */
+    return e < PM_XHIST - 1 ? (size_t)e : PM_XHIST - 1;
 }
 
 /* The same, the rank's value being its sum (a share passes its own value to
@@ -164,6 +176,8 @@ static void pm_x_merge(struct pm_xstat *x, struct pm_xacc *a, const struct pm_xs
     a->sum = pm_fix_add(a->sum, b->sum);
     pm_fixsq_merge(&a->sq, &b->sq);
     x->nspread += y->nspread;
+    for (size_t k = 0; k < PM_XHIST; k++)
+        x->hist[k] = x->hist[k] > UINT32_MAX - y->hist[k] ? UINT32_MAX : x->hist[k] + y->hist[k];
 }
 
 static void pm_x_finish(struct pm_xstat *x, const struct pm_xacc *a)

@@ -13,6 +13,11 @@
 
 struct pm_file;
 
+/* Bins of the histogram over ranks (pm_xstat.hist): [0] values below 1,
+ * [k] values in [2^(k-1), 2^k) for k = 1..64. Fixed edges: histograms of
+ * ranks folded anywhere add up bin by bin. */
+#define PM_XHIST 65
+
 /* The quantities of a region compared across ranks; event e is at
  * PM_Q_EVENTS + e. */
 enum { PM_Q_VISITS, PM_Q_WALL, PM_Q_BYTES, PM_Q_BYTES_UNKNOWN, PM_Q_EVENTS };
@@ -31,7 +36,10 @@ struct pm_xstat {
     int estimate, untrusted;
     size_t n_na; /* ranks that entered but have no value */
     double sd;   /* added with issue 6: population stddev over the same ranks */
+    uint32_t hist[PM_XHIST]; /* the ranks behind the spread by their value's octave */
 };
+/* The bin of a value (PM_XHIST). */
+size_t pm_xhist_bin(double v);
 
 /* A region, or an MPI function summed over every path it was called from. */
 struct pm_xregion {

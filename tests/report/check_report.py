@@ -640,13 +640,23 @@ def across(values, entered, ranks):
     spread = [(v, k) for v, e, k in zip(values, entered, ranks) if e and v is not None]
     if not spread:
         return {"min": None, "mean": None, "max": None, "imbalance": None, "max_rank": None,
-                "min_rank": None, "sd": None}
+                "min_rank": None, "sd": None, "histogram": []}
     vals = [v for v, _ in spread]
     lo, hi, mean = min(vals), max(vals), sum(vals) / len(vals)
     return {"min": lo, "mean": mean, "max": hi, "imbalance": hi / mean if mean > 0 else None,
             "sd": pstdev(vals),
             "max_rank": min(k for v, k in spread if v == hi),
-            "min_rank": min(k for v, k in spread if v == lo)}
+            "min_rank": min(k for v, k in spread if v == lo),
+            "histogram": octaves(vals)}
+
+
+def octaves(vals):
+    """[from, below, ranks] per octave used: values below 1, then [2^(k-1), 2^k)."""
+    bins = {}
+    for v in vals:
+        k = 0 if v < 1 else min(math.frexp(v)[1], 64)
+        bins[k] = bins.get(k, 0) + 1
+    return [[0.0 if k == 0 else 2.0 ** (k - 1), 2.0 ** k, n] for k, n in sorted(bins.items())]
 
 
 def expected_ranks(m, x):
@@ -1164,6 +1174,9 @@ def check_topdown_formulas(ck, m, x):
 def close(a, b):
     if a is None or b is None:
         return a is None and b is None
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and \
+            all(close(x, y) for x, y in zip(a, b))
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-6)
@@ -1280,7 +1293,7 @@ def check_json(ck, m, x, path, data):
                        got["events"].get(key, {}), ev, tuple(ev))
 
 
-XSTAT = ("total", "min", "mean", "max", "imbalance", "max_rank", "sd")
+XSTAT = ("total", "min", "mean", "max", "imbalance", "max_rank", "sd", "min_rank", "histogram")
 TSTAT = ("total", "min", "mean", "max", "sd", "imbalance", "min_thread", "max_thread")
 
 

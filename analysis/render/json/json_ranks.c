@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,9 +33,19 @@ static void pm_json_xstat(FILE *out, const struct pm_xstat *x, int events)
     fputs(",\"imbalance\":", out);
     pm_json_num(out, x->has_imbalance, x->imbalance);
     if (x->nspread > 0)
-        fprintf(out, ",\"max_rank\":%d", (int)x->max_rank);
+        fprintf(out, ",\"max_rank\":%d,\"min_rank\":%d", (int)x->max_rank, (int)x->min_rank);
     else
-        fputs(",\"max_rank\":null", out);
+        fputs(",\"max_rank\":null,\"min_rank\":null", out);
+    /* the ranks by octave of their value: [from, below, ranks] per bin used */
+    fputs(",\"histogram\":[", out);
+    for (size_t k = 0, first = 1; k < PM_XHIST; k++) {
+        if (!x->hist[k])
+            continue;
+        fprintf(out, "%s[%.17g,%.17g,%u]", first ? "" : ",", k ? ldexp(1.0, (int)k - 1) : 0.0,
+                ldexp(1.0, (int)k), (unsigned)x->hist[k]);
+        first = 0;
+    }
+    putc(']', out);
     if (events)
         fprintf(out, ",\"estimate\":%s,\"untrusted\":%s,\"ranks_na\":%zu",
                 x->estimate ? "true" : "false", x->untrusted ? "true" : "false", x->n_na);
