@@ -62,53 +62,6 @@ static void *pm_recv_state(const struct pm_comm *c, int from, size_t *len, int *
     return data;
 }
 
-static int pm_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static void pm_ref_add(uint64_t *rows, size_t *n, size_t cap, size_t t)
-{
-    if (t != SIZE_MAX && *n < cap)
-        rows[(*n)++] = (uint64_t)t;
-}
-
-/* The thread rows the finished statistics name, ascending and distinct
- * (rows: room for pm_refs_cap). */
-static size_t pm_refs_cap(const struct pm_report *rep)
-{
-    return rep->d->R * (4 + rep->d->E) + PM_MAX_FLAGS * PM_FLAG_WHERE + 1;
-}
-
-static size_t pm_refs_of(const struct pm_report *rep, uint64_t *rows)
-{
-    size_t n = 0, cap = pm_refs_cap(rep), k = 0;
-
-    for (size_t r = 0; r < rep->d->R; r++) {
-        const struct pm_regstat *s = &rep->reg[r];
-
-        if (s->wall_thr.n)
-            pm_ref_add(rows, &n, cap, s->wall_thr.min_index),
-                pm_ref_add(rows, &n, cap, s->wall_thr.max_index);
-        if (s->excl_thr.n)
-            pm_ref_add(rows, &n, cap, s->excl_thr.min_index),
-                pm_ref_add(rows, &n, cap, s->excl_thr.max_index);
-        for (size_t e = 0; e < rep->d->E; e++)
-            if (s->ev[e].has_spread)
-                pm_ref_add(rows, &n, cap, s->ev[e].max_index);
-    }
-    for (size_t i = 0; i < rep->nflags; i++)
-        for (size_t j = 0; j < rep->nwhere[i]; j++)
-            pm_ref_add(rows, &n, cap, rep->where[i * PM_FLAG_WHERE + j].t);
-    qsort(rows, n, sizeof *rows, pm_cmp_u64);
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || rows[k - 1] != rows[i])
-            rows[k++] = rows[i];
-    return k;
-}
-
 static int pm_kept_has(const int32_t *kept, size_t n, int32_t rank)
 {
     for (size_t i = 0; i < n; i++)
@@ -258,10 +211,10 @@ PM_EXPORT int pm_job_summary(const struct pm_comm *c, const char *path, uint64_t
      * of its own (the smallest answer wins: every other rank says none) */
     size_t nrows = 0;
     if (rank == 0) {
-        if (!(rows = calloc(pm_refs_cap(&rep), sizeof *rows)))
+        if (!(rows = calloc(pm_report_refs_cap(&rep), sizeof *rows)))
             failed = 1;
         else
-            nrows = pm_refs_of(&rep, rows);
+            nrows = pm_report_refs(&rep, rows);
     }
     if (!pm_comm_all_ok(c, !failed) ||
         pm_bcast_list(c, (void **)&rows, &nrows, sizeof *rows) != 0)

@@ -387,6 +387,53 @@ struct pm_file_tid pm_report_tid(const struct pm_report *rep, size_t t)
     return none;
 }
 
+static void pm_ref_add(uint64_t *rows, size_t *n, size_t cap, size_t t)
+{
+    if (t != PM_NONE && *n < cap)
+        rows[(*n)++] = (uint64_t)t;
+}
+
+static int pm_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+size_t pm_report_refs_cap(const struct pm_report *rep)
+{
+    return rep->d->R * (4 + rep->d->E) + PM_MAX_FLAGS * PM_FLAG_WHERE + 1;
+}
+
+size_t pm_report_refs(const struct pm_report *rep, uint64_t *rows)
+{
+    size_t n = 0, cap = pm_report_refs_cap(rep), k = 0;
+
+    for (size_t r = 0; r < rep->d->R; r++) {
+        const struct pm_regstat *s = &rep->reg[r];
+
+        if (s->wall_thr.n) {
+            pm_ref_add(rows, &n, cap, s->wall_thr.min_index);
+            pm_ref_add(rows, &n, cap, s->wall_thr.max_index);
+        }
+        if (s->excl_thr.n) {
+            pm_ref_add(rows, &n, cap, s->excl_thr.min_index);
+            pm_ref_add(rows, &n, cap, s->excl_thr.max_index);
+        }
+        for (size_t e = 0; e < rep->d->E; e++)
+            if (s->ev[e].has_spread)
+                pm_ref_add(rows, &n, cap, s->ev[e].max_index);
+    }
+    for (size_t i = 0; i < rep->nflags; i++)
+        for (size_t j = 0; j < rep->nwhere[i]; j++)
+            pm_ref_add(rows, &n, cap, rep->where[i * PM_FLAG_WHERE + j].t);
+    qsort(rows, n, sizeof *rows, pm_cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || rows[k - 1] != rows[i])
+            rows[k++] = rows[i];
+    return k;
+}
+
 int pm_report_setup(struct pm_report *rep, const struct pm_file *d, const char *path)
 {
     memset(rep, 0, sizeof *rep);

@@ -148,6 +148,11 @@ int pm_cell_mark(const struct pm_report *rep, size_t t, size_t r);
  * (a max's thread, a flag's first cells): d->tids[t], or in a summary file
  * the row's entry in /summary/ref_*. {-1, -1} when unknown. */
 struct pm_file_tid pm_report_tid(const struct pm_report *rep, size_t t);
+/* The thread rows a finished report's statistics name (a region's min and
+ * max thread, an event's max, a flag's first cells), ascending and
+ * distinct, into rows[pm_report_refs_cap]: what a summary file must name. */
+size_t pm_report_refs_cap(const struct pm_report *rep);
+size_t pm_report_refs(const struct pm_report *rep, uint64_t *rows);
 
 /* The rank of /rank row n: row n is rank n (a summary file: its n-th kept
  * rank, /summary/kept_rank). */
