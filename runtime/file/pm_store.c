@@ -41,8 +41,7 @@ int pm_store_publish(const char *tmp, const char *want, char *final, size_t len)
     return -1;
 }
 
-/* Write all of buf to a new file `path`; on failure nothing is left. */
-static int pm_write_new(const char *path, const void *buf, size_t len)
+int pm_store_new(const char *path, const void *buf, size_t len)
 {
     unlink(path);  /* a leftover of an earlier process with our pid */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -80,7 +79,7 @@ static int pm_store_at(const char *path, const void *buf, size_t len, char *fina
 {
     char tmp[PM_STORE_PATH + 32];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    if (pm_write_new(tmp, buf, len) != 0) {
+    if (pm_store_new(tmp, buf, len) != 0) {
         snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }

@@ -30,6 +30,10 @@ int pm_store_bytes(const char *want, const void *buf, size_t len, const char *fa
  * replacing a file. 0, or -1 with errno. */
 int pm_store_publish(const char *tmp, const char *want, char *final, size_t len);
 
+/* Write all of buf to a new file `path` (a leftover there is removed
+ * first); on failure nothing is left and errno says why. */
+int pm_store_new(const char *path, const void *buf, size_t len);
+
 /* The directory that would hold `path`, and whether this process can
  * create files there: 0 writable; else an errno (ENOENT, EACCES, ENOTDIR). */
 int pm_store_dir_check(const char *path, char *dir, size_t dirlen);

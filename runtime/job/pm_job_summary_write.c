@@ -13,8 +13,9 @@
 #define _GNU_SOURCE
 #include "pm_job_model.h"
 #include "pm_log.h"
+#include "pm_store.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,23 +36,11 @@ static int pm_own_file(const struct pm_output *o, int32_t *const *map, struct pm
     free(pack);
     if (rc != 0)
         return -1;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    size_t done = 0;
-    while (fd >= 0 && done < imglen) {
-        ssize_t n = write(fd, (const char *)image + done, imglen - done);
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
+    rc = pm_store_new(path, image, imglen);
+    if (rc != 0)
+        snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
     free(image);
-    if (fd >= 0)
-        close(fd);
-    if (fd < 0 || done < imglen) {
-        snprintf(why, whylen, "cannot write %s", path);
-        unlink(path);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 static int pm_in_list(const int32_t *list, size_t n, int32_t v, size_t *at)

@@ -34,6 +34,7 @@
 #include "pm_h5out_samples.h"
 #include "pm_h5out_node.h"
 #include "pm_h5out_series.h"
+#include "pm_store.h"
 #include "pm_writer.h"
 
 #include <sys/resource.h>
@@ -114,28 +115,12 @@ static void pm_t_report(const struct pm_comm *c, int verdict, uint64_t bytes)
         close(fd);
 }
 
-/* A file at `path` (ctx), whole or not at all: written beside it, then
- * renamed (PERFMARK_SUMMARY_OUTPUT). */
+/* A summary beside the job's file (PERFMARK_SUMMARY_OUTPUT): stored like
+ * any output, at `path` (ctx) or, if it cannot go there, a fallback. */
 static int pm_publish_path(const void *image, size_t len, void *ctx)
 {
-    const char *path = ctx;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    size_t done = 0;
-    while (fd >= 0 && done < len) {
-        ssize_t n = write(fd, (const char *)image + done, len - done);
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
-    int ok = fd >= 0 && done == len && fsync(fd) == 0;
-    if (fd >= 0)
-        ok &= close(fd) == 0;
-    if (ok && rename(tmp, path) == 0)
-        return 0;
-    unlink(tmp);
-    return -1;
+    struct pm_store_result r;
+    return pm_store_bytes((const char *)ctx, image, len, NULL, &r);
 }
 
 /* Every rank must have measured the same events to share datasets. */
