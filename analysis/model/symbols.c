@@ -297,6 +297,91 @@ static const char *pm_symbol_name(struct pm_symbols *s, const char *name)
     return pm_keep(s, name);
 }
 
+/* The function holding an OpenMP construct whose body clang outlined
+ * (.omp_outlined., .omp_outlined._debug__, .omp_outlined..1): the
+ * subprogram of the same compile unit and source file declared last at or
+ * before the outlined one's line (the construct is inside its holder's
+ * body, and clang declares the body at the pragma). NULL without DWARF. */
+struct pm_holder_search {
+    const char *file;
+    int line, best_line;
+    const char *best;
+};
+
+static int pm_holder_visit(Dwarf_Die *fn, void *arg)
+{
+    struct pm_holder_search *h = arg;
+    const char *name = dwarf_diename(fn), *file = dwarf_decl_file(fn);
+    int line = 0;
+    if (!name || strncmp(name, ".omp_", 5) == 0 || !file || strcmp(file, h->file) != 0 ||
+        dwarf_decl_line(fn, &line) != 0 || line > h->line || line < h->best_line)
+        return DWARF_CB_OK;
+    h->best = name;
+    h->best_line = line;
+    return DWARF_CB_OK;
+}
+
+static const char *pm_clang_holder(Dwarf_Die *cu, Dwarf_Die *scopes, int n)
+{
+    /* the outermost function scope: the outlined body, or (clang at -O1)
+     * its _debug__ twin inlined into it, declared at the pragma too */
+    for (int i = n - 1; i >= 0; i--) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        struct pm_holder_search h = {dwarf_decl_file(&scopes[i]), 0, -1, NULL};
+        if (!h.file || dwarf_decl_line(&scopes[i], &h.line) != 0)
+            return NULL;
+        dwarf_getfuncs(cu, pm_holder_visit, &h, 0);
+        return h.best;
+    }
+    return NULL;
+}
+
+/* An OpenMP body as people read it, named by the function holding its
+ * construct: gcc's `stencil_sweep._omp_fn.1` (or, demangled, `... [clone
+ * ._omp_fn.1]`) is `stencil_sweep [OpenMP body 1]`; clang's
+ * `.omp_outlined.` is `stencil_sweep [OpenMP body]` where DWARF tells the
+ * holder. NULL: not a body, or its holder unknown (its symbol stays). */
+static const char *pm_omp_body(struct pm_symbols *s, const char *name, Dwarf_Die *cu,
+                               Dwarf_Die *scopes, int n)
+{
+    char label[600];
+    const char *cut = strstr(name, " [clone ._omp_fn.");
+    size_t skip = cut ? strlen(" [clone ._omp_fn.") : 0;
+    if (!cut && (cut = strstr(name, "._omp_fn.")) != NULL)
+        skip = strlen("._omp_fn.");
+    if (cut && cut > name) {
+        int k = atoi(cut + skip);
+        snprintf(label, sizeof label, "%.*s [OpenMP body %d]", (int)(cut - name), name, k);
+        return pm_keep(s, label);
+    }
+    if (strncmp(name, ".omp_outlined.", 14) != 0 || !cu)
+        return NULL;
+    const char *holder = pm_clang_holder(cu, scopes, n);
+    if (!holder)
+        return NULL;
+    snprintf(label, sizeof label, "%s [OpenMP body]", holder);
+    return pm_keep(s, label);
+}
+
+/* The compile unit holding an address: through .debug_aranges, else (clang
+ * writes none unless asked: -gdwarf-aranges) the first unit whose ranges
+ * hold it. */
+static Dwarf_Die *pm_cu_of(Dwfl_Module *mod, uint64_t offset, Dwarf_Addr *bias, Dwarf_Die *buf)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, offset, bias);
+    Dwarf *dw = cu ? NULL : dwfl_module_getdwarf(mod, bias);
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        if (dwarf_offdie(dw, off + hsize, buf) && dwarf_haspc(buf, offset - *bias) > 0)
+            return buf;
+        off = next;
+    }
+    return cu;
+}
+
 static void pm_lookup(struct pm_symbols *s, struct pm_object *o, uint64_t offset,
                       struct pm_symbol *sym)
 {
@@ -313,7 +398,14 @@ static void pm_lookup(struct pm_symbols *s, struct pm_object *o, uint64_t offset
     }
     /* Inline scopes: the innermost inlined function names the code. */
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(o->mod, offset, &bias);
+    Dwarf_Die cubuf, *cu = pm_cu_of(o->mod, offset, &bias, &cubuf);
+    Dwarf_Line *dl = !line && cu ? dwarf_getsrc_die(cu, offset - bias) : NULL;
+    if (dl) { /* the unit found without .debug_aranges */
+        int lineno = 0;
+        sym->file = pm_keep(s, dwarf_linesrc(dl, NULL, NULL));
+        dwarf_lineno(dl, &lineno);
+        sym->line = lineno;
+    }
     Dwarf_Die *scopes = NULL;
     int n = cu ? dwarf_getscopes(cu, offset - bias, &scopes) : 0;
     for (int i = 0; i < n; i++) {
@@ -325,6 +417,16 @@ static void pm_lookup(struct pm_symbols *s, struct pm_object *o, uint64_t offset
             sym->function = pm_keep(s, inl);
         }
         break;
+    }
+    /* an OpenMP body (the function, or the one it is inlined in) by its holder */
+    const char **outer = sym->inlined_in ? &sym->inlined_in : &sym->function;
+    const char *body = *outer ? pm_omp_body(s, *outer, cu, scopes, n) : NULL;
+    if (body)
+        *outer = body;
+    /* clang's _debug__ twin inlined into the body is the body */
+    if (body && sym->inlined_in == body && strncmp(sym->function, ".omp_outlined.", 14) == 0) {
+        sym->function = body;
+        sym->inlined_in = NULL;
     }
     free(scopes);
 }

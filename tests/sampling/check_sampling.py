@@ -233,6 +233,37 @@ def case_omp(env):
     print("omp: %s's samples per thread %s" % (work[0], per_thread.tolist()))
 
 
+def case_omp_bodies(env):
+    """An OpenMP construct's body, outlined by the compiler, is named by the
+    function holding the construct: gcc's main._omp_fn.0 and clang's
+    .omp_outlined. both read `main [OpenMP body...]` in the profile and the
+    folded stacks, where the threads' samples are."""
+    builds = [(n, os.path.join(env.build, "tests", n))
+              for n in ("sample_spin_omp", "sample_spin_omp_clang")]
+    builds = [(n, p) for n, p in builds if os.path.exists(p)]
+    if not builds:
+        print("SKIP: no OpenMP build of sample_spin (gcc -fopenmp or clang)")
+        return 77
+    for name, prog in builds:
+        out, _ = env.measure("cpu-clock@1ms", ["ompbody", 150], prog=prog, name=name + ".h5",
+                             env={"OMP_NUM_THREADS": "2"})
+        j = env.report(out)
+        body = next((r for r in sampled(j, "cpu-clock")["regions"]
+                     if r["path"].endswith("body")), None)
+        check(body is not None, "%s: no sampled region body" % name)
+        names = {f["function"]: f["samples"] for f in body["functions"]}
+        top = max(names, key=names.get) if names else ""
+        check(top.startswith("main [OpenMP body") and names[top] > 100,
+              "%s: the body's samples are not named by main: %s" % (name, names))
+        check(not [n for n in names if "_omp_fn" in n or n.startswith(".omp_outlined")],
+              "%s: outlined symbols left: %s" % (name, names))
+        folded = env.report(out, "folded")
+        check(";main [OpenMP body" in folded, "%s: folded stacks lack the body:\n%s"
+              % (name, folded[:1500]))
+        print("%s: %s holds %d of the body's samples" % (name, top, names[top]))
+    return None
+
+
 def case_stripped(env):
     """A stripped binary: its instructions are object+offset, never a crash."""
     strip = shutil.which("strip")

@@ -8,8 +8,11 @@
  *   nested: region "outer" runs spin_light() and, inside region "inner",
  *         spin_heavy(): outer holds all samples, only the light ones its own.
  *   omp: like spin on every OpenMP thread, inside "work" on each.
+ *   ompbody: inside region "body", every OpenMP thread spins UNIT_MS in the
+ *         parallel construct's own body (the function the compiler outlines
+ *         from main: gcc's main._omp_fn.0, clang's .omp_outlined.).
  *   mpi (mpi builds only): like spin on every rank.
- * usage: sample_spin spin|nested|omp|mpi UNIT_MS [HEAVY_FACTOR] | pages N
+ * usage: sample_spin spin|nested|omp|ompbody|mpi UNIT_MS [HEAVY_FACTOR] | pages N
  * (HEAVY_FACTOR: spin_heavy's units, 3 by default). */
 #include "../fresh_pages.h"
 
@@ -102,6 +105,18 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "omp") == 0) {
 #pragma omp parallel
         spin_work(unit);
+    } else if (strcmp(mode, "ompbody") == 0) {
+        perfmark_region_begin("body");
+#pragma omp parallel
+        {
+            double end = cpu_ms() + unit;
+            uint64_t x = sink;
+            while (cpu_ms() < end)
+                for (int i = 0; i < 100000; i++)
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+            sink = x;
+        }
+        perfmark_region_end("body");
 #endif
 #ifdef SAMPLE_SPIN_MPI
     } else if (strcmp(mode, "mpi") == 0) {
