@@ -26,21 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int pm_put_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-    H5Tset_size(t, strlen(value) + 1);
-    if (H5Aexists(obj, name) > 0)
-        H5Adelete(obj, name);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a >= 0 && H5Awrite(a, t, value) >= 0 ? 0 : -1;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(sp), H5Tclose(t);
-    return rc;
-}
-
-static int pm_put_num(hid_t obj, const char *name, hid_t type, const void *value)
+/* Attribute `name` of obj (replaced if there), one value of `type`. */
+static int pm_put_attr(hid_t obj, const char *name, hid_t type, const void *value)
 {
     hid_t sp = H5Screate(H5S_SCALAR);
     if (H5Aexists(obj, name) > 0)
@@ -50,6 +37,15 @@ static int pm_put_num(hid_t obj, const char *name, hid_t type, const void *value
     if (a >= 0)
         H5Aclose(a);
     H5Sclose(sp);
+    return rc;
+}
+
+static int pm_put_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(value) + 1);
+    int rc = pm_put_attr(obj, name, t, value);
+    H5Tclose(t);
     return rc;
 }
 
@@ -107,10 +103,10 @@ int main(int argc, char **argv)
               : H5Lexists(f, "summary", H5P_DEFAULT) > 0
                   ? H5Gopen2(f, "summary", H5P_DEFAULT)
                   : H5Gcreate2(f, "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = g < 0 || pm_put_str(f, "detail", "summary") || pm_put_num(f, "ranks", H5T_STD_I32LE,
+    int rc = g < 0 || pm_put_str(f, "detail", "summary") || pm_put_attr(f, "ranks", H5T_STD_I32LE,
                                                                           &ranks) ||
-             pm_put_num(f, "rank", H5T_STD_I32LE, &minus1) || pm_put_str(g, "layout", layout) ||
-             pm_put_num(g, "threads", H5T_STD_U64LE, &threads) ||
+             pm_put_attr(f, "rank", H5T_STD_I32LE, &minus1) || pm_put_str(g, "layout", layout) ||
+             pm_put_attr(g, "threads", H5T_STD_U64LE, &threads) ||
              pm_put_array(g, "state", H5T_STD_U8LE, len, state) ||
              pm_put_array(g, "kept_rank", H5T_STD_I32LE, 1, &kept) ||
              pm_put_array(g, "kept_row", H5T_STD_U64LE, 1, &kept_row) ||

@@ -223,12 +223,10 @@ PM_EXPORT int pm_job_summary(const struct pm_comm *c, const char *path, uint64_t
         !(low = calloc(nrows ? nrows : 1, sizeof *low)) ||
         !(rank != 0 || (out->refs = calloc(nrows ? nrows : 1, sizeof *out->refs))))
         failed = 1;
-    /* none: INT64_MAX, the largest value whether the MPI compares the
-     * words as unsigned or (MPICH 4.0's MPI_MIN on MPI_UINT64_T) signed */
     for (size_t i = 0; !failed && i < nrows; i++) {
         uint64_t t = rows[i];
 
-        who[i] = INT64_MAX;
+        who[i] = UINT64_MAX;
         if (opened && t >= t_base && t - t_base < d.T)
             who[i] = (uint64_t)(uint32_t)d.tids[t - t_base].rank << 32 |
                      (uint32_t)d.tids[t - t_base].thread;
@@ -238,8 +236,8 @@ PM_EXPORT int pm_job_summary(const struct pm_comm *c, const char *path, uint64_t
         goto done;
     for (size_t i = 0; rank == 0 && i < nrows; i++) {
         out->refs[i].row = rows[i];
-        out->refs[i].rank = low[i] == INT64_MAX ? -1 : (int32_t)(uint32_t)(low[i] >> 32);
-        out->refs[i].thread = low[i] == INT64_MAX ? -1 : (int32_t)(uint32_t)low[i];
+        out->refs[i].rank = low[i] == UINT64_MAX ? -1 : (int32_t)(uint32_t)(low[i] >> 32);
+        out->refs[i].thread = low[i] == UINT64_MAX ? -1 : (int32_t)(uint32_t)low[i];
     }
     out->nrefs = rank == 0 ? nrows : 0;
     rc = 0;

@@ -366,25 +366,24 @@ static void *pm_calloc2(size_t a, size_t b, size_t size)
 /* Everything that needs no cell: allocations, the tree order, event keys,
  * per-rank statistics and one pass over the /thread totals (pm_thread_pass),
  * TopDown and across-ranks setup. */
+static int pm_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
 struct pm_file_tid pm_report_tid(const struct pm_report *rep, size_t t)
 {
     const struct pm_file *d = rep->d;
     struct pm_file_tid none = {-1, -1};
-    size_t lo = 0, hi = d->nrefs;
+    uint64_t key = t;
 
     if (!d->summary)
         return t < d->T ? d->tids[t] : none;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (d->ref_row[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < d->nrefs && d->ref_row[lo] == t)
-        return (struct pm_file_tid){d->ref_rank[lo], d->ref_thread[lo]};
-    return none;
+    const uint64_t *at = bsearch(&key, d->ref_row, d->nrefs, sizeof key, pm_cmp_u64);
+    return at ? (struct pm_file_tid){d->ref_rank[at - d->ref_row], d->ref_thread[at - d->ref_row]}
+              : none;
 }
 
 static void pm_ref_add(uint64_t *rows, size_t *n, size_t cap, size_t t)
@@ -393,12 +392,6 @@ static void pm_ref_add(uint64_t *rows, size_t *n, size_t cap, size_t t)
         rows[(*n)++] = (uint64_t)t;
 }
 
-static int pm_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
 
 size_t pm_report_refs_cap(const struct pm_report *rep)
 {

@@ -953,6 +953,13 @@ void pm_rstate_free(struct pm_rstate *s)
     free(s);
 }
 
+static int pm_cmp_rank(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
 /* A summary file: its state over every rank, finished as the job's report
  * would be. The setup's pass over the /thread totals summed the kept ranks'
  * threads only: those sums are dropped, the state has every rank's. */
@@ -993,19 +1000,11 @@ static int pm_build_summary(struct pm_report *rep, const struct pm_file *d, cons
     rep->xr.nranks = 0;
     int rc = pm_rstate_join(&s, d->summary_state, d->summary_state_len);
     if (rc == 0) {
-        /* the kept threads among every rank */
+        /* the kept threads among every rank (each is one of them) */
         for (size_t t = 0; t < d->T; t++) {
-            size_t lo = 0, hi = rep->xr.nranks;
-
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (rep->xr.ranks[mid] < d->tids[t].rank)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            rep->xr.thread_rank[t] = (uint32_t)lo;
+            const int32_t *k = bsearch(&d->tids[t].rank, rep->xr.ranks, rep->xr.nranks,
+                                       sizeof *k, pm_cmp_rank);
+            rep->xr.thread_rank[t] = k ? (uint32_t)(k - rep->xr.ranks) : 0;
         }
         rc = pm_rstate_finish(&s);
     } else {

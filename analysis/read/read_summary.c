@@ -90,23 +90,21 @@ int pm_rd_load_summary(struct pm_rd *rd, struct pm_file *d)
     return 0;
 }
 
+static int pm_cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
 size_t pm_file_job_row(const struct pm_file *d, size_t t)
 {
-    size_t lo = 0, hi = d->nkept;
-
     if (!d->summary || t >= d->T)
         return t;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (d->kept_rank[mid] < d->tids[t].rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo >= d->nkept || d->kept_first[lo] == SIZE_MAX)
+    const int32_t *k = bsearch(&d->tids[t].rank, d->kept_rank, d->nkept, sizeof *k, pm_cmp_i32);
+    if (!k || d->kept_first[k - d->kept_rank] == SIZE_MAX)
         return t;
-    return (size_t)d->kept_row[lo] + (t - d->kept_first[lo]);
+    return (size_t)d->kept_row[k - d->kept_rank] + (t - d->kept_first[k - d->kept_rank]);
 }
 
 void pm_rd_free_summary(struct pm_file *d)

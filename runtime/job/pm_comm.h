@@ -31,7 +31,6 @@ struct pm_comm {
      * same ABI may use it (the parallel HDF5 writer, pm_writer.h). */
     const char *abi;
     const void *mpi_comm;
-    /* MIN: of values below 2^63 (MPICH 4.0 compares MPI_UINT64_T signed). */
     int (*allreduce)(const struct pm_comm *c, const uint64_t *in, uint64_t *out, int n,
                      enum pm_comm_op op);
     /* Σ of `in` over the ranks below this one; zeros on rank 0. */

@@ -11,11 +11,22 @@
 
 static int pm_c_ok(int rc) { return rc == MPI_SUCCESS ? 0 : -1; }
 
+/* MIN of unsigned words as a MIN of signed ones with the top bit flipped
+ * (the same order): MPICH 4.0 compares MPI_UINT64_T signed under MPI_MIN
+ * (0 and UINT64_MAX give UINT64_MAX), MPI_INT64_T means the same on every
+ * MPI. SUM is the same bits either way. */
 static int pm_c_allreduce(const struct pm_comm *c, const uint64_t *in, uint64_t *out, int n,
                           enum pm_comm_op op)
 {
-    return pm_c_ok(PMPI_Allreduce(in, out, n, MPI_UINT64_T, op == PM_COMM_MIN ? MPI_MIN : MPI_SUM,
-                                  PM_COMM_OF(c)));
+    if (op != PM_COMM_MIN)
+        return pm_c_ok(PMPI_Allreduce(in, out, n, MPI_UINT64_T, MPI_SUM, PM_COMM_OF(c)));
+    const uint64_t top = (uint64_t)1 << 63;
+    for (int i = 0; i < n; i++)
+        out[i] = in[i] ^ top;
+    int rc = pm_c_ok(PMPI_Allreduce(MPI_IN_PLACE, out, n, MPI_INT64_T, MPI_MIN, PM_COMM_OF(c)));
+    for (int i = 0; i < n; i++)
+        out[i] ^= top;
+    return rc;
 }
 
 static int pm_c_exscan_sum(const struct pm_comm *c, const uint64_t *in, uint64_t *out, int n)
