@@ -26,7 +26,7 @@ set(pm_mpi_wrapper_targets)
 foreach(abi ${PM_MPI_ABIS})
   list(APPEND pm_mpi_wrapper_targets perfmark_mpi_${abi})
 endforeach()
-set(pm_installed_binaries perfmark_runtime perfmark_writer perfmark_cli perfmark
+set(pm_installed_binaries perfmark_runtime perfmark_writer perfmark_cli perfmark ${PM_UNWIND}
   ${pm_mpi_wrapper_targets} ${PM_WRITER_MPICH} ${PM_CLI_MPICH}
   perfmark_likwid perfmark_papi perfmark_caliper perfmark_fortran
   perfmark-selftest-kernels mpi_omp_demo perfmark-attach perfmark-hooks)
@@ -48,8 +48,9 @@ endforeach()
 
 install(TARGETS perfmark_runtime EXPORT perfmarkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The HDF5 writer the runtime loads from its own directory (runtime/file/pm_writer.h).
-install(TARGETS perfmark_writer ${PM_WRITER_MPICH} perfmark_cli ${PM_CLI_MPICH}
+# The HDF5 writer and the DWARF unwinder the runtime loads from its own
+# directory (runtime/file/pm_writer.h, runtime/sample/pm_unwind.h).
+install(TARGETS perfmark_writer ${PM_WRITER_MPICH} perfmark_cli ${PM_CLI_MPICH} ${PM_UNWIND}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The MPI wrapper libraries, one per MPI ABI, which the runtime's MPI
 # dispatcher loads from its own directory (wrappers/mpi/pm_mpi_dispatch.c).

@@ -70,8 +70,14 @@ const char pm_usage_run[] =
     "                       default to 1ms); samples are credited to the region\n"
     "                       open at the time and to their function and source\n"
     "                       line (named offline by perfmark report) [PERFMARK_SAMPLE]\n"
-    "      --sample-callchain  record the callers of each sample too\n"
+    "      --sample-callchain[=dwarf|fp]  record the callers of each sample too:\n"
+    "                       dwarf (the default) unwinds a copy of the user stack\n"
+    "                       with the objects' call-frame information, for code\n"
+    "                       built without frame pointers; fp walks the frame\n"
+    "                       pointers, cheaper where the code keeps them\n"
     "                       [PERFMARK_SAMPLE_CALLCHAIN]\n"
+    "      --sample-stack BYTES  dwarf: user stack copied per sample (8192;\n"
+    "                       deeper stacks need more) [PERFMARK_SAMPLE_STACK]\n"
     "      --interval T     also read every thread's counters every T (100ms, 1s;\n"
     "                       at least 1ms) from a thread of perfmark's: counts over\n"
     "                       time, with the region each thread was in [PERFMARK_INTERVAL]\n"
@@ -283,7 +289,11 @@ int pm_cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "--count") && value) {
             setenv("PERFMARK_COUNT", value, 1), i++;
         } else if (!strcmp(a, "--sample-callchain")) {
-            setenv("PERFMARK_SAMPLE_CALLCHAIN", "1", 1);
+            setenv("PERFMARK_SAMPLE_CALLCHAIN", "dwarf", 1);
+        } else if (!strncmp(a, "--sample-callchain=", 19)) {
+            setenv("PERFMARK_SAMPLE_CALLCHAIN", a + 19, 1);
+        } else if (!strcmp(a, "--sample-stack") && value) {
+            setenv("PERFMARK_SAMPLE_STACK", value, 1), i++;
         } else if (!strcmp(a, "--bind-cpu") && value) {
             setenv("PERFMARK_BIND_CPU", value, 1), i++;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

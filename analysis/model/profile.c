@@ -355,8 +355,10 @@ static void pm_results(struct pm_builder *b)
             pm_top_insert(c->fn, &c->nfn, &it);
         else if (kind == PM_K_LINE)
             pm_top_insert(c->line, &c->nline, &it);
-        else
+        else {
             pm_top_insert(c->path, &c->npath, &it);
+            c->with_path += a->total;
+        }
     }
     for (size_t c = 0; c < (p->R + 1) * p->S; c++) {
         struct pm_prof_cell *cell = &p->cell[c];
@@ -456,6 +458,7 @@ static int pm_profile_setup(struct pm_builder *b)
     if (d->stream && pm_file_call_chains(d, &b->chains, &b->nchains, &b->frames, &b->nframes,
                                          err, sizeof err) < 0)
         b->nchains = b->nframes = 0;
+    p->chains = b->nchains > 0 || (d->sample_callchain[0] && strcmp(d->sample_callchain, "none"));
     for (size_t e = 0; e < d->S; e++)
         p->ev[e] = (struct pm_prof_event){d->sample_events[e].name, d->sample_events[e].requested,
                                           d->sample_events[e].unit, d->sample_events[e].period};

@@ -46,6 +46,7 @@ struct pm_prof_cell {
     /* call paths (files sampled with call chains): the callers, outermost
      * first, then the function; id into pm_profile.path */
     struct pm_prof_item path[PM_PROF_TOP];
+    uint64_t with_path;    /* samples with a call path (the sum over every path) */
 };
 
 /* A function as the report names it. */
@@ -81,6 +82,8 @@ struct pm_profile {
     char **notes;              /* objects that could not be read, and the like */
     size_t nnotes;
     int symbols;               /* this build names functions (elfutils) */
+    int chains;                /* the file has call chains: a sample without one had no
+                                  callers that could be found */
 };
 
 /* The profile of file d, or NULL with *err set (out of memory, a read that

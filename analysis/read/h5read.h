@@ -238,6 +238,9 @@ struct pm_file {
     struct pm_file_module *sample_modules;      /* [K] */
     char *sample_requested;                     /* /samples@requested, "" */
     int sample_counting;                        /* /samples@counting: counts by sampling */
+    char sample_callchain[8];                   /* /samples@callchain: none, fp, dwarf;
+                                                   "" before revision 10 */
+    uint32_t sample_stack_bytes;                /* /samples@stack_bytes (dwarf) */
     uint64_t *sample_lost, *sample_throttled;   /* [R*S] Σ over threads of the cells */
     uint64_t *sample_root_lost, *sample_root_throttled; /* [S] Σ of /thread/samples_* */
     struct pm_file_hit *sample_hits;            /* [H] after pm_file_load; NULL after

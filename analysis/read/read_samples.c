@@ -7,6 +7,7 @@
  */
 #include "read_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,15 @@ int pm_rd_load_samples(struct pm_rd *rd, struct pm_file *d, int stream)
         rc = pm_rd_attr_int(&on_group, pm_schema_name(PM_S_SAMPLES_COUNTING), H5T_NATIVE_UINT8,
                             &counting);
     d->sample_counting = counting != 0;
+    char *mode = NULL;  /* both absent before revision 10 */
+    if (rc >= 0 && pm_rd_attr_str(&on_group, pm_schema_name(PM_S_SAMPLES_CALLCHAIN), &mode) < 0)
+        rc = -1;
+    if (mode)
+        snprintf(d->sample_callchain, sizeof d->sample_callchain, "%s", mode);
+    free(mode);
+    if (rc >= 0 && pm_rd_attr_int(&on_group, pm_schema_name(PM_S_SAMPLES_STACK_BYTES),
+                                  H5T_NATIVE_UINT32, &d->sample_stack_bytes) < 0)
+        rc = -1;
     H5Gclose(grp);
     if (rc < 0) {
         rd->failed = on_group.failed;

@@ -279,6 +279,10 @@ int pm_h5out_sample_tables(struct pm_h5model *m, const struct pm_output *o,
                                  spec ? spec->requested : "");
     uint8_t counting = (uint8_t)(spec && spec->counting);
     rc |= pm_h5model_attr_num(m, PM_S_SAMPLES, PM_S_SAMPLES_COUNTING, NULL, &counting);
+    int mode = spec && spec->n ? spec->callchain : PM_CHAIN_NONE;
+    uint32_t stack = mode == PM_CHAIN_DWARF ? spec->stack_bytes : 0;
+    rc |= pm_h5model_attr_str(m, PM_S_SAMPLES, PM_S_SAMPLES_CALLCHAIN, pm_chain_mode_name(mode));
+    rc |= pm_h5model_attr_num(m, PM_S_SAMPLES, PM_S_SAMPLES_STACK_BYTES, NULL, &stack);
     uint64_t de[1] = {(uint64_t)n}, dm[1] = {(uint64_t)nmodules};
     rc |= pm_h5model_dataset(m, PM_S_SAMPLES_EVENTS, event_fields, PM_NFIELDS(event_fields),
                              sizeof *rows, de, rows);

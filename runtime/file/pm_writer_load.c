@@ -9,6 +9,7 @@
  * use, an abort in the middle of the write. */
 #define _GNU_SOURCE
 #include "job/pm_mpi_which.h"
+#include "pm_beside.h"
 #include "pm_writer.h"
 
 #include <dlfcn.h>
@@ -41,55 +42,6 @@ static struct pm_writer_slot {
 };
 #define PM_SLOTS (int)(sizeof pm_slots / sizeof pm_slots[0])
 
-/* `dir`/`file`, for a library path `lib` ("" dir: none). */
-static int pm_beside(const char *lib, const char *file, char *out, size_t len)
-{
-    const char *slash = lib ? strrchr(lib, '/') : NULL;
-    if (!slash)
-        return -1;
-    int n = snprintf(out, len, "%.*s/%s", (int)(slash - lib), lib, file);
-    return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-struct pm_search {
-    const char *file;
-    char path[4096];
-    void *lib;
-};
-
-/* Beside another libperfmark.so of this process (the one the program
- * was linked with, when a copy of the runtime was preloaded alone). */
-static int pm_beside_any(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct pm_search *s = arg;
-    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    if (s->lib || !base || strncmp(base + 1, "libperfmark.so", 14) != 0)
-        return 0;
-    if (pm_beside(info->dlpi_name, s->file, s->path, sizeof s->path) == 0)
-        s->lib = dlopen(s->path, RTLD_NOW | RTLD_LOCAL);
-    return s->lib != NULL;
-}
-
-/* The writer: beside this runtime (an install, or the build tree), else
- * beside any other libperfmark.so loaded here, else wherever the dynamic
- * loader finds it (LD_LIBRARY_PATH, ld.so.conf). */
-static void *pm_open_writer(const char *file, char *err, size_t errlen)
-{
-    struct pm_search s = {file, "", NULL};
-    Dl_info self;
-    if (dladdr((void *)pm_open_writer, &self) &&
-        pm_beside(self.dli_fname, file, s.path, sizeof s.path) == 0)
-        s.lib = dlopen(s.path, RTLD_NOW | RTLD_LOCAL);
-    if (!s.lib) {
-        snprintf(err, errlen, "%s", s.path[0] ? dlerror() : "libperfmark.so's directory unknown");
-        dl_iterate_phdr(pm_beside_any, &s);
-    }
-    if (!s.lib)
-        s.lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    return s.lib;
-}
-
 /* An MPI of another ABI is loaded here: this writer must not be. */
 static int pm_other_mpi(const struct pm_writer_slot *w, char *err, size_t errlen)
 {
@@ -112,7 +64,7 @@ static void pm_load(struct pm_writer_slot *w)
     char err[sizeof w->error] = "";
     pm_writer_attach_fn attach = pm_writer_attach;
     if (!attach && !pm_other_mpi(w, err, sizeof err)) {
-        void *lib = pm_open_writer(w->file, err, sizeof err);
+        void *lib = pm_dlopen_beside(w->file, err, sizeof err);
         if (lib && !(attach = (pm_writer_attach_fn)dlsym(lib, PM_WRITER_ENTRY)))
             snprintf(err, sizeof err, "%s has no %s", w->file, PM_WRITER_ENTRY);
         else if (lib)

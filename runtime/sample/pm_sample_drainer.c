@@ -16,6 +16,7 @@ static struct pm_sampler **pm_rings;
 static int pm_nrings, pm_rings_cap;
 static pthread_t pm_drainer;
 static int pm_running;
+static int pm_period_ms = PM_DRAINER_PERIOD_MS;
 static int pm_stopping;
 static int pm_wake[2] = {-1, -1};  /* stop → the thread's poll */
 
@@ -75,23 +76,26 @@ static void *pm_drainer_main(void *arg)
          * says POLLNVAL, or watches a reused number; either way we only
          * wake early, and drain under the lock below. */
         if (fds)
-            poll(fds, (nfds_t)n, PM_DRAINER_PERIOD_MS);
+            poll(fds, (nfds_t)n, pm_period_ms);
         else
-            usleep(PM_DRAINER_PERIOD_MS * 1000);
+            usleep((useconds_t)pm_period_ms * 1000);
         pthread_mutex_lock(&pm_drainer_lock);
-        for (int i = 0; i < pm_nrings; i++)
+        for (int i = 0; i < pm_nrings; i++) {
             if (pm_sampler_pending(pm_rings[i]->cursor))
                 pm_sampler_drain_try(pm_rings[i]);
+            pm_sampler_unwind(pm_rings[i]);  /* stacks the owner copied aside */
+        }
         pthread_mutex_unlock(&pm_drainer_lock);
     }
     free(fds);
     return NULL;
 }
 
-int pm_sample_drainer_start(void)
+int pm_sample_drainer_start(int period_ms)
 {
     if (pm_running)
         return 0;
+    pm_period_ms = period_ms > 0 ? period_ms : PM_DRAINER_PERIOD_MS;
     if (pipe2(pm_wake, O_CLOEXEC | O_NONBLOCK) != 0)
         return -1;
     /* The drainer takes no signal: they belong to the program's threads. */

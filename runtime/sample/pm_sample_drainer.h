@@ -10,10 +10,14 @@
 #include "pm_sampler.h"
 
 #define PM_DRAINER_PERIOD_MS 100
+/* With DWARF call paths the owners' markers move copied stacks aside
+ * without waking anyone: the drainer then comes every 10 ms to unwind them
+ * (at 1 kHz, ~10 stacks a thread), well before a thread's stash fills. */
+#define PM_DRAINER_PERIOD_UNWIND_MS 10
 
 /* Start the thread (once). 0, or -1 with errno: then rings fill up inside
  * long regions and the kernel counts what it could not store as lost. */
-int pm_sample_drainer_start(void);
+int pm_sample_drainer_start(int period_ms);
 /* Rings the drainer looks after: added by their owner once open, removed
  * before they close. */
 void pm_sample_drainer_add(struct pm_sampler *s);

@@ -1,4 +1,5 @@
 #include "pm_sample_spec.h"
+#include "pm_unwind.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -96,12 +97,18 @@ uint64_t pm_sample_default_period(const struct perf_event_attr *attr)
 }
 
 void pm_sample_attr(struct perf_event_attr *attr, uint64_t period, int callchain,
-                    unsigned ring_bytes)
+                    unsigned stack_bytes, unsigned ring_bytes)
 {
     attr->sample_period = period;
     attr->freq = 0;
-    attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-                        (callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+    attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+    if (callchain == PM_CHAIN_FP)
+        attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+    if (callchain == PM_CHAIN_DWARF) {
+        attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        attr->sample_regs_user = PM_UNWIND_REGS_MASK;
+        attr->sample_stack_user = stack_bytes;
+    }
     attr->sample_id_all = 1;  /* LOST and THROTTLE records name their event too */
     attr->disabled = 1;       /* enabled once the ring is mapped */
     attr->inherit = 0;
@@ -178,7 +185,8 @@ static int pm_sample_item(const char *item, struct pm_sample_spec *spec, char *w
             se->period = allowed;
         }
     }
-    pm_sample_attr(&se->attr, se->period, spec->callchain, spec->pages * 4096u);
+    pm_sample_attr(&se->attr, se->period, spec->callchain, spec->stack_bytes,
+                   spec->pages * 4096u);
     /* Opened for real once here, so that the reason is said once, not per
      * thread. */
     int fd = pm_perf_open(&se->attr, -1, -1);
@@ -196,14 +204,26 @@ static int pm_sample_item(const char *item, struct pm_sample_spec *spec, char *w
 }
 
 void pm_sample_spec_build(const char *request, unsigned pages, int callchain,
-                          struct pm_sample_spec *spec)
+                          unsigned stack_bytes, struct pm_sample_spec *spec)
 {
     memset(spec, 0, sizeof *spec);
     snprintf(spec->requested, sizeof spec->requested, "%s", request ? request : "");
-    spec->pages = pages ? pages : PM_SAMPLE_PAGES_DEFAULT;
-    spec->callchain = callchain;
     if (!request || !*request || strcasecmp(request, "none") == 0)
         return;
+    if (callchain == PM_CHAIN_DWARF) {
+        char why[PM_NOTE_LEN / 2];
+        if (pm_unwind_load(why, sizeof why) != 0) {
+            pm_sample_note(spec, "cannot unwind call paths with DWARF (%s): recording frame-"
+                           "pointer chains instead, which stop early in code built without "
+                           "frame pointers%s", why, "");
+            callchain = PM_CHAIN_FP;
+        }
+    }
+    spec->callchain = callchain;
+    spec->stack_bytes = stack_bytes ? stack_bytes : PM_UNWIND_STACK_DEFAULT;
+    spec->pages = pages ? pages
+                        : callchain == PM_CHAIN_DWARF ? PM_SAMPLE_PAGES_DWARF
+                                                      : PM_SAMPLE_PAGES_DEFAULT;
     char buf[sizeof spec->requested];
     snprintf(buf, sizeof buf, "%s", request);
     char *save = NULL;

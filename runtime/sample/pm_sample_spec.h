@@ -17,6 +17,13 @@
 #include <stdint.h>
 
 #define PM_MAX_SAMPLE_EVENTS 8
+/* How callers are found (PERFMARK_SAMPLE_CALLCHAIN): none; the kernel walks
+ * the frame pointers; or perfmark unwinds a copy of the user stack with the
+ * objects' DWARF CFI (pm_unwind.h). */
+enum pm_chain_mode { PM_CHAIN_NONE, PM_CHAIN_FP, PM_CHAIN_DWARF };
+/* Data pages of a ring that holds copied stacks, unless PERFMARK_SAMPLE_PAGES
+ * says: 32 samples of 8 KiB. */
+#define PM_SAMPLE_PAGES_DWARF 64
 #define PM_SAMPLE_MAX_NOTES 16
 /* Data pages of each thread's ring buffer, unless PERFMARK_SAMPLE_PAGES says. */
 #define PM_SAMPLE_PAGES_DEFAULT 16
@@ -35,7 +42,8 @@ struct pm_sample_spec {
     int n;
     struct pm_sample_event ev[PM_MAX_SAMPLE_EVENTS];
     unsigned pages;                     /* data pages per thread ring, a power of two */
-    int callchain;                      /* PERFMARK_SAMPLE_CALLCHAIN */
+    int callchain;                      /* PM_CHAIN_*: PERFMARK_SAMPLE_CALLCHAIN as it can be had */
+    unsigned stack_bytes;               /* PM_CHAIN_DWARF: user stack copied per sample */
     int counting;                       /* sampled counting: these samples are the counts
                                            (PERFMARK_COUNT=sampled; markers read nothing) */
     char requested[1024];               /* PERFMARK_SAMPLE as given */
@@ -65,7 +73,7 @@ uint64_t pm_sample_allowed_period(uint64_t period_ns, uint64_t max_rate);
  * sample records (the event's id and the user IP; the call chain if asked),
  * disabled until the ring is mapped, the ring's wake-up mark. */
 void pm_sample_attr(struct perf_event_attr *attr, uint64_t period, int callchain,
-                    unsigned ring_bytes);
+                    unsigned stack_bytes, unsigned ring_bytes);
 
 /* The period of an event sampled for counting (PERFMARK_COUNT=sampled)
  * when the request gives none: 1 ms of CPU for time events, 1000003 for
@@ -74,9 +82,17 @@ void pm_sample_attr(struct perf_event_attr *attr, uint64_t period, int callchain
 uint64_t pm_sample_default_period(const struct perf_event_attr *attr);
 
 /* Parse and check the request; events this machine cannot sample are dropped
- * with a note. `request` "" or "none" samples nothing. `pages` and
- * `callchain` come from the configuration (pages 0: the default). */
+ * with a note. `request` "" or "none" samples nothing. `pages`, `callchain`
+ * (PM_CHAIN_*) and `stack_bytes` come from the configuration (0: the
+ * defaults). DWARF call paths without the unwinder become frame-pointer
+ * chains, with a note. */
 void pm_sample_spec_build(const char *request, unsigned pages, int callchain,
-                          struct pm_sample_spec *spec);
+                          unsigned stack_bytes, struct pm_sample_spec *spec);
+/* "none", "fp" or "dwarf" (inline: the writer, linked into perfmark-attach
+ * without the spec, names it too). */
+static inline const char *pm_chain_mode_name(int mode)
+{
+    return mode == PM_CHAIN_DWARF ? "dwarf" : mode == PM_CHAIN_FP ? "fp" : "none";
+}
 
 #endif

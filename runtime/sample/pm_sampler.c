@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "pm_sampler.h"
+#include "pm_unwind.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -66,6 +67,7 @@ int pm_sampler_open(struct pm_sampler *s, struct pm_sample_cursor *cursor, const
         return 0;
     s->nevents = spec->n;
     s->callchain = spec->callchain;
+    s->stack_bytes = spec->stack_bytes;
     int err = 0;
     for (int i = 0; i < spec->n && !err; i++) {
         struct perf_event_attr attr = spec->ev[i].attr;
@@ -154,6 +156,7 @@ void pm_sampler_forget(struct pm_sampler *s)
     s->nchains = s->chain_ips_used = 0;
     if (s->chain_hash)
         memset(s->chain_hash, 0, ((size_t)s->chain_hash_mask + 1) * sizeof *s->chain_hash);
+    s->stash_used = 0;
 }
 
 /* ---- what is kept -------------------------------------------------------------- */
@@ -342,6 +345,80 @@ static int pm_event_of(const struct pm_sampler *s, uint64_t id)
     return -1;
 }
 
+/* A copied stack waiting for the unwinder: the sample's registers in DWARF
+ * order and `bytes` of stack from its SP. */
+struct pm_stack_rec {
+    int32_t node;
+    uint32_t event;
+    uint64_t ip;
+    uint64_t bytes;
+    uint64_t regs[PM_UNWIND_NREGS];
+};
+
+/* Bytes `pos`.. of the ring into out (a record may wrap around its end). */
+static void pm_ring_copy(const struct pm_sampler *s, uint64_t pos, void *out, size_t len)
+{
+    size_t at = (size_t)(pos & (s->data_bytes - 1)), first = s->data_bytes - at;
+    if (first > len)
+        first = len;
+    memcpy(out, s->data + at, first);
+    memcpy((unsigned char *)out + first, s->data, len - first);
+}
+
+/* Keep the sample's registers and stack for pm_sampler_unwind; 0, or -1
+ * when the record has none or the stash is full (the sample then counts
+ * without callers). The record: abi, regs (abi != 0), size, data[size],
+ * dyn_size (size != 0) after the id and the IP. */
+static int pm_stash_stack(struct pm_sampler *s, uint64_t pos, uint64_t size, int32_t node,
+                          int event, uint64_t ip)
+{
+    uint64_t at = 24, nregs = (uint64_t)__builtin_popcountll(PM_UNWIND_REGS_MASK);
+    if (!PM_UNWIND_SUPPORTED || size < at + 16 || pm_ring_word(s, pos + at) == 0)
+        return -1;  /* no user registers: a kernel thread, or none asked */
+    uint64_t regs_at = at + 8;
+    at = regs_at + 8 * nregs;
+    if (at + 8 > size)
+        return -1;
+    uint64_t copied = pm_ring_word(s, pos + at);
+    if (copied == 0 || copied > size - at - 16)
+        return -1;
+    uint64_t used = pm_ring_word(s, pos + at + 8 + copied);
+    if (used > copied)
+        used = copied;
+    used &= ~7ull;
+    size_t need = sizeof(struct pm_stack_rec) + (size_t)used;
+    if (s->stash_used + need > s->stash_cap) {
+        size_t cap = s->stash_cap ? s->stash_cap : 64 * 1024;
+        while (cap < s->stash_used + need)
+            cap *= 2;
+        if (cap > PM_STASH_MAX)
+            return -1;
+        unsigned char *grown = realloc(s->stash, cap);
+        if (!grown)
+            return -1;
+        s->stash = grown;
+        s->stash_cap = cap;
+    }
+    struct pm_stack_rec rec = {.node = node, .event = (uint32_t)event, .ip = ip, .bytes = used};
+    uint64_t sample_regs[PM_UNWIND_NREGS];
+    for (uint64_t i = 0; i < nregs && i < PM_UNWIND_NREGS; i++)
+        sample_regs[i] = pm_ring_word(s, pos + regs_at + 8 * i);
+    pm_unwind_regs_from_sample(sample_regs, rec.regs);
+    memcpy(s->stash + s->stash_used, &rec, sizeof rec);
+    pm_ring_copy(s, pos + at + 8, s->stash + s->stash_used + sizeof rec, (size_t)used);
+    s->stash_used += need;
+    return 0;
+}
+
+/* Count one sample at (node, event, ip) with its chain of callers. */
+static void pm_count_sample(struct pm_sampler *s, int32_t node, int event, uint64_t ip,
+                            uint32_t chain)
+{
+    struct pm_sample_site *site = pm_site(s, node, (uint32_t)event, ip, chain);
+    if (site)
+        site->count++;
+}
+
 static void pm_take_sample(struct pm_sampler *s, uint64_t pos, uint64_t size, int32_t node)
 {
     int event = pm_event_of(s, pm_ring_word(s, pos + 8));
@@ -350,8 +427,19 @@ static void pm_take_sample(struct pm_sampler *s, uint64_t pos, uint64_t size, in
         return;
     }
     uint64_t ip = pm_ring_word(s, pos + 16);
+    uint64_t *stat = pm_nodestat_slot(s, node, event);
+    if (stat)
+        stat[PM_SN_SAMPLES]++;
+    if (s->callchain == PM_CHAIN_DWARF) {
+        /* counted once unwound; one without a stack to unwind, now */
+        if (pm_stash_stack(s, pos, size, node, event, ip) == 0)
+            return;
+        s->stacks_dropped++;
+        pm_count_sample(s, node, event, ip, 0);
+        return;
+    }
     uint32_t chain = 0;
-    if (s->callchain && size >= 32) {
+    if (s->callchain == PM_CHAIN_FP && size >= 32) {
         uint64_t nr = pm_ring_word(s, pos + 24), ips[PM_CHAIN_MAX];
         uint32_t n = 0;
         if (nr > (size - 32) / 8)
@@ -366,12 +454,7 @@ static void pm_take_sample(struct pm_sampler *s, uint64_t pos, uint64_t size, in
         }
         chain = pm_chain_id(s, ips, n);
     }
-    struct pm_sample_site *site = pm_site(s, node, (uint32_t)event, ip, chain);
-    if (site)
-        site->count++;
-    uint64_t *stat = pm_nodestat_slot(s, node, event);
-    if (stat)
-        stat[PM_SN_SAMPLES]++;
+    pm_count_sample(s, node, event, ip, chain);
 }
 
 /* A LOST, LOST_SAMPLES or THROTTLE record: its event is the last word (the
@@ -439,5 +522,51 @@ int pm_sampler_drain_try(struct pm_sampler *s)
         return 0;
     pm_sampler_drain_locked(s);
     pm_sampler_unlock(s);
+    return 1;
+}
+
+/* ---- DWARF call paths ------------------------------------------------------------ */
+
+int pm_sampler_unwind(struct pm_sampler *s)
+{
+    if (s->callchain != PM_CHAIN_DWARF || !__atomic_load_n(&s->stash_used, __ATOMIC_RELAXED))
+        return 0;
+    int saved = errno;
+    /* Take the stash, leave the spare: the owner goes on copying into it
+     * while the stacks are unwound without the lock. */
+    pm_sampler_lock(s);
+    unsigned char *buf = s->stash;
+    size_t used = s->stash_used, cap = s->stash_cap;
+    s->stash = s->spare;
+    s->stash_cap = s->spare_cap;
+    s->stash_used = 0;
+    s->spare = NULL;
+    s->spare_cap = 0;
+    pm_sampler_unlock(s);
+    for (size_t at = 0; at + sizeof(struct pm_stack_rec) <= used;) {
+        struct pm_stack_rec rec;
+        memcpy(&rec, buf + at, sizeof rec);
+        const unsigned char *stack = buf + at + sizeof rec;
+        at += sizeof rec + (size_t)rec.bytes;
+        uint64_t callers[PM_CHAIN_MAX];
+        int n = pm_unwind_stack(rec.regs, stack, (size_t)rec.bytes, callers, PM_CHAIN_MAX);
+        pm_sampler_lock(s);
+        if (n > 0)
+            s->stacks_unwound++;
+        else
+            s->stacks_failed++;
+        uint32_t chain = n > 0 ? pm_chain_id(s, callers, (uint32_t)n) : 0;
+        pm_count_sample(s, rec.node, (int)rec.event, rec.ip, chain);
+        pm_sampler_unlock(s);
+    }
+    pm_sampler_lock(s);
+    if (!s->spare) {
+        s->spare = buf;
+        s->spare_cap = cap;
+        buf = NULL;
+    }
+    pm_sampler_unlock(s);
+    free(buf);
+    errno = saved;
     return 1;
 }

@@ -73,6 +73,14 @@ struct pm_sampler {
     uint32_t nchains, chain_cap, chain_ips_used, chain_ips_cap, chain_hash_mask;
     uint64_t records, bad_records;        /* for messages */
     uint64_t unknown_ids;
+    /* DWARF call paths: the copied stacks of samples taken, waiting to be
+     * unwound off the sampled thread (pm_sampler_unwind): records of
+     * struct pm_stack_rec + the stack, in `stash`; `spare` is an emptied
+     * buffer swapped in while the unwinder works on the other. */
+    unsigned stack_bytes;
+    unsigned char *stash, *spare;
+    size_t stash_used, stash_cap, spare_cap;
+    uint64_t stacks_unwound, stacks_dropped, stacks_failed;
 };
 
 /* Open the spec's events on the calling thread into one ring, or leave the
@@ -128,6 +136,14 @@ static inline int pm_sampler_poll_fd(const struct pm_sampler *s)
 {
     return s->page ? s->fd[0] : -1;
 }
+
+/* Unwind the stacks copied so far (PM_CHAIN_DWARF) and count their call
+ * paths: the drainer thread after a drain, a thread at its exit, the final
+ * write. Never the sampled thread in a marker. 1 if there were any. */
+int pm_sampler_unwind(struct pm_sampler *s);
+/* Bytes of stacks a thread keeps waiting for the unwinder; past them a
+ * sample is counted without its callers (stacks_dropped). */
+#define PM_STASH_MAX (1u << 20)
 
 /* PERFMARK_SAMPLE_MAX_SITES: distinct (node, event, IP) per thread. */
 void pm_sampler_set_max_sites(uint32_t max_sites);

@@ -3,7 +3,9 @@
 #include "pm_names.h"
 #include "pm_output.h"
 #include "pm_pin.h"
+#include "pm_sample_spec.h"
 #include "pm_series.h"
+#include "pm_unwind.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +79,27 @@ static int pm_env_bool(const char *name, int fallback)
         pm_msg(PM_MSG_ONCE, "%s='%.64s' is not a boolean (use 1 or 0); using %d",
                name, v, fallback);
     return value;
+}
+
+/* PERFMARK_SAMPLE_CALLCHAIN: dwarf (or a true boolean), fp, or none (or a
+ * false one). */
+static int pm_env_callchain(void)
+{
+    const char *v = getenv("PERFMARK_SAMPLE_CALLCHAIN");
+    if (!v || !*v)
+        return PM_CHAIN_NONE;
+    if (strcasecmp(v, "dwarf") == 0)
+        return PM_CHAIN_DWARF;
+    if (strcasecmp(v, "fp") == 0)
+        return PM_CHAIN_FP;
+    if (strcasecmp(v, "none") == 0)
+        return PM_CHAIN_NONE;
+    int bad = 0;
+    int on = pm_parse_bool(v, 0, &bad);
+    if (bad)
+        pm_msg(PM_MSG_ONCE, "PERFMARK_SAMPLE_CALLCHAIN='%.64s' is not dwarf, fp or none; "
+               "recording no callers", v);
+    return on && !bad ? PM_CHAIN_DWARF : PM_CHAIN_NONE;
 }
 
 /* A non-negative integer no larger than max, or -1 (with a message) if the
@@ -193,7 +216,15 @@ void pm_config_read(struct pm_config *cfg)
         pages = -1;
     }
     cfg->sample_pages = pages > 0 ? (unsigned)pages : 0;
-    cfg->sample_callchain = pm_env_bool("PERFMARK_SAMPLE_CALLCHAIN", 0);
+    cfg->sample_callchain = pm_env_callchain();
+    long stack = pm_env_long("PERFMARK_SAMPLE_STACK", PM_UNWIND_STACK_MAX);
+    if (stack >= 0 && (stack < 64 || stack % 8)) {
+        pm_msg(PM_MSG_ONCE, "PERFMARK_SAMPLE_STACK=%ld is not a multiple of 8 in 64..%u; "
+               "copying %u bytes of stack per sample", stack, PM_UNWIND_STACK_MAX,
+               PM_UNWIND_STACK_DEFAULT);
+        stack = -1;
+    }
+    cfg->sample_stack = stack > 0 ? (unsigned)stack : 0;
     cfg->sample_max_sites = pm_env_long("PERFMARK_SAMPLE_MAX_SITES", 1L << 30);
     const char *pin_cpus = getenv("PERFMARK_PIN_CPUS");
     cfg->pin_cpus[0] = '\0';

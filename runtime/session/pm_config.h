@@ -33,7 +33,8 @@ struct pm_config {
     long series_memory_mb;    /* PERFMARK_SERIES_MEMORY (MiB), -1 = default */
     int node;                 /* PERFMARK_NODE: watch every CPU of the job's cpuset */
     unsigned sample_pages;    /* PERFMARK_SAMPLE_PAGES: ring data pages per thread, 0 default */
-    int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: record user call chains */
+    int sample_callchain;     /* PERFMARK_SAMPLE_CALLCHAIN: PM_CHAIN_* */
+    unsigned sample_stack;    /* PERFMARK_SAMPLE_STACK: bytes of stack per sample, 0 default */
     long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */
     int threads_at_birth;     /* PERFMARK_THREADS=all (default): every thread counted from
                                  its start; markers: from its first marker or construct */

@@ -245,6 +245,19 @@ void pm_session_set_node(int local_rank, const int *pids, int n)
  * once at the end (each region's share is in the file: SAMPLES_LOST). */
 static void pm_sampling_losses(void)
 {
+    uint64_t dropped = 0, failed = 0, unwound = 0;
+    for (int32_t i = 0; i < pm_nthreads; i++) {
+        dropped += pm_threads[i]->smp.stacks_dropped;
+        failed += pm_threads[i]->smp.stacks_failed;
+        unwound += pm_threads[i]->smp.stacks_unwound;
+    }
+    if (dropped || (failed && failed * 10 >= failed + unwound))
+        pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
+               "call paths: of %llu sampled stacks, %llu could not be unwound (no call-frame "
+               "information where they stopped, or more than %u bytes of stack) and %llu were "
+               "not kept (the unwinder fell behind): those samples count without callers",
+               (unsigned long long)(dropped + failed + unwound), (unsigned long long)failed,
+               pm_sample.stack_bytes, (unsigned long long)dropped);
     for (int e = 0; e < pm_sample.n; e++) {
         uint64_t lost = 0, throttled = 0, taken = 0;
         for (int32_t i = 0; i < pm_nthreads; i++) {
@@ -284,7 +297,8 @@ static void pm_sampling_start(void)
         pm_counting_by_samples(request, sizeof request);
     else
         snprintf(request, sizeof request, "%s", pm_cfg.sample);
-    pm_sample_spec_build(request, pm_cfg.sample_pages, pm_cfg.sample_callchain, &pm_sample);
+    pm_sample_spec_build(request, pm_cfg.sample_pages, pm_cfg.sample_callchain,
+                         pm_cfg.sample_stack, &pm_sample);
     pm_sample.counting = pm_cfg.count_sampled;
     if (pm_cfg.count_sampled) {
         char list[1024] = "";
@@ -304,7 +318,9 @@ static void pm_sampling_start(void)
         return;
     if (pm_cfg.sample_max_sites > 0)
         pm_sampler_set_max_sites((uint32_t)pm_cfg.sample_max_sites);
-    if (pm_sample_drainer_start() != 0)
+    if (pm_sample_drainer_start(pm_sample.callchain == PM_CHAIN_DWARF
+                                     ? PM_DRAINER_PERIOD_UNWIND_MS
+                                     : PM_DRAINER_PERIOD_MS) != 0)
         pm_msg(pm_rank.rank > 0 ? PM_MSG_FILE_ONLY : PM_MSG_ONCE,
                "cannot start the thread that empties sample buffers (%s): samples in long "
                "regions may be lost (counted as lost)", strerror(errno));
@@ -795,6 +811,7 @@ static void pm_thread_gone(void *arg)
         pm_counterset_close(&t->cs);
         pm_sample_drainer_remove(&t->smp);
         pm_sampler_close(&t->smp);
+        pm_sampler_unwind(&t->smp);  /* its last stacks: no region waits on it now */
         pm_thread_release_tables(t);
         t->exited = 1;
     }
@@ -923,6 +940,7 @@ void pm_session_finalize(struct pm_comm *job)
         if (!t->exited)
             pm_series_end_thread(t);
         pthread_mutex_unlock(&t->settle_lock);
+        pm_sampler_unwind(&t->smp);
     }
     pm_written_file[0] = '\0';
     pm_write_outputs(job);

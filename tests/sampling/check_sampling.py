@@ -380,7 +380,7 @@ def case_callchain(env):
     """--sample-callchain: the callers of spin_heavy's samples are recorded,
     the first being spin_work (sample_spin is built with frame pointers)."""
     out, _ = env.measure("cpu-clock@1ms", ["spin", 100],
-                         env={"PERFMARK_SAMPLE_CALLCHAIN": "1"})
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "fp"})
     nm = shutil.which("nm")
     if not nm:
         print("skip: no nm")
@@ -410,6 +410,87 @@ def case_callchain(env):
     top = max(callers, key=callers.get)
     check(top == "spin_work", "spin_heavy's first caller: %s" % callers)
     print("callchain: spin_heavy called from %s" % callers)
+
+
+def calltree_shares(stacks):
+    """Samples of the tree's three stacks: main;a (its own loop), main;a;b,
+    main;a;b;leaf; stacks are (frames, samples)."""
+    tail = {("calltree_a",): "a", ("calltree_a", "calltree_b"): "b",
+            ("calltree_a", "calltree_b", "calltree_leaf"): "leaf"}
+    got = {"a": 0, "b": 0, "leaf": 0}
+    for frames, n in stacks:
+        if "main" in frames:
+            key = tuple(frames[frames.index("main") + 1:])
+            if key in tail:
+                got[tail[key]] += n
+    return got
+
+
+def case_calltree(env):
+    """DWARF call paths of code built the usual way (sample_calltree: -O2, no
+    frame pointers, no -g): every sample's path reaches main, and the tree's
+    shares hold by construction (a 25 %, b 25 %, leaf 50 % of the samples;
+    inclusive a 100 %, b 75 %) in the folded stacks, the speedscope file and
+    the report's call paths (text and JSON). Without call-frame information
+    the stacks cannot be unwound, and the report and a message say so."""
+    prog = os.path.join(env.build, "tests", "sample_calltree")
+    out, p = env.measure("cpu-clock@1ms", [500], prog=prog, name="tree.h5",
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "dwarf"})
+    with h5py.File(out) as f:
+        mode = f["samples"].attrs["callchain"]
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        check(mode == "dwarf" and int(f["samples"].attrs["stack_bytes"]) == 8192,
+              "/samples@callchain %r, stack_bytes %r" % (mode, f["samples"].attrs["stack_bytes"]))
+    total = sampled(env.report(out), "cpu-clock")["run"]["samples"]
+    check(total >= 200, "only %d samples in 500 ms" % total)
+
+    def shares(stacks, what):
+        got = calltree_shares(stacks)
+        n = sum(got.values())
+        check(n >= 0.95 * total, "%s: %d of %d samples on a path through main -> calltree_a: %s"
+              % (what, n, total, stacks[:8]))
+        for k, want in (("a", 0.25), ("b", 0.25), ("leaf", 0.5)):
+            check(abs(got[k] / n - want) < 0.08, "%s: %s has %.1f %% of the tree, want %.0f %%: %s"
+                  % (what, k, 100.0 * got[k] / n, 100 * want, got))
+        return got
+    folded = env.report(out, "folded").splitlines()
+    fstacks = [(l.rsplit(" ", 1)[0].split(";"), int(l.rsplit(" ", 1)[1])) for l in folded]
+    check(all(fr[0] == "tree" for fr, _ in fstacks if "calltree_a" in fr),
+          "folded stacks not rooted in region tree: %s" % folded[:4])
+    got = shares(fstacks, "folded")
+    sp = json.loads(run([env.perfmark, "report", out, "--format", "speedscope"]).stdout)
+    names = [fr["name"] for fr in sp["shared"]["frames"]]
+    prof = sp["profiles"][0]
+    shares([([names[i] for i in st], w) for st, w in zip(prof["samples"], prof["weights"])],
+           "speedscope")
+    cell = region(sampled(env.report(out), "cpu-clock"), "tree")
+    shares([(c["path"].split(" > "), c["samples"]) for c in cell["call_paths"]], "JSON")
+    check(cell["with_callers"] >= 0.95 * cell["samples"], "JSON with_callers %d of %d" %
+          (cell["with_callers"], cell["samples"]))
+    text = env.report(out, "text")
+    check("call paths: DWARF unwinding" in text and
+          "main > calltree_a > calltree_b > calltree_leaf" in text,
+          "the text report lacks the method or the path")
+    # no call-frame information: stacks not unwound, counted and said
+    prog = os.path.join(env.build, "tests", "sample_calltree_nocfi")
+    out, p = env.measure("cpu-clock@1ms", [300], prog=prog, name="nocfi.h5",
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "dwarf"})
+    cell = region(sampled(env.report(out), "cpu-clock"), "tree")
+    missing = cell["samples"] - cell["with_callers"]
+    check(missing >= 0.5 * cell["samples"], "without CFI %d of %d samples have callers" %
+          (cell["with_callers"], cell["samples"]))
+    check("could not be unwound" in p.stderr, "no message on stacks not unwound: %r" %
+          p.stderr[-800:])
+    check(re.search(r"\d+ sample\(s\) \([0-9.]+%\) without callers", env.report(out, "text")),
+          "the text report does not count the samples without callers")
+    # a stack size that cannot be: one message, the default used
+    out, p = env.measure("cpu-clock@1ms", [50], prog=os.path.join(env.build, "tests",
+                         "sample_calltree"), name="badstack.h5",
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "dwarf", "PERFMARK_SAMPLE_STACK": "100"})
+    check("PERFMARK_SAMPLE_STACK=100 is not a multiple of 8" in p.stderr,
+          "bad PERFMARK_SAMPLE_STACK: %r" % p.stderr[-800:])
+    print("calltree: %d samples, a %d : b %d : leaf %d; without CFI %d of %d lack callers" %
+          (total, got["a"], got["b"], got["leaf"], missing, cell["samples"]))
 
 
 def case_folded(env):

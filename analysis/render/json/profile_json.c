@@ -91,7 +91,7 @@ static void pm_pj_cell(FILE *out, const struct pm_profile *p, const struct pm_pr
         pm_pj_item_head(out, it);
         putc('}', out);
     }
-    putc(']', out);
+    fprintf(out, "],\"with_callers\":%" PRIu64, c->with_path);
 }
 
 void pm_render_json_profile(FILE *out, const struct pm_report *rep)
@@ -103,9 +103,11 @@ void pm_render_json_profile(FILE *out, const struct pm_report *rep)
     fputs(",\n  \"samples\":{\"requested\":", out);
     pm_json_str(out, d->sample_requested);
     fprintf(out, ",\"counting\":%s,\"symbols\":%s,\"ranks_known\":%s,\"bad_rows\":%" PRIu64
-                 ",\"notes\":[",
+                 ",\"callchain\":\"%s\",\"stack_bytes\":%" PRIu32 ",\"notes\":[",
             d->sample_counting ? "true" : "false", p->symbols ? "true" : "false",
-            p->has_ranks ? "true" : "false", p->bad_rows);
+            p->has_ranks ? "true" : "false", p->bad_rows,
+            !p->chains ? "none" : strcmp(d->sample_callchain, "dwarf") == 0 ? "dwarf" : "fp",
+            d->sample_stack_bytes);
     for (size_t i = 0; i < p->nnotes; i++) {
         if (i)
             putc(',', out);

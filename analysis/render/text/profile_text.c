@@ -118,7 +118,24 @@ static void pm_pt_cell(FILE *out, const struct pm_report *rep, const struct pm_p
         pm_text_name(out, p->path[it->id], 400);
         fputc('\n', out);
     }
+    if (p->chains && c->samples > c->with_path)
+        fprintf(out, "    %" PRIu64 " sample(s) (%.1f%%) without callers: none could be found\n",
+                c->samples - c->with_path,
+                100.0 * (double)(c->samples - c->with_path) / (double)c->samples);
     (void)rep;
+}
+
+/* How the callers were found, in one sentence. */
+static void pm_pt_chain_mode(FILE *out, const struct pm_file *d, const struct pm_profile *p)
+{
+    if (!p->chains)
+        return;
+    if (strcmp(d->sample_callchain, "dwarf") == 0)
+        fprintf(out, "call paths: DWARF unwinding of up to %" PRIu32 " bytes of each sample's "
+                "user stack (the objects' call-frame information)\n", d->sample_stack_bytes);
+    else
+        fputs("call paths: frame pointers, walked by the kernel (code built without them "
+              "gives short or wrong paths: --sample-callchain dwarf unwinds instead)\n", out);
 }
 
 /* Counting by sampling: each region's counts are the estimates of its
@@ -174,6 +191,7 @@ void pm_render_text_profile(FILE *out, const struct pm_report *rep)
             fputs("; r.min/r.mean/r.max: a rank's samples (the sum over its threads), at: the "
                   "rank of the max", out);
         fputs("\n", out);
+        pm_pt_chain_mode(out, d, p);
         pm_pt_cell(out, rep, p, e, PM_PROF_RUN, "(whole run)");
         const struct pm_prof_cell *root = pm_prof_cell(p, PM_PROF_RUN, e);
         if (root->self)

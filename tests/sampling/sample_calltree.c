@@ -1,0 +1,56 @@
+/* sample_calltree — a call tree held constant for profiles of code built the
+ * usual way (-O2, no frame pointers): inside region "tree", main calls a,
+ * which spins n, calls b and returns; b spins n, calls leaf, which spins 2n.
+ * By construction the CPU time, hence cpu-clock samples, splits
+ *
+ *   main;a          25 %   (a's own loop)
+ *   main;a;b        25 %   (b's own loop)
+ *   main;a;b;leaf   50 %
+ *
+ * so a is 100 % inclusive, b 75 %, leaf 50 %. Each call is followed by work
+ * (no tail call), and noipa keeps gcc from cloning or inlining them.
+ *
+ * usage: sample_calltree MILLISECONDS */
+#include <perfmark.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile uint64_t sink;
+
+#define SPIN(n)                                                                            \
+    for (uint64_t i_ = 0; i_ < (n); i_++)                                                  \
+    sink += i_
+
+__attribute__((noipa)) void calltree_leaf(uint64_t n) { SPIN(2 * n); }
+
+__attribute__((noipa)) void calltree_b(uint64_t n)
+{
+    SPIN(n);
+    calltree_leaf(n);
+    sink++;
+}
+
+__attribute__((noipa)) void calltree_a(uint64_t n)
+{
+    SPIN(n);
+    calltree_b(n);
+    sink++;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+int main(int argc, char **argv)
+{
+    double ms = argc > 1 ? atof(argv[1]) : 300;
+    perfmark_region_begin("tree");
+    for (double end = now_ms() + ms; now_ms() < end;)
+        calltree_a(200000);
+    perfmark_region_end("tree");
+    return 0;
+}
