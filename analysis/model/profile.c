@@ -51,7 +51,9 @@ struct pm_builder {
     struct pm_profile *p;
     struct pm_symbols *sym;
     struct pm_paccmap acc;
-    struct pm_names_map fn_names, line_names, path_names;
+    struct pm_names_map fn_names, line_names, path_names, frame_names;
+    struct pm_path_frames *path_frames;  /* per path id, its frames' ids */
+    size_t path_frames_cap;
     struct pm_file_chain *chains;   /* the file's call chains (none: nchains 0) */
     struct pm_file_frame *frames;
     size_t nchains, nframes;
@@ -223,16 +225,19 @@ static int pm_name_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t
     return 0;
 }
 
+#define PM_PATH_FRAMES_MAX 256
+
 /* The id of a hit's call path (its chain's callers outermost first, then
- * fn's label), or -1 without a chain. Return addresses are named at the
- * call (address - 1). */
+ * fn's label), or -1 without a chain, -2 out of memory. Return addresses
+ * are named at the call (address - 1). */
 static long pm_path_hit(struct pm_builder *b, const struct pm_file_hit *h, size_t fn)
 {
     if (h->chain < 0 || (uint64_t)h->chain >= b->nchains)
         return -1;
     const struct pm_file_chain *c = &b->chains[h->chain];
     char path[4096], frame[512];
-    size_t len = 0;
+    size_t len = 0, ids[PM_PATH_FRAMES_MAX];
+    uint32_t nids = 0;
     path[0] = '\0';
     for (int32_t k = c->length - 1; k >= 0 && len < sizeof path; k--) {
         uint64_t f = c->first + (uint64_t)k;
@@ -243,14 +248,43 @@ static long pm_path_hit(struct pm_builder *b, const struct pm_file_hit *h, size_
         uint64_t off = at ? at - 1 : at;
         pm_symbol_label(pm_symbolize(b->sym, module, off), module, off, frame, sizeof frame);
         len += (size_t)snprintf(path + len, sizeof path - len, "%s > ", frame);
+        long id = pm_name_id(&b->frame_names, frame);
+        if (id < 0)
+            return -2;
+        if (nids < PM_PATH_FRAMES_MAX)
+            ids[nids++] = (size_t)id;
     }
     /* the function as the profile names it */
     const char *label = b->fn_names.key[fn];
     const char *us = strchr(label, '\x1f');
+    snprintf(frame, sizeof frame, "%.*s", (int)(us ? us - label : (long)strlen(label)), label);
     if (len < sizeof path)
-        snprintf(path + len, sizeof path - len, "%.*s", (int)(us ? us - label : (long)strlen(label)),
-                 label);
-    return pm_name_id(&b->path_names, path);
+        snprintf(path + len, sizeof path - len, "%s", frame);
+    long leaf = pm_name_id(&b->frame_names, frame);
+    size_t known = b->path_names.n;
+    long id = leaf < 0 ? -1 : pm_name_id(&b->path_names, path);
+    if (id < 0)
+        return -2;
+    if (b->path_names.n == known)
+        return id;
+    /* a new path: its frames, for the call graph (profile_calls.h) */
+    if ((size_t)id >= b->path_frames_cap) {
+        size_t cap = b->path_frames_cap ? 2 * b->path_frames_cap : 256;
+        struct pm_path_frames *grown = realloc(b->path_frames, cap * sizeof *grown);
+        if (!grown)
+            return -2;
+        memset(grown + b->path_frames_cap, 0, (cap - b->path_frames_cap) * sizeof *grown);
+        b->path_frames = grown;
+        b->path_frames_cap = cap;
+    }
+    if (nids < PM_PATH_FRAMES_MAX)
+        ids[nids++] = (size_t)leaf;
+    size_t *copy = malloc(nids * sizeof *copy);
+    if (!copy)
+        return -2;
+    memcpy(copy, ids, nids * sizeof *copy);
+    b->path_frames[id] = (struct pm_path_frames){copy, nids};
+    return id;
 }
 
 static int pm_take_hit(struct pm_builder *b, const struct pm_file_hit *h)
@@ -271,6 +305,8 @@ static int pm_take_hit(struct pm_builder *b, const struct pm_file_hit *h)
     if (pm_name_hit(b, h, &fn, &line) != 0)
         return -1;
     long path = b->nchains ? pm_path_hit(b, h, fn) : -1;
+    if (path == -2)
+        return -1;
     if (h->region >= 0)
         p->cell[(size_t)h->region * p->S + e].self += h->count;
     else
@@ -328,9 +364,49 @@ static void pm_top_insert(struct pm_prof_item *top, size_t *n, const struct pm_p
     top[k] = *it;
 }
 
-static void pm_results(struct pm_builder *b)
+/* A cell's path with its samples, for the call graphs. */
+struct pm_cell_path {
+    size_t cell;
+    struct pm_path_count pc;
+};
+
+static int pm_cell_path_cmp(const void *x, const void *y)
+{
+    const struct pm_cell_path *a = x, *c = y;
+    if (a->cell != c->cell)
+        return a->cell < c->cell ? -1 : 1;
+    return a->pc.path < c->pc.path ? -1 : a->pc.path > c->pc.path;
+}
+
+/* Each cell's paths as a call graph (profile_calls.h). */
+static int pm_call_graphs(struct pm_builder *b, struct pm_cell_path *cp, size_t n)
 {
     struct pm_profile *p = b->p;
+    struct pm_path_count *pc = malloc((n + 1) * sizeof *pc);
+    if (!pc)
+        return -1;
+    qsort(cp, n, sizeof *cp, pm_cell_path_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        for (; j < n && cp[j].cell == cp[i].cell; j++)
+            pc[j - i] = cp[j].pc;
+        struct pm_prof_cell *c = &p->cell[cp[i].cell];
+        if (!(c->calls = malloc(sizeof *c->calls)) ||
+            pm_prof_calls_build(pc, j - i, b->path_frames, c->calls) != 0) {
+            free(pc);
+            return -1;
+        }
+        i = j;
+    }
+    free(pc);
+    return 0;
+}
+
+static int pm_results(struct pm_builder *b)
+{
+    struct pm_profile *p = b->p;
+    struct pm_cell_path *cp = NULL;
+    size_t ncp = 0, cp_cap = 0;
     for (size_t i = 0; i < b->acc.n; i++) {
         struct pm_pacc *a = &b->acc.a[i];
         if (a->cur)
@@ -358,8 +434,20 @@ static void pm_results(struct pm_builder *b)
         else {
             pm_top_insert(c->path, &c->npath, &it);
             c->with_path += a->total;
+            if (ncp == cp_cap) {
+                cp_cap = cp_cap ? 2 * cp_cap : 1024;
+                struct pm_cell_path *grown = realloc(cp, cp_cap * sizeof *grown);
+                if (!grown) {
+                    free(cp);
+                    return -1;
+                }
+                cp = grown;
+            }
+            cp[ncp++] = (struct pm_cell_path){(size_t)(c - p->cell), {(size_t)a->k2, a->total}};
         }
     }
+    int rc = ncp ? pm_call_graphs(b, cp, ncp) : 0;
+    free(cp);
     for (size_t c = 0; c < (p->R + 1) * p->S; c++) {
         struct pm_prof_cell *cell = &p->cell[c];
         for (size_t i = 0; i < cell->nfn; i++)
@@ -371,6 +459,7 @@ static void pm_results(struct pm_builder *b)
             cell->path[i].share =
                 cell->samples ? (double)cell->path[i].samples / (double)cell->samples : 0;
     }
+    return rc;
 }
 
 /* Losses per region, summed up the tree like the samples. */
@@ -436,6 +525,14 @@ static int pm_tables(struct pm_builder *b)
         b->path_names.key[i] = NULL;
         p->npath++;
     }
+    p->frame = calloc(b->frame_names.n + 1, sizeof *p->frame);
+    if (!p->frame)
+        return -1;
+    for (size_t i = 0; i < b->frame_names.n; i++) {
+        p->frame[i] = b->frame_names.key[i];
+        b->frame_names.key[i] = NULL;
+        p->nframe++;
+    }
     return 0;
 }
 
@@ -487,8 +584,9 @@ struct pm_profile *pm_profile_build(const struct pm_file *d, const uint32_t *thr
         for (size_t i = 0; i < nh && rc == 0; i++)
             rc = pm_take_hit(&b, &hits[i]);
     }
+    if (rc == 0)
+        rc = pm_results(&b);
     if (rc == 0) {
-        pm_results(&b);
         pm_losses(&b);
         rc = pm_tables(&b);
     }
@@ -505,6 +603,10 @@ struct pm_profile *pm_profile_build(const struct pm_file *d, const uint32_t *thr
     pm_names_free(&b.fn_names);
     pm_names_free(&b.line_names);
     pm_names_free(&b.path_names);
+    pm_names_free(&b.frame_names);
+    for (size_t i = 0; i < b.path_frames_cap; i++)
+        free(b.path_frames[i].frame);
+    free(b.path_frames);
     free(b.chains), free(b.frames);
     pm_symbols_free(b.sym);
     if (rc != 0) {
@@ -527,6 +629,11 @@ void pm_profile_free(struct pm_profile *p)
     for (size_t i = 0; i < p->npath; i++)
         free(p->path[i]);
     free(p->path);
+    for (size_t i = 0; i < p->nframe; i++)
+        free(p->frame[i]);
+    free(p->frame);
+    for (size_t c = 0; p->cell && c < (p->R + 1) * p->S; c++)
+        free(p->cell[c].calls);
     for (size_t i = 0; i < p->nnotes; i++)
         free(p->notes[i]);
     free(p->notes), free(p->fn), free(p->line), free(p->ev), free(p->cell), free(p);

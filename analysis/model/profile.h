@@ -14,6 +14,7 @@
 #define PM_PROFILE_H
 
 #include "h5read.h"
+#include "profile_calls.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,7 @@ struct pm_prof_cell {
      * first, then the function; id into pm_profile.path */
     struct pm_prof_item path[PM_PROF_TOP];
     uint64_t with_path;    /* samples with a call path (the sum over every path) */
+    struct pm_prof_calls *calls; /* its paths as a call graph; NULL without paths */
 };
 
 /* A function as the report names it. */
@@ -76,6 +78,8 @@ struct pm_profile {
     size_t nline;
     char **path;               /* "main > solve > kernel": callers, then the function */
     size_t npath;
+    char **frame;              /* the names in call paths (pm_prof_calls' frame ids) */
+    size_t nframe;
     int has_ranks;             /* the spread across ranks is known (hits in rank order) */
     size_t nranks;
     uint64_t bad_rows;         /* hits rows out of range: left out */

@@ -467,10 +467,31 @@ def case_calltree(env):
     shares([(c["path"].split(" > "), c["samples"]) for c in cell["call_paths"]], "JSON")
     check(cell["with_callers"] >= 0.95 * cell["samples"], "JSON with_callers %d of %d" %
           (cell["with_callers"], cell["samples"]))
+    # the call graph: inclusive a 100 %, b 75 %, leaf 50 %; self 25/25/50; edges
+    calls = cell["calls"]
+    incl = {f["function"]: f for f in calls["functions"]}
+    n = cell["with_callers"]
+    for fn_, inc, own in (("calltree_a", 1.0, 0.25), ("calltree_b", 0.75, 0.25),
+                          ("calltree_leaf", 0.5, 0.5)):
+        check(fn_ in incl and abs(incl[fn_]["inclusive"] / n - inc) < 0.08 and
+              abs(incl[fn_]["self"] / n - own) < 0.08,
+              "%s inclusive/self %s of %d, want %.0f %% / %.0f %%" %
+              (fn_, incl.get(fn_), n, 100 * inc, 100 * own))
+    hot = {h["function"]: h for h in calls["hot"]}
+    edges = {(fn_, c["function"]) for fn_, h in hot.items() for c in h["callers"][:1]}
+    check({("calltree_leaf", "calltree_b"), ("calltree_b", "calltree_a"),
+           ("calltree_a", "main")} <= edges, "first callers of the hot functions: %s" % edges)
+    check(hot["calltree_a"]["callees"][0]["function"] == "calltree_b" and
+          hot["calltree_b"]["callees"][0]["function"] == "calltree_leaf",
+          "callees: %s" % {f: h["callees"] for f, h in hot.items()})
     text = env.report(out, "text")
     check("call paths: DWARF unwinding" in text and
           "main > calltree_a > calltree_b > calltree_leaf" in text,
           "the text report lacks the method or the path")
+    check(re.search(r"calltree_b +called from calltree_a \d+; calls calltree_leaf \d+", text) and
+          re.search(r"calltree_leaf +called from calltree_b \d+; calls -", text) and
+          "function (over its call paths)" in text,
+          "the text report lacks inclusive/self or callers/callees:\n%s" % text[-3000:])
     # no call-frame information: stacks not unwound, counted and said
     prog = os.path.join(env.build, "tests", "sample_calltree_nocfi")
     out, p = env.measure("cpu-clock@1ms", [300], prog=prog, name="nocfi.h5",

@@ -39,6 +39,46 @@ static void pm_pj_item_head(FILE *out, const struct pm_prof_item *it)
     pm_json_num(out, 1, it->estimate);
 }
 
+static void pm_pj_edges(FILE *out, const struct pm_profile *p, const char *key,
+                        const struct pm_prof_edge *e, size_t n)
+{
+    fprintf(out, ",\"%s\":[", key);
+    for (size_t k = 0; k < n; k++) {
+        fputs(k ? ",{\"function\":" : "{\"function\":", out);
+        pm_json_str(out, p->frame[e[k].frame]);
+        fprintf(out, ",\"samples\":%" PRIu64 "}", e[k].samples);
+    }
+    putc(']', out);
+}
+
+/* The call paths as a graph (profile_calls.h); null without paths. */
+static void pm_pj_calls(FILE *out, const struct pm_profile *p, const struct pm_prof_calls *g)
+{
+    fputs(",\"calls\":", out);
+    if (!g) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"functions\":[", out);
+    for (size_t i = 0; i < g->nincl; i++) {
+        fputs(i ? ",{\"function\":" : "{\"function\":", out);
+        pm_json_str(out, p->frame[g->incl[i].frame]);
+        fprintf(out, ",\"inclusive\":%" PRIu64 ",\"self\":%" PRIu64 "}", g->incl[i].inclusive,
+                g->incl[i].self);
+    }
+    fprintf(out, "],\"passthrough\":%zu,\"hot\":[", g->passthrough);
+    for (size_t i = 0; i < g->nhot; i++) {
+        const struct pm_prof_hot *h = &g->hot[i];
+        fputs(i ? ",{\"function\":" : "{\"function\":", out);
+        pm_json_str(out, p->frame[h->frame]);
+        fprintf(out, ",\"self\":%" PRIu64 ",\"inclusive\":%" PRIu64, h->self, h->inclusive);
+        pm_pj_edges(out, p, "callers", h->callers, h->ncallers);
+        pm_pj_edges(out, p, "callees", h->callees, h->ncallees);
+        putc('}', out);
+    }
+    fputs("]}", out);
+}
+
 static void pm_pj_cell(FILE *out, const struct pm_profile *p, const struct pm_prof_cell *c)
 {
     fprintf(out, "\"samples\":%" PRIu64 ",\"self\":%" PRIu64 ",\"lost\":%" PRIu64
@@ -92,6 +132,7 @@ static void pm_pj_cell(FILE *out, const struct pm_profile *p, const struct pm_pr
         putc('}', out);
     }
     fprintf(out, "],\"with_callers\":%" PRIu64, c->with_path);
+    pm_pj_calls(out, p, c->calls);
 }
 
 void pm_render_json_profile(FILE *out, const struct pm_report *rep)

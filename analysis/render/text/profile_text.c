@@ -33,6 +33,50 @@ static void pm_pt_pct(char *buf, size_t len, double fraction)
     snprintf(buf, len, "%.1f%%", 100.0 * fraction);
 }
 
+/* The call paths as a graph: inclusive and self per function, then who
+ * calls the functions with the most samples of their own, and whom they
+ * call. */
+static void pm_pt_calls(FILE *out, const struct pm_profile *p, const struct pm_prof_cell *c)
+{
+    const struct pm_prof_calls *g = c->calls;
+    if (!g || !c->with_path)
+        return;
+    char pin[16], pself[16];
+    fputs("    ", out);
+    pm_text_cell(out, "function (over its call paths)", PM_PT_NAME, PM_LEFT);
+    fprintf(out, " %9s %6s %8s %6s\n", "inclusive", "share", "self", "share");
+    for (size_t i = 0; i < g->nincl && i < PM_PT_TOP; i++) {
+        const struct pm_prof_incl *it = &g->incl[i];
+        pm_pt_pct(pin, sizeof pin, (double)it->inclusive / (double)c->with_path);
+        pm_pt_pct(pself, sizeof pself, (double)it->self / (double)c->with_path);
+        fputs("    ", out);
+        pm_text_cell(out, p->frame[it->frame], PM_PT_NAME, PM_LEFT);
+        fprintf(out, " %9" PRIu64 " %6s %8" PRIu64 " %6s\n", it->inclusive, pin, it->self, pself);
+    }
+    if (g->passthrough)
+        fprintf(out, "    (%zu frame(s) every path passes through, with no samples of their "
+                "own, not listed)\n", g->passthrough);
+    for (size_t i = 0; i < g->nhot; i++) {
+        const struct pm_prof_hot *h = &g->hot[i];
+        fputs("    ", out);
+        pm_text_name(out, p->frame[h->frame], 60);
+        fputs("  called from ", out);
+        for (size_t k = 0; k < h->ncallers; k++) {
+            fputs(k ? ", " : "", out);
+            pm_text_name(out, p->frame[h->callers[k].frame], 60);
+            fprintf(out, " %" PRIu64, h->callers[k].samples);
+        }
+        fputs(h->ncallers ? "" : "-", out);
+        fputs("; calls ", out);
+        for (size_t k = 0; k < h->ncallees; k++) {
+            fputs(k ? ", " : "", out);
+            pm_text_name(out, p->frame[h->callees[k].frame], 60);
+            fprintf(out, " %" PRIu64, h->callees[k].samples);
+        }
+        fputs(h->ncallees ? "\n" : "-\n", out);
+    }
+}
+
 /* The base name of a source file ("" stays ""). */
 static const char *pm_pt_base(const char *path)
 {
@@ -118,6 +162,7 @@ static void pm_pt_cell(FILE *out, const struct pm_report *rep, const struct pm_p
         pm_text_name(out, p->path[it->id], 400);
         fputc('\n', out);
     }
+    pm_pt_calls(out, p, c);
     if (p->chains && c->samples > c->with_path)
         fprintf(out, "    %" PRIu64 " sample(s) (%.1f%%) without callers: none could be found\n",
                 c->samples - c->with_path,
