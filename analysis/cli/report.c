@@ -109,6 +109,30 @@ static int pm_report_stacks(const char *path, enum pm_format fmt, FILE *out, cha
     return rc;
 }
 
+/* The HTML page's flame graphs: each sampled event's folded stacks as a
+ * tree. 0, or -1 with a message. */
+static int pm_report_flames(struct pm_report *rep, const struct pm_file *d, char *msg,
+                            size_t len)
+{
+    if (!(rep->flame = calloc(d->S, sizeof *rep->flame))) {
+        snprintf(msg, len, "out of memory");
+        return -1;
+    }
+    rep->nflame = d->S;
+    for (size_t e = 0; e < d->S; e++) {
+        struct pm_folded f;
+        int rc = pm_folded_build(d, e, &f, msg, len);
+        if (rc == 0 && pm_flame_build(&f, &rep->flame[e]) != 0) {
+            snprintf(msg, len, "out of memory");
+            rc = -1;
+        }
+        pm_folded_free(&f);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Load and render in the calling process. */
 static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, char *err,
                             size_t errlen)
@@ -149,6 +173,9 @@ static int pm_report_direct(const char *path, enum pm_format fmt, FILE *out, cha
     } else if (d.S && !(rep.profile = pm_profile_build(&d, rep.xr.thread_rank, rep.xr.ranks,
                                                        rep.xr.nranks, msg, sizeof msg)) &&
                msg[0]) {
+        pm_set_err(err, errlen, path, msg);
+        rc = -1;
+    } else if (html && rep.profile && pm_report_flames(&rep, &d, msg, sizeof msg) < 0) {
         pm_set_err(err, errlen, path, msg);
         rc = -1;
     } else if (d.I && !(rep.series = pm_series_build(&d, rep.xr.thread_rank, rep.xr.ranks,

@@ -333,6 +333,9 @@ void pm_report_free(struct pm_report *rep)
 {
     pm_report_derived_free(rep->dgroups, &rep->ndgroups);
     pm_profile_free(rep->profile);
+    for (size_t e = 0; rep->flame && e < rep->nflame; e++)
+        pm_flame_free(&rep->flame[e]);
+    free(rep->flame);
     pm_series_free(rep->series);
     pm_node_free(rep->node);
     if (rep->evkey)

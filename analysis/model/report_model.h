@@ -15,6 +15,7 @@
 #include "model/report_omp.h"
 #include "model/report_ranks.h"
 #include "model/report_regstat.h"
+#include "model/flame.h"
 #include "model/profile.h"
 #include "model/node.h"
 #include "model/series.h"
@@ -112,6 +113,10 @@ struct pm_report {
     /* the sampled profile (profile.h), made after the pass over the cells
      * for files with samples (pm_profile_build); NULL otherwise */
     struct pm_profile *profile;
+    /* flame graphs of the samples, one per sampled event (flame.h), made
+     * for the HTML page only; NULL otherwise */
+    struct pm_flame *flame;
+    size_t nflame;
     /* counts over time (series.h), made after the pass for files with a
      * series (pm_series_build); NULL otherwise */
     struct pm_series_view *series;

@@ -1,8 +1,9 @@
 /*
  * report_html.c — the report as one self-contained HTML file: inline CSS and
- * SVG, no script, nothing loaded from anywhere (a Content-Security-Policy of
+ * SVG, nothing loaded from anywhere (a Content-Security-Policy of
  * default-src 'none' makes the browser refuse it even if something slipped
- * in). This file writes the page, the flag summary and the tables;
+ * in), and no script but the flame graphs' one (flame_svg.c), which the
+ * policy allows by its SHA-256 alone. This file writes the page, the flag summary and the tables;
  * report_svg.c the charts. Every number comes from the model
  * (report_model.c) that the other formats print, so all formats agree.
  *
@@ -12,6 +13,7 @@
  */
 #include "render/html/report_html.h"
 #include "render/html/report_svg.h"
+#include "render/html/flame_svg.h"
 #include "render/html/profile_svg.h"
 #include "render/html/series_svg.h"
 #include "render/html/node_svg.h"
@@ -43,6 +45,8 @@ static const char pm_html_css[] =
     ".box{padding:.6em 1em;border-radius:6px;margin:1em 0}"
     ".clean{background:#e8f5e9;border:1px solid #66bb6a}"
     ".dirty{background:#fff4e5;border:2px solid #f57c00}"
+    "svg.flame g.fg{cursor:pointer}svg.flame text{font-size:11px;pointer-events:none}"
+    "svg.flame g.fg-hit rect{fill:#d81b60}.fg-bar{margin:.3em 0}"
     ".partial{background:#ffebee;border:2px solid #c62828;font-weight:600}"
     "table{border-collapse:collapse;margin:.4em 0}"
     "th,td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}"
@@ -113,9 +117,13 @@ static void pm_html_head(FILE *out, const struct pm_report *rep)
     const struct pm_file *d = rep->d;
     char buf[64];
 
+    /* The flame graphs' one script, allowed by its hash (flame_svg.c). */
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "style-src 'unsafe-inline'\">\n<title>perfmark report: ", out);
+          "style-src 'unsafe-inline'", out);
+    if (rep->flame)
+        fprintf(out, "; script-src %s", pm_flame_script_hash());
+    fputs("\">\n<title>perfmark report: ", out);
     pm_html_esc(out, rep->path, 200, 0);
     fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", pm_html_css);
     fputs("<header>\n<h1>perfmark report</h1>\n<dl class=\"meta\">\n", out);
@@ -548,6 +556,8 @@ static void pm_html_nav(FILE *out, const struct pm_report *rep)
         fputs("<a href=\"#thread-bars\">threads per region</a>", out);
     if (rep->profile)
         fputs("<a href=\"#samples\">samples</a>", out);
+    if (rep->flame)
+        fputs("<a href=\"#flames\">flame graphs</a>", out);
     if (rep->series)
         fputs("<a href=\"#series\">over time</a>", out);
     if (rep->node)
@@ -569,6 +579,7 @@ void pm_render_html(FILE *out, const struct pm_report *rep)
     pm_svg_mpi(out, rep);
     pm_svg_thread_bars(out, rep);
     pm_svg_profile(out, rep);
+    pm_svg_flames(out, rep);
     pm_svg_series(out, rep);
     pm_svg_node(out, rep);
     pm_html_threads(out, rep);
