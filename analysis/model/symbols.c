@@ -203,7 +203,20 @@ static int pm_find_object(const struct pm_object *o, char *out, size_t len, int 
     return -1;
 }
 
+/* Where separate debug files are looked for: beside the object and in its
+ * .debug/ (by .gnu_debuglink), then by build-id (DIR/.build-id/xx/rest.debug)
+ * under each PERFMARK_SYMBOL_PATH directory and /usr/lib/debug. */
 static char *pm_debuginfo_path;
+static char pm_debuginfo_buf[4096];
+
+static void pm_debuginfo_setup(void)
+{
+    const char *env = getenv("PERFMARK_SYMBOL_PATH");
+    snprintf(pm_debuginfo_buf, sizeof pm_debuginfo_buf, ":.debug:%s%s/usr/lib/debug",
+             env ? env : "", env && *env ? ":" : "");
+    pm_debuginfo_path = pm_debuginfo_buf;
+}
+
 static const Dwfl_Callbacks pm_dwfl_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -226,6 +239,8 @@ static void pm_object_open(struct pm_symbols *s, struct pm_object *o)
                 o->path, o->build_id[0] ? o->build_id : "(none)");
         return;
     }
+    if (!pm_debuginfo_path)
+        pm_debuginfo_setup();
     o->dwfl = dwfl_begin(&pm_dwfl_callbacks);
     if (!o->dwfl)
         return;

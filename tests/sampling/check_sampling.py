@@ -291,6 +291,67 @@ def case_stripped(env):
     print("stripped: %d functions as object+offset, e.g. %s" % (len(mine), mine[0]["function"]))
 
 
+def case_debugfile(env):
+    """A stripped library named from its debug file: libsample_lib.so's hot
+    function is static (in no .dynsym); stripped, with its debug file beside
+    it (.gnu_debuglink), the report names it and its source line, and the
+    DWARF call path (.eh_frame survives strip) goes main > lib_work >
+    lib_hidden_spin; without the debug file it is library+offset; with the
+    debug file under PERFMARK_SYMBOL_PATH by build-id, named again."""
+    objcopy, strip = shutil.which("objcopy"), shutil.which("strip")
+    if not objcopy or not strip:
+        print("skip: no objcopy or strip")
+        return 77
+    lib = os.path.join(env.build, "lib", "libsample_lib.so")
+    prog = os.path.join(env.build, "tests", "sample_lib_main")
+    beside = os.path.join(env.tmp, "beside")
+    os.makedirs(beside)
+    so = os.path.join(beside, "libsample_lib.so")
+    shutil.copy(lib, so)
+    run([objcopy, "--only-keep-debug", so, so + ".debug"])
+    run([strip, "--strip-all", so])
+    run([objcopy, "--add-gnu-debuglink=libsample_lib.so.debug", "libsample_lib.so"], cwd=beside)
+    syms = run(["nm", so], expect=None).stdout + run(["nm", "-D", so], expect=None).stdout
+    check("lib_hidden_spin" not in syms, "the stripped library still names lib_hidden_spin")
+    out, _ = env.measure("cpu-clock@1ms", [so, 300], prog=prog, name="beside.h5",
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "dwarf"})
+
+    def lib_region(path, extra_env=None):
+        p = run([env.perfmark, "report", path, "--format", "json"], env=extra_env)
+        return region(sampled(json.loads(p.stdout), "cpu-clock"), "lib")
+    cell = lib_region(out)
+    fns = {f["function"]: f["samples"] for f in cell["functions"]}
+    check(fns.get("lib_hidden_spin", 0) >= 0.8 * cell["samples"],
+          "with the debug file beside it: %s" % fns)
+    lines = [l for l in cell["lines"] if l["function"] == "lib_hidden_spin"]
+    check(lines and lines[0]["file"].endswith("sample_lib.c") and lines[0]["line"],
+          "no source line from the debug file: %s" % cell["lines"])
+    paths = {c["path"]: c["samples"] for c in cell["call_paths"]}
+    through = sum(n for pth, n in paths.items() if "main > lib_work > lib_hidden_spin" in pth)
+    check(through >= 0.8 * cell["samples"], "call paths of the stripped library: %s" % paths)
+    # the debug file gone: object+offset, never a crash
+    os.rename(so + ".debug", os.path.join(env.tmp, "kept.debug"))
+    cell = lib_region(out)
+    bare = [f for f in cell["functions"] if f["object"] == "libsample_lib.so"]
+    check(bare and all(not f["named"] or f["function"] == "lib_work" for f in bare) and
+          any(re.fullmatch(r"libsample_lib\.so\+0x[0-9a-f]+", f["function"]) for f in bare),
+          "without a debug file: %s" % cell["functions"])
+    # by build-id under PERFMARK_SYMBOL_PATH
+    with h5py.File(out) as f:
+        bid = next(m["build_id"].decode() for m in f["samples/modules"][()]
+                   if m["path"].decode().endswith("libsample_lib.so"))
+    check(len(bid) >= 8, "the library has no build-id recorded")
+    dbg = os.path.join(env.tmp, "dbg", ".build-id", bid[:2])
+    os.makedirs(dbg)
+    os.rename(os.path.join(env.tmp, "kept.debug"), os.path.join(dbg, bid[2:] + ".debug"))
+    cell = lib_region(out, {"PERFMARK_SYMBOL_PATH": os.path.join(env.tmp, "dbg")})
+    fns = {f["function"]: f["samples"] for f in cell["functions"]}
+    check(fns.get("lib_hidden_spin", 0) >= 0.8 * cell["samples"],
+          "with the debug file by build-id: %s" % fns)
+    print("debugfile: lib_hidden_spin named beside (%d samples), by build-id; %d samples "
+          "through main > lib_work > lib_hidden_spin" % (fns["lib_hidden_spin"], through))
+
+
 def case_rebuilt(env):
     """The binary changed after the run (another build-id at the path): its
     samples keep object+offset and the report says why, instead of naming
