@@ -5,10 +5,12 @@ integer columns are int64 (or pandas' nullable Int64 where a value can be
 missing), so DataFrame.query and groupby work without casts. Nothing is read
 before it is asked for; the cells are read a block of thread rows at a time.
 """
+import os
+
 import numpy as np
 import pandas as pd
 
-from . import derived, export, read, stats, topdown
+from . import derived, export, read, samples as _samples, stats, topdown
 from .aggregate import LOST_GENERATION_BIT, Aggregate, block_rows
 from .stats import ESTIMATE, NONE
 
@@ -607,10 +609,109 @@ class Run:
             df[k] = v
         return df
 
-    def to_hatchet_literal(self, stat="total"):
+    def to_hatchet_literal(self, stat="total", samples=None):
         """The region tree in Hatchet's literal format (export.py):
-        hatchet.GraphFrame.from_literal(run.to_hatchet_literal())."""
-        return export.hatchet_literal(self, stat)
+        hatchet.GraphFrame.from_literal(run.to_hatchet_literal()). With
+        samples=True (the first sampled event) or an event's name, each
+        region also holds the sampled call paths of its own samples as
+        frames, with metrics "samples (inc)" and "samples"."""
+        return export.hatchet_literal(self, stat, samples)
+
+    # ------------------------------------------------------------ samples
+
+    def sample_events(self):
+        """/samples/events: the sampled events with their periods."""
+        if not self._file.sizes["S"]:
+            return pd.DataFrame({"row": np.zeros(0, np.int64), "name": [], "requested": [],
+                                 "period": np.zeros(0, np.int64), "unit": []})
+        return self._frame("SAMPLES_EVENTS")
+
+    def samples(self, event=None):
+        """One row per (thread, region, event, instruction, call path) with
+        its samples: rank, thread (row of /threads), region (row, -1 outside
+        every region), region_path, event, object, offset, function (named
+        from the object's symbols: samples.py), samples, and path: the call
+        path, outermost caller first, then the function, joined by " > "
+        ("" when the sample has no recorded callers). `event`: one event's
+        rows (its name or request). Estimates are samples x the event's
+        period (sample_events())."""
+        return self._once(("samples", event), lambda: self._samples(event))
+
+    def _samples(self, event):
+        f = self._file
+        cols = ["rank", "thread", "region", "region_path", "event", "object", "offset",
+                "function", "samples", "path"]
+        if not f.sizes["H"]:
+            return pd.DataFrame({c: [] for c in cols})
+        ev_names = list(f.field("SAMPLES_EVENTS_NAME"))
+        ev_req = list(f.field("SAMPLES_EVENTS_REQUESTED"))
+        mods = list(zip(f.field("SAMPLES_MODULES_BUILD_ID"), f.field("SAMPLES_MODULES_PATH")))
+        sym = _samples.Symbols(mods)
+        thread = _int(f.field("SAMPLES_HITS_THREAD"))
+        region = _int(f.field("SAMPLES_HITS_REGION"))
+        evt = _int(f.field("SAMPLES_HITS_EVENT"))
+        module = _int(f.field("SAMPLES_HITS_MODULE"))
+        offset = f.field("SAMPLES_HITS_OFFSET").astype(np.uint64)
+        count = _int(f.field("SAMPLES_HITS_COUNT"))
+        chain = _int(f.field("SAMPLES_HITS_CHAIN"))
+        keep = np.ones(len(thread), bool)
+        if event is not None:
+            if event not in ev_names and event not in ev_req:
+                raise ValueError("no sampled event %r (sampled: %s)" % (event, ", ".join(ev_names)))
+            e = ev_names.index(event) if event in ev_names else ev_req.index(event)
+            keep = evt == e
+        first = _int(f.field("SAMPLES_CHAINS_FIRST")) if f.sizes["C"] else np.zeros(0, np.int64)
+        length = _int(f.field("SAMPLES_CHAINS_LENGTH")) if f.sizes["C"] else np.zeros(0, np.int64)
+        fmod = _int(f.field("SAMPLES_FRAMES_MODULE")) if f.sizes["F"] else np.zeros(0, np.int64)
+        foff = (f.field("SAMPLES_FRAMES_OFFSET").astype(np.uint64) if f.sizes["F"]
+                else np.zeros(0, np.uint64))
+        names = {}
+
+        def name(m, o):
+            k = (m, o)
+            if k not in names:
+                names[k] = sym.name(m, o)
+            return names[k]
+        callers = {}
+
+        def caller_names(c):
+            if c not in callers:
+                fr = range(int(first[c]), int(first[c]) + int(length[c]))
+                callers[c] = [name(int(fmod[i]), int(foff[i]) - 1 if int(foff[i]) else 0)
+                              for i in reversed(fr) if i < len(fmod)]
+            return callers[c]
+        rank = _int(f.field("THREADS_RANK"))
+        paths = self._paths()
+        rows = np.flatnonzero(keep)
+        fn = [name(int(module[h]), int(offset[h])) for h in rows]
+        pth = [caller_names(int(chain[h])) + [fn[i]] if 0 <= chain[h] < len(first) else []
+               for i, h in enumerate(rows)]
+        fix = _samples.demangle(set(fn) | {x for p in pth for x in p})
+        fn = [fix.get(x, x) for x in fn]
+        pth = [" > ".join(fix.get(x, x) for x in p) for p in pth]
+        T = len(rank)
+        return pd.DataFrame({
+            "rank": np.array([rank[t] if 0 <= t < T else -1 for t in thread[rows]], np.int64),
+            "thread": thread[rows], "region": region[rows],
+            "region_path": np.array([paths[r] if r >= 0 else "" for r in region[rows]],
+                                    dtype=object),
+            "event": np.array([ev_names[e] if 0 <= e < len(ev_names) else "" for e in evt[rows]],
+                              dtype=object),
+            "object": np.array([os.path.basename(mods[m][1]) if 0 <= m < len(mods) else ""
+                                for m in module[rows]], dtype=object),
+            "offset": offset[rows], "function": np.array(fn, dtype=object),
+            "samples": count[rows], "path": np.array(pth, dtype=object)})
+
+    def sample_paths(self, event=None):
+        """The call paths of each innermost region with their samples, most
+        first: region, region_path, path, samples (rows of samples() summed;
+        samples without callers under path "")."""
+        df = self.samples(event)
+        if not len(df):
+            return pd.DataFrame({"region": [], "region_path": [], "path": [], "samples": []})
+        g = df.groupby(["region", "region_path", "path"], as_index=False)["samples"].sum()
+        return g.sort_values(["samples", "region", "path"], ascending=[False, True, True],
+                             ignore_index=True)
 
     def by_rank(self, quantities=None):
         """One row per (region, rank, quantity): the rank's own value (the

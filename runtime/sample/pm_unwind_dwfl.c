@@ -25,6 +25,7 @@ struct pm_sample_view {
     size_t bytes;
     uint64_t *callers;
     int n, max, frames;
+    int lost;  /* the path reached an address no reported object holds */
 };
 
 static Dwfl *pm_dwfl;
@@ -128,14 +129,15 @@ static int pm_frame(Dwfl_Frame *frame, void *arg)
         return DWARF_CB_OK;  /* the sampled IP itself */
     if (pc == 0 || v->n >= v->max)
         return DWARF_CB_ABORT;
+    /* A return address lies in code an object holds: one that does not is
+     * a guess gone wrong (no CFI here, and the fallback read a stale
+     * frame), or a library loaded since the last report. */
+    if (!dwfl_addrmodule(pm_dwfl, pc)) {
+        v->lost = 1;
+        return DWARF_CB_ABORT;
+    }
     v->callers[v->n++] = pc;
     return DWARF_CB_OK;
-}
-
-/* Does a reported object hold this address? */
-static int pm_known(uint64_t pc)
-{
-    return dwfl_addrmodule(pm_dwfl, pc) != NULL;
 }
 
 static int pm_unwind(const uint64_t *regs, const unsigned char *stack, size_t bytes,
@@ -144,15 +146,14 @@ static int pm_unwind(const uint64_t *regs, const unsigned char *stack, size_t by
     if (pm_setup() != 0)
         return -1;
     for (int attempt = 0;; attempt++) {
-        struct pm_sample_view v = {regs, stack, regs[PM_UNWIND_SP], bytes, callers, 0, max, 0};
+        struct pm_sample_view v = {regs, stack, regs[PM_UNWIND_SP], bytes, callers, 0, max, 0, 0};
         pm_view = &v;
         dwfl_getthread_frames(pm_dwfl, getpid(), pm_frame, &v);
         pm_view = NULL;
-        /* A path that stops at an object loaded since the last report:
-         * report the maps again and retry, once, not more often than the
-         * gap allows. */
-        uint64_t last = v.n ? callers[v.n - 1] : regs[PM_UNWIND_IP];
-        if (attempt || pm_known(last) || pm_now_ns() - pm_last_report_ns < PM_REPORT_GAP_NS)
+        /* A path that stops at an address no object holds: report the maps
+         * again (a library loaded since?) and retry, once, not more often
+         * than the gap allows; else the path ends before that address. */
+        if (attempt || !v.lost || pm_now_ns() - pm_last_report_ns < PM_REPORT_GAP_NS)
             return v.n;
         pm_report();
     }

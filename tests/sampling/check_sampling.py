@@ -11,6 +11,7 @@ and the file with h5py where the report does not go (call chains).
 Exit 0 pass, 1 fail, 77 skip (with the reason printed).
 """
 import json
+import math
 import os
 import re
 import shutil
@@ -487,12 +488,29 @@ def calltree_shares(stacks):
     return got
 
 
+def calltree_truth(stdout):
+    """The CPU-time split sample_calltree measured of its own loops."""
+    m = re.search(r"calltree_cpu_ns a=(\d+) b=(\d+) leaf=(\d+)", stdout)
+    check(m, "sample_calltree did not print its CPU split: %r" % stdout[-500:])
+    a, b, leaf = (int(x) for x in m.groups())
+    t = float(a + b + leaf)
+    return {"a": a / t, "b": b / t, "leaf": leaf / t}
+
+
+def within(k, n, p, slack=0.01):
+    """k of n samples agree with a share p: within 3 binomial standard
+    errors (and a little for what the loops' own clocks miss)."""
+    return abs(k / n - p) <= 3 * math.sqrt(max(p * (1 - p), 0.01) / n) + slack
+
+
 def case_calltree(env):
     """DWARF call paths of code built the usual way (sample_calltree: -O2, no
     frame pointers, no -g): every sample's path reaches main, and the tree's
-    shares hold by construction (a 25 %, b 25 %, leaf 50 % of the samples;
-    inclusive a 100 %, b 75 %) in the folded stacks, the speedscope file and
-    the report's call paths (text and JSON). Without call-frame information
+    shares (about a 25 %, b 25 %, leaf 50 %; inclusive a 100 %, b 75 %) equal
+    the CPU-time split the program measured of its own loops, within
+    sampling error, in the folded stacks, the speedscope file, the report's
+    call paths and call graph (text and JSON) and the Python package's
+    samples and Hatchet literal. Without call-frame information
     the stacks cannot be unwound, and the report and a message say so."""
     prog = os.path.join(env.build, "tests", "sample_calltree")
     out, p = env.measure("cpu-clock@1ms", [500], prog=prog, name="tree.h5",
@@ -505,14 +523,17 @@ def case_calltree(env):
     total = sampled(env.report(out), "cpu-clock")["run"]["samples"]
     check(total >= 200, "only %d samples in 500 ms" % total)
 
+    truth = calltree_truth(p.stdout)
+
     def shares(stacks, what):
         got = calltree_shares(stacks)
         n = sum(got.values())
         check(n >= 0.95 * total, "%s: %d of %d samples on a path through main -> calltree_a: %s"
               % (what, n, total, stacks[:8]))
-        for k, want in (("a", 0.25), ("b", 0.25), ("leaf", 0.5)):
-            check(abs(got[k] / n - want) < 0.08, "%s: %s has %.1f %% of the tree, want %.0f %%: %s"
-                  % (what, k, 100.0 * got[k] / n, 100 * want, got))
+        for k in ("a", "b", "leaf"):
+            check(within(got[k], n, truth[k]), "%s: %s has %.1f %% of the tree, its loop "
+                  "%.1f %% of the CPU time: %s" % (what, k, 100.0 * got[k] / n,
+                                                   100 * truth[k], got))
         return got
     folded = env.report(out, "folded").splitlines()
     fstacks = [(l.rsplit(" ", 1)[0].split(";"), int(l.rsplit(" ", 1)[1])) for l in folded]
@@ -532,11 +553,12 @@ def case_calltree(env):
     calls = cell["calls"]
     incl = {f["function"]: f for f in calls["functions"]}
     n = cell["with_callers"]
-    for fn_, inc, own in (("calltree_a", 1.0, 0.25), ("calltree_b", 0.75, 0.25),
-                          ("calltree_leaf", 0.5, 0.5)):
-        check(fn_ in incl and abs(incl[fn_]["inclusive"] / n - inc) < 0.08 and
-              abs(incl[fn_]["self"] / n - own) < 0.08,
-              "%s inclusive/self %s of %d, want %.0f %% / %.0f %%" %
+    for fn_, inc, own in (("calltree_a", 1.0, truth["a"]),
+                          ("calltree_b", truth["b"] + truth["leaf"], truth["b"]),
+                          ("calltree_leaf", truth["leaf"], truth["leaf"])):
+        check(fn_ in incl and within(incl[fn_]["inclusive"], n, inc, slack=0.03) and
+              within(incl[fn_]["self"], n, own, slack=0.03),
+              "%s inclusive/self %s of %d, want %.1f %% / %.1f %%" %
               (fn_, incl.get(fn_), n, 100 * inc, 100 * own))
     hot = {h["function"]: h for h in calls["hot"]}
     edges = {(fn_, c["function"]) for fn_, h in hot.items() for c in h["callers"][:1]}
@@ -550,9 +572,41 @@ def case_calltree(env):
           "main > calltree_a > calltree_b > calltree_leaf" in text,
           "the text report lacks the method or the path")
     check(re.search(r"calltree_b +called from calltree_a \d+; calls calltree_leaf \d+", text) and
-          re.search(r"calltree_leaf +called from calltree_b \d+; calls -", text) and
+          re.search(r"calltree_leaf +called from calltree_b \d+; calls ", text) and
           "function (over its call paths)" in text,
           "the text report lacks inclusive/self or callers/callees:\n%s" % text[-3000:])
+    # the Python package: samples() and its paths, the Hatchet literal's frames
+    sys.path.insert(0, os.path.join(env.build, "python"))
+    import perfmark
+    with perfmark.open(out) as r:
+        df = r.samples("cpu-clock")
+        check(int(df["samples"].sum()) == total, "Python samples() holds %d of %d samples" %
+              (int(df["samples"].sum()), total))
+        sp = r.sample_paths()
+        shares([(pth.split(" > "), int(n)) for pth, n in zip(sp["path"], sp["samples"])],
+               "Python sample_paths()")
+        lit = r.to_hatchet_literal(samples=True)
+    root = next(n for n in lit if n["frame"]["name"] == "tree")
+    in_tree = region(sampled(env.report(out), "cpu-clock"), "tree")["samples"]
+    check(root["metrics"]["samples (inc)"] == in_tree, "Hatchet: the region holds %r samples, "
+          "the report %d" % (root["metrics"]["samples (inc)"], in_tree))
+
+    def find(nodes, name):
+        for nd in nodes:
+            if nd["frame"]["name"] == name:
+                return nd
+            got = find(nd["children"], name)
+            if got:
+                return got
+    ha = find(root["children"], "calltree_a")
+    hb = find(ha["children"], "calltree_b") if ha else None
+    hl = find(hb["children"], "calltree_leaf") if hb else None
+    check(ha and hb and hl, "Hatchet: no frames main > calltree_a > calltree_b > calltree_leaf")
+    na = ha["metrics"]["samples (inc)"]
+    check(within(hb["metrics"]["samples (inc)"], na, truth["b"] + truth["leaf"], slack=0.03) and
+          within(hl["metrics"]["samples (inc)"], na, truth["leaf"], slack=0.03) and
+          within(ha["metrics"]["samples"], na, truth["a"], slack=0.03),
+          "Hatchet frames: a %r, b %r, leaf %r" % (ha["metrics"], hb["metrics"], hl["metrics"]))
     # no call-frame information: stacks not unwound, counted and said
     prog = os.path.join(env.build, "tests", "sample_calltree_nocfi")
     out, p = env.measure("cpu-clock@1ms", [300], prog=prog, name="nocfi.h5",

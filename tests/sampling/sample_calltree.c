@@ -10,31 +10,52 @@
  * so a is 100 % inclusive, b 75 %, leaf 50 %. Each call is followed by work
  * (no tail call), and noipa keeps gcc from cloning or inlining them.
  *
+ * By iterations, that is; by CPU time, what samples measure, the loops can
+ * differ by a few percent from run to run (code placement, a busy sibling
+ * core). So each loop also measures its own thread CPU time, and the
+ * program prints the split it measured at the end:
+ *   calltree_cpu_ns a=A b=B leaf=L
+ * the ground truth the tests compare the samples with.
+ *
  * usage: sample_calltree MILLISECONDS [REGION]   (REGION: the region's name,
  * "tree" by default; tests/report/check_flame.py gives a hostile one) */
 #include <perfmark.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 static volatile uint64_t sink;
+static uint64_t cpu_a, cpu_b, cpu_leaf;
 
-#define SPIN(n)                                                                            \
-    for (uint64_t i_ = 0; i_ < (n); i_++)                                                  \
-    sink += i_
+static uint64_t thread_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
-__attribute__((noipa)) void calltree_leaf(uint64_t n) { SPIN(2 * n); }
+/* n iterations, their CPU time added to *cpu */
+#define SPIN(n, cpu)                                                                       \
+    do {                                                                                   \
+        uint64_t t0_ = thread_ns();                                                        \
+        for (uint64_t i_ = 0; i_ < (n); i_++)                                              \
+            sink += i_;                                                                    \
+        *(cpu) += thread_ns() - t0_;                                                       \
+    } while (0)
+
+__attribute__((noipa)) void calltree_leaf(uint64_t n) { SPIN(2 * n, &cpu_leaf); }
 
 __attribute__((noipa)) void calltree_b(uint64_t n)
 {
-    SPIN(n);
+    SPIN(n, &cpu_b);
     calltree_leaf(n);
     sink++;
 }
 
 __attribute__((noipa)) void calltree_a(uint64_t n)
 {
-    SPIN(n);
+    SPIN(n, &cpu_a);
     calltree_b(n);
     sink++;
 }
@@ -54,5 +75,7 @@ int main(int argc, char **argv)
     for (double end = now_ms() + ms; now_ms() < end;)
         calltree_a(200000);
     perfmark_region_end(name);
+    printf("calltree_cpu_ns a=%llu b=%llu leaf=%llu\n", (unsigned long long)cpu_a,
+           (unsigned long long)cpu_b, (unsigned long long)cpu_leaf);
     return 0;
 }
