@@ -289,6 +289,14 @@ def case_stripped(env):
     env.report(out, "text")
     env.report(out, "html")
     env.report(out, "csv")
+    # DWARF call paths survive strip (.eh_frame stays): callers found, as offsets
+    out, _ = env.measure("cpu-clock@1ms", ["spin", 100], prog=prog, name="stripped_dwarf.h5",
+                         env={"PERFMARK_SAMPLE_CALLCHAIN": "dwarf"})
+    work = region(sampled(env.report(out), "cpu-clock"), "work")
+    check(work["with_callers"] >= 0.9 * work["samples"] and any(
+        re.search(r"__libc_start_call_main > sample_spin_stripped\+0x[0-9a-f]+ > ", c["path"])
+        for c in work["call_paths"]), "DWARF paths in a stripped binary: %d of %d samples, %s" %
+        (work["with_callers"], work["samples"], [c["path"] for c in work["call_paths"]][:3]))
     print("stripped: %d functions as object+offset, e.g. %s" % (len(mine), mine[0]["function"]))
 
 
