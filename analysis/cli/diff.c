@@ -257,7 +257,7 @@ int pm_diff_main(int argc, char **argv)
     int in_order[2];
     for (int i = 0; i < 2; i++) {
         in_order[i] = pm_diff_units_in_order(&df.f[i]);
-        if (!in_order[i]) { /* threads out of rank order: the cells into memory */
+        if (!in_order[i] && !df.f[i].d.summary) { /* threads out of rank order: the cells into memory */
             char err[1024] = "";
 
             if (pm_diff_load_cells(&df.f[i], err, sizeof err) < 0) {
@@ -273,7 +273,11 @@ int pm_diff_main(int argc, char **argv)
         char err[1024] = "";
         int s;
 
-        if (in_order[i] && (s = pm_diff_stream(&df, i, err, sizeof err)) < 0) {
+        if (df.f[i].d.summary)
+            s = pm_diff_summary_sides(&df, i, err, sizeof err);
+        else
+            s = in_order[i] ? pm_diff_stream(&df, i, err, sizeof err) : 0;
+        if (s < 0) {
             if (s == -1)
                 goto oom;
             fprintf(stderr, "perfmark diff: %s\n", err);
@@ -293,7 +297,9 @@ int pm_diff_main(int argc, char **argv)
         goto oom;
     {
         char err[1024] = "";
-        df.prof = pm_diff_profiles(&df, err, sizeof err);
+        /* a summary file's samples are the kept ranks' only: not compared */
+        if (!df.f[0].d.summary && !df.f[1].d.summary)
+            df.prof = pm_diff_profiles(&df, err, sizeof err);
         if (!df.prof && err[0]) {
             fprintf(stderr, "perfmark diff: the sampled profiles: %s\n", err);
             goto out;

@@ -73,7 +73,8 @@ int pm_diff_units(struct pm_diff *df)
     for (int i = 0; i < 2 && rc == 0; i++)
         nr[i] = pm_distinct_ranks(&df->f[i].d, rk[i]);
     if (rc == 0) {
-        df->by_rank = nr[0] > 1 || nr[1] > 1;
+        /* a summary file's statistics are across ranks */
+        df->by_rank = nr[0] > 1 || nr[1] > 1 || df->f[0].d.summary || df->f[1].d.summary;
         for (int i = 0; i < 2; i++) {
             const struct pm_file *d = &df->f[i].d;
 
@@ -530,13 +531,65 @@ int pm_diff_open(struct pm_diff_file *f, char *err, size_t errlen)
     if (pm_file_open(f->path, &f->d, 0, err, errlen) < 0)
         return -1;
     f->loaded = 1;
-    if (f->d.summary) {
-        /* its cells are the kept ranks' only: a diff of them would be wrong */
-        snprintf(err, errlen, "%s: a summary file (PERFMARK_DETAIL=summary): perfmark diff "
-                 "compares files with every rank's rows; `perfmark report` reads it",
-                 f->path);
+    return 0;
+}
+
+/* One side from a statistic across ranks (report_ranks.h): the same rules
+ * (a rank's value the sum over its threads, the spread over the ranks that
+ * entered and have a value). */
+static void pm_side_xstat(struct pm_diff_side *out, const struct pm_xstat *q)
+{
+    out->has = q->has_total;
+    out->total = q->total;
+    out->units = q->nspread;
+    out->min = q->min;
+    out->mean = q->mean;
+    out->max = q->max;
+    out->estimate = q->estimate;
+    out->untrusted = q->untrusted;
+}
+
+int pm_diff_summary_sides(struct pm_diff *df, int fi, char *err, size_t errlen)
+{
+    struct pm_diff_file *f = &df->f[fi];
+    const struct pm_file *d = &f->d;
+    size_t nm = df->nm;
+    struct pm_report rep;
+    if (pm_report_build_stream(&rep, d, f->path, 0, err, errlen) != 0)
+        return -2;
+    f->side = calloc((d->R + 1) * nm, sizeof *f->side); /* the whole run: no value */
+    f->nunits = d->ranks > 0 ? (size_t)d->ranks : f->nunits;
+    if (!f->side) {
+        pm_report_free(&rep);
         return -1;
     }
+    for (size_t r = 0; r < d->R; r++) {
+        const struct pm_xstat *q = rep.xr.xreg[r].q;
+        const struct pm_regstat *s = &rep.reg[r];
+        for (size_t m = 0; m < nm; m++) {
+            const struct pm_diff_metric *mt = &df->m[m];
+            struct pm_diff_side *out = &f->side[r * nm + m];
+            if (mt->kind == PM_DM_TIME) {
+                pm_side_xstat(out, &q[PM_Q_WALL]);
+            } else if (mt->kind == PM_DM_VISITS) {
+                pm_side_xstat(out, &q[PM_Q_VISITS]);
+            } else if (s->timer_only) {
+                out->timer_only = 1; /* no rank has a count of the region */
+            } else if (mt->kind == PM_DM_EVENT) {
+                pm_side_xstat(out, &q[PM_Q_EVENTS + mt->ev[fi][0]]);
+                out->partial = s->throttled > 0;
+            } else { /* IPC: the totals' ratio; each rank's own is not in a summary */
+                const struct pm_xstat *qi = &q[PM_Q_EVENTS + mt->ev[fi][0]];
+                const struct pm_xstat *qc = &q[PM_Q_EVENTS + mt->ev[fi][1]];
+                out->has = qi->has_total && qc->has_total && qc->total > 0;
+                out->total = out->has ? qi->total / qc->total : qi->total;
+                out->estimate = qi->estimate | qc->estimate;
+                out->untrusted = qi->untrusted | qc->untrusted;
+                out->partial = s->throttled > 0;
+            }
+        }
+    }
+    pm_report_free(&rep);
     return 0;
 }
 

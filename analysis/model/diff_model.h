@@ -112,6 +112,13 @@ int pm_diff_metrics(struct pm_diff *df);
  * at a time. Returns 0; -1 when out of memory; -2 with a message in err
  * when the file cannot be read. */
 int pm_diff_stream(struct pm_diff *df, int fi, char *err, size_t errlen);
+/* The sides of a summary file (PERFMARK_DETAIL=summary), whose cells are
+ * the kept ranks' only: each region's from the report's statistics across
+ * every rank in its state (units are ranks); IPC without its spread over
+ * ranks (units 0), the whole run without a value (a summary keeps no
+ * totals across every thread). Instead of pm_diff_stream. Returns 0; -1
+ * when out of memory; -2 with a message in err. */
+int pm_diff_summary_sides(struct pm_diff *df, int fi, char *err, size_t errlen);
 /* --metric: the metric shown and checked. Returns 0, or -1 when both files
  * do not have it. */
 int pm_diff_select_metric(struct pm_diff *df, const char *name);

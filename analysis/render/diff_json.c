@@ -29,7 +29,8 @@ static void pm_json_file(FILE *out, const struct pm_diff_file *f)
 {
     fputs("{\"file\": ", out);
     pm_json_str(out, f->path);
-    fprintf(out, ", \"threads\": %zu, \"units\": %zu}", f->d.T, f->nunits);
+    fprintf(out, ", \"threads\": %zu, \"units\": %zu, \"summary\": %s}", f->d.T, f->nunits,
+            f->d.summary ? "true" : "false");
 }
 
 /* The sampled profiles: per event both files sampled, per region found in

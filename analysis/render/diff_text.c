@@ -128,6 +128,10 @@ static void pm_text_file(FILE *out, const char *label, const struct pm_diff_file
         used += n;
     }
     putc('\n', out);
+    if (f->d.summary)
+        fprintf(out, "   a summary file: its regions compared across all %d ranks from its "
+                "statistics; its whole run's totals\n   and samples are not in it (n/a)\n",
+                (int)f->d.ranks);
 }
 
 /* The sampled profiles: per event, each region's functions whose share of

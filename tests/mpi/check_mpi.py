@@ -427,6 +427,52 @@ def case_mpich_summary_np4():
     return None
 
 
+def case_summary_diff():
+    """perfmark diff of two summary files equals the diff of their jobs'
+    full files region by region (the statistics across every rank, kept or
+    not), exit status and regressions included; their whole run, which a
+    summary does not keep, is said to be missing, not guessed."""
+    import json
+    tmp = tempfile.mkdtemp()
+    files = {}
+    for k in ("a", "b"):
+        full, summ = os.path.join(tmp, "full_%s.h5" % k), os.path.join(tmp, "sum_%s.h5" % k)
+        p = run([PERFMARK, "run", "-e", "sw", "-o", full, "--"] +
+                mpirun(4, [program("mpi_calls")]),
+                env=dict(MPI_ENV, PERFMARK_SUMMARY_OUTPUT=summ, PERFMARK_SUMMARY_KEEP="1"),
+                cwd=tmp, expect=None)
+        check(p.returncode == 0 and os.path.exists(summ), "job %s: %s" % (k, p.stderr[-1500:]))
+        files[k] = (full, summ)
+
+    def diff(a, b, *opts):
+        p = run([PERFMARK, "diff", a, b, "--format", "json"] + list(opts), expect=None)
+        check(p.returncode in (0, 1), "perfmark diff %s %s: %s" % (a, b, p.stderr[-1000:]))
+        return p.returncode, json.loads(p.stdout), p.stderr
+    rf, jf, ef = diff(files["a"][0], files["b"][0])
+    rs, js, es = diff(files["a"][1], files["b"][1])
+    check(js["a"]["summary"] and js["b"]["summary"] and js["a"]["units"] == 4 and
+          js["unit"] == jf["unit"] == "rank", "the summary diff's files: %s %s" %
+          (js["a"], js["unit"]))
+    reg_f = [r for r in jf["regions"] if not r.get("whole_run")]
+    reg_s = [r for r in js["regions"] if not r.get("whole_run")]
+    check(len(reg_f) > 3 and reg_f == reg_s, "regions differ:\n%s\nvs\n%s" % (
+        [r for r in reg_f if r not in reg_s][:2], [r for r in reg_s if r not in reg_f][:2]))
+    whole = [r for r in js["regions"] if r.get("whole_run")]
+    check(whole and all(m["a"]["value"] is None for m in whole[0]["metrics"].values()),
+          "the summary's whole run has values: %s" % whole[:1])
+    # a threshold: the same regressions and exit status
+    rf, jf, ef = diff(files["a"][0], files["b"][0], "--metric", "time", "--threshold", "1")
+    rs, js, es = diff(files["a"][1], files["b"][1], "--metric", "time", "--threshold", "1")
+    check(rf == rs and [r for r in jf["regions"] if not r.get("whole_run")] ==
+          [r for r in js["regions"] if not r.get("whole_run")],
+          "with --threshold: exit %d vs %d" % (rf, rs))
+    text = run([PERFMARK, "diff", files["a"][1], files["b"][1]], expect=None).stdout
+    check("a summary file: its regions compared across all 4 ranks" in text,
+          "the text does not say what a summary file holds:\n%s" % text[:800])
+    print("summary diff: %d region rows equal to the full files' diff, exit %d both" %
+          (len(reg_s), rs))
+
+
 def case_summary_auto():
     """Past PERFMARK_SUMMARY_ABOVE the job writes a summary file and says so
     once; PERFMARK_DETAIL=full keeps every rank's rows; a summary that
