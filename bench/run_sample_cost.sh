@@ -3,7 +3,7 @@
 # a sampled program (issue 43): bench/sample_paths (-O2, no frame pointers)
 # does fixed work under a shallow stack (depth 0) and under 24 frames of 256
 # bytes (~6 KiB, most of a DWARF sample's 8 KiB copy), sampled at cpu-clock
-# 1 ms, interleaved in every round:
+# 1 ms (PERIOD=100us: 0.1 ms), interleaved in every round:
 #   plain   not under perfmark
 #   none    perfmark run -e none --sample cpu-clock@1ms (no callers)
 #   fp      ... --sample-callchain=fp (the kernel walks frame pointers)
@@ -15,6 +15,7 @@ set -u
 build=${1:?usage: $0 BUILD_DIR [ROUNDS] [CALLS]}
 rounds=${2:-5}
 calls=${3:-200000}
+period=${PERIOD:-1ms}  # PERIOD=100us: ten times the samples
 prog=$build/bin/sample_paths
 pm=$build/bin/perfmark
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench.XXXXXX") || exit 1
@@ -25,7 +26,7 @@ one() {  # MODE DEPTH: "wall_ms cpu_ms"
   local out
   case $1 in
     plain) out=$("$prog" "$calls" "$2") ;;
-    *) out=$("$pm" run -q -e none --sample cpu-clock@1ms --sample-callchain="$1" \
+    *) out=$("$pm" run -q -e none --sample "cpu-clock@$period" --sample-callchain="$1" \
                -o "$tmp/x.h5" -- "$prog" "$calls" "$2")
        rm -f "$tmp"/x*.h5 ;;
   esac
