@@ -28,6 +28,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -201,7 +202,44 @@ def main():
           "reset: %r vs %r" % (res["reset"], a))
     print("flame: %d frames, %d samples; a %d, b %d, leaf %d; zoom, search (%.1f %%) and reset "
           "in Chromium" % (len(fr), total, n_a, n_b, n_leaf, share))
+    demo_tower(build, perfmark, tmp)
     return 0
+
+
+def demo_tower(build, perfmark, tmp):
+    """The demo job (2 ranks x 2 OpenMP threads, clang), sampled with call
+    paths: the flame graph's hottest tower (from the top, the widest child
+    each time) goes through the demo's own function holding the OpenMP
+    loop (its body: the loop, or the barrier it waits in when the machine
+    is busy), under the region and the construct that run it."""
+    demo = os.path.join(build, "bin", "mpi_omp_demo")
+    if not shutil.which("mpirun") or not os.path.exists(demo):
+        print("note: no mpirun or mpi_omp_demo: the demo's flame graph is not checked")
+        return
+    out = os.path.join(tmp, "demo.h5")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFMARK_")}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_mpi_yield_when_idle="1", OMP_NUM_THREADS="2")
+    p = subprocess.run([perfmark, "run", "--sample", "cpu-clock@1ms", "--sample-callchain", "-o",
+                        out, "--", "mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none",
+                        demo], env=env, capture_output=True, text=True, timeout=240, cwd=tmp)
+    check(p.returncode == 0 and os.path.exists(out), "the demo failed: %s" % p.stderr[-1500:])
+    html = os.path.join(tmp, "demo.html")
+    subprocess.run([perfmark, "report", out, "--format", "html", "-o", html], check=True,
+                   timeout=120)
+    fr = frames(check_html.parse(open(html, encoding="utf-8").read()))
+    at, tower = 0, [fr[0][3]]
+    while True:
+        d, s, n = fr[at][0], fr[at][1], fr[at][2]
+        kids = [i for i, f in enumerate(fr) if f[0] == d + 1 and s <= f[1] < s + n]
+        if not kids:
+            break
+        at = max(kids, key=lambda i: fr[i][2])
+        tower.append(fr[at][3])
+    check("main [OpenMP body]" in tower and "solve" in tower and
+          any(t.startswith("omp parallel main") for t in tower),
+          "the demo's hottest tower: %s" % " ; ".join(tower))
+    print("demo: hottest tower %s" % " ; ".join(tower))
 
 
 if __name__ == "__main__":
