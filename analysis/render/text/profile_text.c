@@ -33,6 +33,19 @@ static void pm_pt_pct(char *buf, size_t len, double fraction)
     snprintf(buf, len, "%.1f%%", 100.0 * fraction);
 }
 
+/* "label f 12, g 3", or "label-" without any. */
+static void pm_pt_edges(FILE *out, const struct pm_profile *p, const char *label,
+                        const struct pm_prof_edge *e, size_t n)
+{
+    fputs(label, out);
+    for (size_t k = 0; k < n; k++) {
+        fputs(k ? ", " : "", out);
+        pm_text_name(out, p->frame[e[k].frame], 60);
+        fprintf(out, " %" PRIu64, e[k].samples);
+    }
+    fputs(n ? "" : "-", out);
+}
+
 /* The call paths as a graph: inclusive and self per function, then who
  * calls the functions with the most samples of their own, and whom they
  * call. */
@@ -60,20 +73,9 @@ static void pm_pt_calls(FILE *out, const struct pm_profile *p, const struct pm_p
         const struct pm_prof_hot *h = &g->hot[i];
         fputs("    ", out);
         pm_text_name(out, p->frame[h->frame], 60);
-        fputs("  called from ", out);
-        for (size_t k = 0; k < h->ncallers; k++) {
-            fputs(k ? ", " : "", out);
-            pm_text_name(out, p->frame[h->callers[k].frame], 60);
-            fprintf(out, " %" PRIu64, h->callers[k].samples);
-        }
-        fputs(h->ncallers ? "" : "-", out);
-        fputs("; calls ", out);
-        for (size_t k = 0; k < h->ncallees; k++) {
-            fputs(k ? ", " : "", out);
-            pm_text_name(out, p->frame[h->callees[k].frame], 60);
-            fprintf(out, " %" PRIu64, h->callees[k].samples);
-        }
-        fputs(h->ncallees ? "\n" : "-\n", out);
+        pm_pt_edges(out, p, "  called from ", h->callers, h->ncallers);
+        pm_pt_edges(out, p, "; calls ", h->callees, h->ncallees);
+        fputc('\n', out);
     }
 }
 
