@@ -47,6 +47,24 @@ void pm_sample_drainer_remove(struct pm_sampler *s)
     pthread_mutex_unlock(&pm_drainer_lock);
 }
 
+/* The drainer's list of samplers with stacks to unwind (its own). */
+static struct pm_sampler **pm_unwind_list;
+static int pm_unwind_cap;
+
+static int pm_unwind_list_add(struct pm_sampler *s, int n)
+{
+    if (n == pm_unwind_cap) {
+        int cap = pm_unwind_cap ? 2 * pm_unwind_cap : 16;
+        struct pm_sampler **grown = realloc(pm_unwind_list, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        pm_unwind_list = grown;
+        pm_unwind_cap = cap;
+    }
+    pm_unwind_list[n] = s;
+    return 0;
+}
+
 static void *pm_drainer_main(void *arg)
 {
     (void)arg;
@@ -80,14 +98,26 @@ static void *pm_drainer_main(void *arg)
         else
             usleep((useconds_t)pm_period_ms * 1000);
         pthread_mutex_lock(&pm_drainer_lock);
+        int nunwind = 0;
         for (int i = 0; i < pm_nrings; i++) {
             if (pm_sampler_pending(pm_rings[i]->cursor))
                 pm_sampler_drain_try(pm_rings[i]);
-            pm_sampler_unwind(pm_rings[i]);  /* stacks the owner copied aside */
+            if (__atomic_load_n(&pm_rings[i]->stash_used, __ATOMIC_RELAXED) &&
+                pm_unwind_list_add(pm_rings[i], nunwind) == 0)
+                nunwind++;
         }
         pthread_mutex_unlock(&pm_drainer_lock);
+        /* Stacks the owners copied aside, unwound without the lock, which
+         * threads starting and ending take: a sampler outlives its thread
+         * (its pm_thread is kept), and one whose thread ended meanwhile
+         * has had its last stacks unwound and its stash freed by it. */
+        for (int i = 0; i < nunwind; i++)
+            pm_sampler_unwind(pm_unwind_list[i]);
     }
     free(fds);
+    free(pm_unwind_list);
+    pm_unwind_list = NULL;
+    pm_unwind_cap = 0;
     return NULL;
 }
 

@@ -157,6 +157,8 @@ void pm_sampler_forget(struct pm_sampler *s)
     if (s->chain_hash)
         memset(s->chain_hash, 0, ((size_t)s->chain_hash_mask + 1) * sizeof *s->chain_hash);
     s->stash_used = 0;
+    s->stacks_unwound = s->stacks_dropped = s->stacks_failed = 0;
+    s->records = s->bad_records = s->unknown_ids = 0;
 }
 
 /* ---- what is kept -------------------------------------------------------------- */
@@ -365,19 +367,20 @@ static void pm_ring_copy(const struct pm_sampler *s, uint64_t pos, void *out, si
     memcpy((unsigned char *)out + first, s->data, len - first);
 }
 
-/* Keep the sample's registers and stack for pm_sampler_unwind; 0, or -1
- * when the record has none or the stash is full (the sample then counts
- * without callers). The record: abi, regs (abi != 0), size, data[size],
- * dyn_size (size != 0) after the id and the IP. */
+/* Keep the sample's registers and stack for pm_sampler_unwind: 0; -1 when
+ * the record has none to unwind (no user registers: a kernel thread), -2
+ * when the stash is full (the sample then counts without callers). The
+ * record: abi, regs (abi != 0), size, data[size], dyn_size (size != 0)
+ * after the id and the IP. */
 static int pm_stash_stack(struct pm_sampler *s, uint64_t pos, uint64_t size, int32_t node,
                           int event, uint64_t ip)
 {
     uint64_t at = 24, nregs = (uint64_t)__builtin_popcountll(PM_UNWIND_REGS_MASK);
     if (!PM_UNWIND_SUPPORTED || size < at + 16 || pm_ring_word(s, pos + at) == 0)
-        return -1;  /* no user registers: a kernel thread, or none asked */
+        return -1;
     uint64_t regs_at = at + 8;
     at = regs_at + 8 * nregs;
-    if (at + 8 > size)
+    if (at + 16 > size)
         return -1;
     uint64_t copied = pm_ring_word(s, pos + at);
     if (copied == 0 || copied > size - at - 16)
@@ -387,15 +390,15 @@ static int pm_stash_stack(struct pm_sampler *s, uint64_t pos, uint64_t size, int
         used = copied;
     used &= ~7ull;
     size_t need = sizeof(struct pm_stack_rec) + (size_t)used;
+    if (s->stash_closed || s->stash_used + need > PM_STASH_MAX)
+        return -2;
     if (s->stash_used + need > s->stash_cap) {
         size_t cap = s->stash_cap ? s->stash_cap : 64 * 1024;
         while (cap < s->stash_used + need)
             cap *= 2;
-        if (cap > PM_STASH_MAX)
-            return -1;
         unsigned char *grown = realloc(s->stash, cap);
         if (!grown)
-            return -1;
+            return -2;
         s->stash = grown;
         s->stash_cap = cap;
     }
@@ -432,9 +435,13 @@ static void pm_take_sample(struct pm_sampler *s, uint64_t pos, uint64_t size, in
         stat[PM_SN_SAMPLES]++;
     if (s->callchain == PM_CHAIN_DWARF) {
         /* counted once unwound; one without a stack to unwind, now */
-        if (pm_stash_stack(s, pos, size, node, event, ip) == 0)
+        int kept = pm_stash_stack(s, pos, size, node, event, ip);
+        if (kept == 0)
             return;
-        s->stacks_dropped++;
+        if (kept == -1)
+            s->stacks_failed++;
+        else
+            s->stacks_dropped++;
         pm_count_sample(s, node, event, ip, 0);
         return;
     }
@@ -527,6 +534,10 @@ int pm_sampler_drain_try(struct pm_sampler *s)
 
 /* ---- DWARF call paths ------------------------------------------------------------ */
 
+static int pm_unwind_stopped;
+
+void pm_sampler_unwind_stop(void) { __atomic_store_n(&pm_unwind_stopped, 1, __ATOMIC_RELEASE); }
+
 int pm_sampler_unwind(struct pm_sampler *s)
 {
     if (s->callchain != PM_CHAIN_DWARF || !__atomic_load_n(&s->stash_used, __ATOMIC_RELAXED))
@@ -549,7 +560,16 @@ int pm_sampler_unwind(struct pm_sampler *s)
         const unsigned char *stack = buf + at + sizeof rec;
         at += sizeof rec + (size_t)rec.bytes;
         uint64_t callers[PM_CHAIN_MAX];
-        int n = pm_unwind_stack(rec.regs, stack, (size_t)rec.bytes, callers, PM_CHAIN_MAX);
+        /* a sample taken in the kernel (a system call): the user IP where
+         * it entered is its innermost caller */
+        int in_kernel = rec.ip != rec.regs[PM_UNWIND_IP];
+        if (in_kernel)
+            callers[0] = rec.regs[PM_UNWIND_IP];
+        if (__atomic_load_n(&pm_unwind_stopped, __ATOMIC_ACQUIRE))
+            break;  /* the emergency dump writes the tables now: leave them be */
+        int n = pm_unwind_stack(rec.regs, stack, (size_t)rec.bytes, callers + in_kernel,
+                                PM_CHAIN_MAX - in_kernel);
+        n = n < 0 ? in_kernel : n + in_kernel;
         pm_sampler_lock(s);
         if (n > 0)
             s->stacks_unwound++;
@@ -560,7 +580,7 @@ int pm_sampler_unwind(struct pm_sampler *s)
         pm_sampler_unlock(s);
     }
     pm_sampler_lock(s);
-    if (!s->spare) {
+    if (!s->spare && !s->stash_closed) {
         s->spare = buf;
         s->spare_cap = cap;
         buf = NULL;
@@ -569,4 +589,15 @@ int pm_sampler_unwind(struct pm_sampler *s)
     free(buf);
     errno = saved;
     return 1;
+}
+
+void pm_sampler_stash_free(struct pm_sampler *s)
+{
+    pm_sampler_lock(s);
+    free(s->stash);
+    free(s->spare);
+    s->stash = s->spare = NULL;
+    s->stash_used = s->stash_cap = s->spare_cap = 0;
+    s->stash_closed = 1;
+    pm_sampler_unlock(s);
 }

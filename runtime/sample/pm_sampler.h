@@ -80,6 +80,7 @@ struct pm_sampler {
     unsigned stack_bytes;
     unsigned char *stash, *spare;
     size_t stash_used, stash_cap, spare_cap;
+    int stash_closed;                     /* its thread is gone: no more stashing */
     uint64_t stacks_unwound, stacks_dropped, stacks_failed;
 };
 
@@ -141,6 +142,12 @@ static inline int pm_sampler_poll_fd(const struct pm_sampler *s)
  * paths: the drainer thread after a drain, a thread at its exit, the final
  * write. Never the sampled thread in a marker. 1 if there were any. */
 int pm_sampler_unwind(struct pm_sampler *s);
+/* A thread gone, its last stacks unwound: free the stash (an unwinder
+ * still at work frees its buffer itself). */
+void pm_sampler_stash_free(struct pm_sampler *s);
+/* The emergency dump: unwinders stop at their next stack (the rest count
+ * as failed), so that nothing grows the tables while they are written. */
+void pm_sampler_unwind_stop(void);
 /* Bytes of stacks a thread keeps waiting for the unwinder; past them a
  * sample is counted without its callers (stacks_dropped). */
 #define PM_STASH_MAX (1u << 20)

@@ -2,7 +2,7 @@
  * elfutils' libdwfl, inside the measured process (pm_unwind.h).
  *
  * One Dwfl for the process: its objects as /proc/self/maps lists them,
- * reported again (at most every PM_REPORT_GAP_NS) when a path runs into an
+ * made again (at most every PM_REPORT_GAP_NS) when a path runs into an
  * address no reported object holds, so that libraries loaded later are
  * found. The "process" libdwfl unwinds is a fake one whose only thread is
  * the sample at hand: its registers are the sample's, its memory the copied
@@ -155,7 +155,13 @@ static int pm_unwind(const uint64_t *regs, const unsigned char *stack, size_t by
          * than the gap allows; else the path ends before that address. */
         if (attempt || !v.lost || pm_now_ns() - pm_last_report_ns < PM_REPORT_GAP_NS)
             return v.n;
-        pm_report();
+        /* A new Dwfl rather than a new report into this one: the process
+         * state borrows its first module's backend, which a report that
+         * drops that module would free under it. */
+        dwfl_end(pm_dwfl);
+        pm_dwfl = NULL;
+        if (pm_setup() != 0)
+            return v.n;
     }
 }
 

@@ -812,6 +812,7 @@ static void pm_thread_gone(void *arg)
         pm_sample_drainer_remove(&t->smp);
         pm_sampler_close(&t->smp);
         pm_sampler_unwind(&t->smp);  /* its last stacks: no region waits on it now */
+        pm_sampler_stash_free(&t->smp);
         pm_thread_release_tables(t);
         t->exited = 1;
     }
@@ -1111,6 +1112,7 @@ static void pm_session_emergency(int sig)
     __atomic_store_n(&pm_state, PM_STOPPED, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pm_start_lock);
     pm_partial = 1;
+    pm_sampler_unwind_stop();
     pm_sample_drainer_stop_async();
     pm_series_stop_async();
     pm_node_stop_async();

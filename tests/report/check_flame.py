@@ -162,7 +162,9 @@ def main():
     want_b, want_leaf = (tb + tl) / float(ta + tb + tl), tl / float(ta + tb + tl)
 
     def within(k, n, p_):
-        return abs(k / n - p_) <= 3 * math.sqrt(max(p_ * (1 - p_), 0.01) / n) + 0.03
+        # 3 standard errors and 5 points of the timer's bias on a loaded
+        # VM (tests/sampling/check_sampling.py: within)
+        return abs(k / n - p_) <= 3 * math.sqrt(max(p_ * (1 - p_), 0.01) / n) + 0.05
     check(within(n_b, n_a, want_b) and within(n_leaf, n_a, want_leaf),
           "shares under calltree_a: b %.3f (measured %.3f), leaf %.3f (measured %.3f)" %
           (n_b / n_a, want_b, n_leaf / n_a, want_leaf))

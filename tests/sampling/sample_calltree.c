@@ -17,7 +17,7 @@
  *   calltree_cpu_ns a=A b=B leaf=L
  * the ground truth the tests compare the samples with.
  *
- * usage: sample_calltree MILLISECONDS [REGION]   (REGION: the region's name,
+ * usage: sample_calltree MILLISECONDS [REGION]   (of CPU time)   (REGION: the region's name,
  * "tree" by default; tests/report/check_flame.py gives a hostile one) */
 #include <perfmark.h>
 #include <stdint.h>
@@ -60,19 +60,14 @@ __attribute__((noipa)) void calltree_a(uint64_t n)
     sink++;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
 int main(int argc, char **argv)
 {
     double ms = argc > 1 ? atof(argv[1]) : 300;
     const char *name = argc > 2 ? argv[2] : "tree";
     perfmark_region_begin(name);
-    for (double end = now_ms() + ms; now_ms() < end;)
+    /* MILLISECONDS of the thread's CPU time, not of the clock: as many
+     * samples on a busy machine as on an idle one */
+    for (uint64_t end = thread_ns() + (uint64_t)(ms * 1e6); thread_ns() < end;)
         calltree_a(200000);
     perfmark_region_end(name);
     printf("calltree_cpu_ns a=%llu b=%llu leaf=%llu\n", (unsigned long long)cpu_a,
