@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "profile_calls.h"
 
 #include <stdlib.h>
@@ -46,24 +47,35 @@ static int pm_cg_init(struct pm_cg_map *m, size_t entries)
     return m->slot ? 0 : -1;
 }
 
-/* Most first; ties by the frame id, so the order is the same every time. */
-static int pm_cg_before(uint64_t x, size_t fx, uint64_t y, size_t fy)
+/* The used slots of m, most samples first (by_self: most own samples), ties
+ * by frame ids, so that the order is the same every time. */
+struct pm_cg_order {
+    const struct pm_cg_map *m;
+    int by_self;
+};
+
+static int pm_cg_cmp(const void *x, const void *y, void *ctx)
 {
-    return x != y ? x > y : fx < fy;
+    const struct pm_cg_order *o = ctx;
+    const struct pm_cg_slot *a = &o->m->slot[*(const size_t *)x];
+    const struct pm_cg_slot *b = &o->m->slot[*(const size_t *)y];
+    uint64_t ka = o->by_self ? a->self : a->samples, kb = o->by_self ? b->self : b->samples;
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
 }
 
-static void pm_edge_insert(struct pm_prof_edge *top, size_t *n, size_t frame, uint64_t samples)
+static size_t pm_cg_sorted(const struct pm_cg_map *m, int by_self, size_t *idx)
 {
-    size_t k = *n;
-    if (k == PM_PROF_EDGES && !pm_cg_before(samples, frame, top[k - 1].samples, top[k - 1].frame))
-        return;
-    if (k < PM_PROF_EDGES)
-        (*n)++;
-    else
-        k--;
-    for (; k > 0 && pm_cg_before(samples, frame, top[k - 1].samples, top[k - 1].frame); k--)
-        top[k] = top[k - 1];
-    top[k] = (struct pm_prof_edge){frame, samples};
+    size_t n = 0;
+    for (size_t h = 0; h <= m->mask; h++)
+        if (m->slot[h].used)
+            idx[n++] = h;
+    struct pm_cg_order o = {m, by_self};
+    qsort_r(idx, n, sizeof *idx, pm_cg_cmp, &o);
+    return n;
 }
 
 int pm_prof_calls_build(const struct pm_path_count *paths, size_t n,
@@ -99,57 +111,41 @@ int pm_prof_calls_build(const struct pm_path_count *paths, size_t n,
                 e->samples += s, e->stamp = i + 1;
         }
     }
-    /* inclusive list and hot functions */
-    for (size_t h = 0; h <= fn.mask; h++) {
-        const struct pm_cg_slot *f = &fn.slot[h];
-        if (!f->used)
-            continue;
-        if (f->self == 0 && f->samples == total) {
-            out->passthrough++;
-        } else {
-            size_t k = out->nincl;
-            struct pm_prof_incl it = {f->a, f->samples, f->self};
-            if (k < PM_PROF_CALLS || pm_cg_before(it.inclusive, it.frame,
-                                                  out->incl[k - 1].inclusive,
-                                                  out->incl[k - 1].frame)) {
-                if (k < PM_PROF_CALLS)
-                    out->nincl++;
-                else
-                    k--;
-                for (; k > 0 && pm_cg_before(it.inclusive, it.frame, out->incl[k - 1].inclusive,
-                                             out->incl[k - 1].frame); k--)
-                    out->incl[k] = out->incl[k - 1];
-                out->incl[k] = it;
-            }
-        }
-        if (!f->self)
-            continue;
-        size_t k = out->nhot;
-        if (k == PM_PROF_HOT &&
-            !pm_cg_before(f->self, f->a, out->hot[k - 1].self, out->hot[k - 1].frame))
-            continue;
-        if (k < PM_PROF_HOT)
-            out->nhot++;
-        else
-            k--;
-        for (; k > 0 && pm_cg_before(f->self, f->a, out->hot[k - 1].self, out->hot[k - 1].frame);
-             k--)
-            out->hot[k] = out->hot[k - 1];
-        out->hot[k] = (struct pm_prof_hot){.frame = f->a, .self = f->self,
-                                           .inclusive = f->samples};
+    size_t *idx = malloc((fn.mask + edge.mask + 2) * sizeof *idx);
+    if (!idx) {
+        free(fn.slot), free(edge.slot);
+        return -1;
     }
-    for (size_t h = 0; h <= edge.mask; h++) {
-        const struct pm_cg_slot *e = &edge.slot[h];
-        if (!e->used)
-            continue;
+    /* inclusive list: frames every path passes through without samples of
+     * their own are left out, and counted */
+    size_t nf = pm_cg_sorted(&fn, 0, idx);
+    for (size_t i = 0; i < nf; i++) {
+        const struct pm_cg_slot *f = &fn.slot[idx[i]];
+        if (f->self == 0 && f->samples == total)
+            out->passthrough++;
+        else if (out->nincl < PM_PROF_CALLS)
+            out->incl[out->nincl++] = (struct pm_prof_incl){f->a, f->samples, f->self};
+    }
+    /* the hottest by their own samples */
+    nf = pm_cg_sorted(&fn, 1, idx);
+    for (size_t i = 0; i < nf && out->nhot < PM_PROF_HOT && fn.slot[idx[i]].self; i++) {
+        const struct pm_cg_slot *f = &fn.slot[idx[i]];
+        out->hot[out->nhot++] = (struct pm_prof_hot){.frame = f->a, .self = f->self,
+                                                     .inclusive = f->samples};
+    }
+    /* their callers and callees, most samples first */
+    size_t ne = pm_cg_sorted(&edge, 0, idx);
+    for (size_t i = 0; i < ne; i++) {
+        const struct pm_cg_slot *e = &edge.slot[idx[i]];
         for (size_t k = 0; k < out->nhot; k++) {
             struct pm_prof_hot *hot = &out->hot[k];
-            if (e->b == hot->frame)
-                pm_edge_insert(hot->callers, &hot->ncallers, e->a, e->samples);
-            if (e->a == hot->frame)
-                pm_edge_insert(hot->callees, &hot->ncallees, e->b, e->samples);
+            if (e->b == hot->frame && hot->ncallers < PM_PROF_EDGES)
+                hot->callers[hot->ncallers++] = (struct pm_prof_edge){e->a, e->samples};
+            if (e->a == hot->frame && hot->ncallees < PM_PROF_EDGES)
+                hot->callees[hot->ncallees++] = (struct pm_prof_edge){e->b, e->samples};
         }
     }
+    free(idx);
     free(fn.slot), free(edge.slot);
     return 0;
 }
