@@ -18,6 +18,7 @@
  */
 #include "model/report_model.h"
 #include "model/report_state.h"
+#include "model/summary_tables.h"
 
 #include <hdf5.h>
 
@@ -65,6 +66,26 @@ static int pm_put_array(hid_t grp, const char *name, hid_t type, size_t n, const
     return rc;
 }
 
+/* A table of the finished statistics, its columns' names beside it. */
+static int pm_put_table(hid_t grp, const char *name, const struct pm_stable *t, int one)
+{
+    hsize_t dims[2] = {one ? t->cols : t->rows, t->cols};
+    if (H5Lexists(grp, name, H5P_DEFAULT) > 0)
+        H5Ldelete(grp, name, H5P_DEFAULT);
+    hid_t sp = H5Screate_simple(one ? 1 : 2, dims, NULL);
+    hid_t ds = H5Dcreate2(grp, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    char attr[64];
+    snprintf(attr, sizeof attr, "%s_columns", name);
+    int rc = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->v) >= 0 &&
+                     pm_put_str(grp, attr, t->columns) == 0
+                 ? 0
+                 : -1;
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Sclose(sp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -86,6 +107,11 @@ int main(int argc, char **argv)
         return 1;
     }
     pm_rstate_layout_id(layout, sizeof layout);
+    struct pm_stable tab[PM_STAB_N];
+    if (pm_summary_tables(&rep, tab) != 0) {
+        fprintf(stderr, "make_summary: out of memory\n");
+        return 1;
+    }
     uint64_t *rows = calloc(pm_report_refs_cap(&rep), sizeof *rows);
     size_t n = rows ? pm_report_refs(&rep, rows) : 0;
     int32_t *rk = calloc(n + 1, sizeof *rk), *th = calloc(n + 1, sizeof *th);
@@ -112,7 +138,12 @@ int main(int argc, char **argv)
              pm_put_array(g, "kept_row", H5T_STD_U64LE, 1, &kept_row) ||
              pm_put_array(g, "ref_row", H5T_STD_U64LE, n, rows) ||
              pm_put_array(g, "ref_rank", H5T_STD_I32LE, n, rk) ||
-             pm_put_array(g, "ref_thread", H5T_STD_I32LE, n, th);
+             pm_put_array(g, "ref_thread", H5T_STD_I32LE, n, th) ||
+             pm_put_table(g, "region_stat", &tab[PM_STAB_REGION], 0) ||
+             pm_put_table(g, "region_more", &tab[PM_STAB_MORE], 0) ||
+             pm_put_table(g, "mpi_stat", &tab[PM_STAB_MPI], 0) ||
+             pm_put_table(g, "run_stat", &tab[PM_STAB_RUN], 1) ||
+             pm_put_table(g, "rank_share", &tab[PM_STAB_SHARE], 0);
     if (g >= 0)
         H5Gclose(g);
     if (f >= 0)
@@ -124,6 +155,7 @@ int main(int argc, char **argv)
     printf("make_summary: %zu ranks, %zu thread rows, state %zu bytes, %zu thread references\n",
            rep.xr.nranks, d.T, len, n);
     free(rows), free(rk), free(th), free(state);
+    pm_summary_tables_free(tab);
     pm_rstate_free(s);
     pm_report_free(&rep);
     pm_file_free(&d);

@@ -34,7 +34,12 @@ int main(int argc, char **argv)
                "\"I\": \"interval rows of threads\", \"J\": \"interval rows of processes\", "
                "\"P\": \"watched CPUs\", \"Q\": \"other processes\", "
                "\"V\": \"interval rows of CPUs\", \"B\": \"bytes of the summary state\", "
-               "\"X\": \"kept ranks\", \"Y\": \"thread rows the summary names\"},\n");
+               "\"X\": \"kept ranks\", \"Y\": \"thread rows the summary names\", "
+               "\"A\": \"summary rows of region and quantity\", \"D\": \"summary region rows\", "
+               "\"W\": \"summary rows of MPI function and quantity\", "
+               "\"O\": \"ranks of the summary's MPI shares\", \"z\": \"columns of region_stat and mpi_stat\", "
+               "\"l\": \"columns of region_more\", \"u\": \"values of run_stat\", "
+               "\"o\": \"columns of rank_share\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

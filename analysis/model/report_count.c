@@ -67,8 +67,10 @@ static void pm_acc_put(struct pm_evstat *s, struct pm_acc *a, enum pm_vkind k, d
     a->nvals++;
     if (!visited)
         return;
-    if (a->nspread == 0 || v < s->min)
+    if (a->nspread == 0 || v < s->min || (v == s->min && index < a->min_index)) {
         s->min = v;
+        a->min_index = index;
+    }
     if (a->nspread == 0 || pm_max_before(v, index, s->max, a->max_index)) {
         s->max = v;
         a->max_index = index;
@@ -101,6 +103,8 @@ void pm_acc_finish(struct pm_evstat *s, const struct pm_acc *a)
     s->total = pm_fix_value(a->total);
     s->has_spread = a->nspread > 0;
     s->max_index = s->has_spread ? a->max_index : PM_NONE;
+    s->min_index = s->has_spread ? a->min_index : PM_NONE;
+    s->nspread = a->nspread;
     if (s->has_spread) {
         s->mean = pm_fix_mean(a->spread, a->nspread);
         s->sd = pm_fix_sd(a->spread, &a->sq, a->nspread);
@@ -130,8 +134,11 @@ void pm_acc_merge(struct pm_evstat *s, struct pm_acc *a, const struct pm_evstat 
     a->nvals += ab->nvals;
     if (ab->nspread == 0)
         return;
-    if (a->nspread == 0 || sb->min < s->min)
+    if (a->nspread == 0 || sb->min < s->min ||
+        (sb->min == s->min && ab->min_index < a->min_index)) {
         s->min = sb->min;
+        a->min_index = ab->min_index;
+    }
     if (a->nspread == 0 || pm_max_before(sb->max, ab->max_index, s->max, a->max_index)) {
         s->max = sb->max;
         a->max_index = ab->max_index;

@@ -29,6 +29,8 @@ struct pm_evstat {
     /* added with issue 6: spread beyond min/mean/max, over the same cells */
     double sd;          /* population standard deviation (0 with one value) */
     size_t max_index;   /* thread row holding the max (lowest on ties); SIZE_MAX if unknown */
+    size_t min_index;   /* ... and the min (a summary file's tables name it) */
+    size_t nspread;     /* visiting threads with a value: behind min/mean/max */
     int has_imbalance;  /* has_spread and mean > 0 */
     double imbalance;   /* max / mean */
 };
@@ -61,7 +63,7 @@ struct pm_acc {
     pm_fix total, spread;  /* Σ over cells with a value / over visiting ones */
     struct pm_fixsq sq;    /* Σ squares over visiting cells (stddev) */
     uint64_t en, run;
-    size_t max_index;
+    size_t max_index, min_index;
 };
 
 /* Add one cell (raw count, enabled and running time of the event's group) to

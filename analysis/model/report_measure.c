@@ -151,7 +151,7 @@ static void pm_no_value(struct pm_evstat *s)
 
     memset(s, 0, sizeof *s);
     s->raw = raw;
-    s->max_index = PM_NONE;
+    s->max_index = s->min_index = PM_NONE;
 }
 
 void pm_measure_regions(struct pm_measure *m, const struct pm_file *d, struct pm_regstat *reg,

@@ -398,7 +398,7 @@ static void pm_ref_add(uint64_t *rows, size_t *n, size_t cap, size_t t)
 
 size_t pm_report_refs_cap(const struct pm_report *rep)
 {
-    return rep->d->R * (4 + rep->d->E) + PM_MAX_FLAGS * PM_FLAG_WHERE + 1;
+    return rep->d->R * (4 + 2 * rep->d->E) + PM_MAX_FLAGS * PM_FLAG_WHERE + 1;
 }
 
 size_t pm_report_refs(const struct pm_report *rep, uint64_t *rows)
@@ -417,8 +417,10 @@ size_t pm_report_refs(const struct pm_report *rep, uint64_t *rows)
             pm_ref_add(rows, &n, cap, s->excl_thr.max_index);
         }
         for (size_t e = 0; e < rep->d->E; e++)
-            if (s->ev[e].has_spread)
+            if (s->ev[e].has_spread) {
+                pm_ref_add(rows, &n, cap, s->ev[e].min_index);
                 pm_ref_add(rows, &n, cap, s->ev[e].max_index);
+            }
     }
     for (size_t i = 0; i < rep->nflags; i++)
         for (size_t j = 0; j < rep->nwhere[i]; j++)

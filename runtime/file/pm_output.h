@@ -49,6 +49,15 @@ enum pm_detail { PM_DETAIL_AUTO, PM_DETAIL_FULL, PM_DETAIL_SUMMARY };
 #define PM_SUMMARY_ABOVE ((uint64_t)256 << 20)
 #define PM_SUMMARY_KEEP ((uint64_t)64 << 20)
 
+/* A table of a summary's finished statistics: rows x cols doubles, the
+ * columns named comma-separated. */
+struct pm_h5table {
+    const double *v;
+    size_t rows, cols;
+    const char *columns;
+};
+#define PM_H5SUMMARY_TABLES 5
+
 /* What a summary file's /summary holds (job/pm_job_summary.h makes it). */
 struct pm_h5summary {
     const char *layout;
@@ -61,6 +70,8 @@ struct pm_h5summary {
     const uint64_t *ref_row;
     const int32_t *ref_rank, *ref_thread;
     size_t nrefs;
+    /* region_stat, region_more, mpi_stat, run_stat, rank_share */
+    struct pm_h5table tab[PM_H5SUMMARY_TABLES];
 };
 
 /* A cell is OVERHEAD when perfmark's own reads are more than this share of

@@ -26,6 +26,17 @@ struct pm_summary_ref {
     int32_t rank, thread;
 };
 
+/* A table of the finished statistics (rank 0): rows x cols doubles, the
+ * columns named comma-separated (analysis/model/summary_tables.h; the
+ * file's /summary/region_stat, region_more, mpi_stat, run_stat,
+ * rank_share in this order). */
+#define PM_SUMMARY_TABLES 5
+struct pm_summary_table {
+    double *v;
+    size_t rows, cols;
+    const char *columns;
+};
+
 struct pm_summary {
     int32_t *kept;  /* every rank: the ranks whose rows the file keeps, ascending */
     size_t nkept;
@@ -34,6 +45,7 @@ struct pm_summary {
     char layout[64]; /* rank 0: which build's layout the state has */
     struct pm_summary_ref *refs; /* rank 0: the rows the statistics name, ascending */
     size_t nrefs;
+    struct pm_summary_table tab[PM_SUMMARY_TABLES]; /* rank 0 */
 };
 
 /* 0 on every rank, or -1 on every rank (the message in err on at least
@@ -48,6 +60,8 @@ static inline void pm_summary_free(struct pm_summary *s)
     free(s->kept);
     free(s->state);
     free(s->refs);
+    for (int i = 0; i < PM_SUMMARY_TABLES; i++)
+        free(s->tab[i].v);
     memset(s, 0, sizeof *s);
 }
 

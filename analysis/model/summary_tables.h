@@ -1,0 +1,39 @@
+/*
+ * summary_tables.h — a finished report's statistics as plain tables of
+ * numbers with named columns: what a summary file holds beside its packed
+ * state, for readers without perfmark's engine (the Python package, h5py by
+ * hand). Layout and meaning: docs/hdf5-schema.md, the /summary group.
+ *
+ * Every value is a double. The conventions are those of the Python
+ * package's frames: no value is NaN, no thread or rank is -1, a count
+ * without anything behind it is 0, a yes/no is 1/0. Integers above 2^53
+ * (sums of nanoseconds over very many threads) keep a double's precision.
+ */
+#ifndef PM_SUMMARY_TABLES_H
+#define PM_SUMMARY_TABLES_H
+
+#include "model/report_model.h"
+
+#include <stddef.h>
+
+enum pm_stab {
+    PM_STAB_REGION, /* [R x (5 + E) rows]: region row r, quantity q at r * (5 + E) + q */
+    PM_STAB_MORE,   /* [R rows]: measuring, OpenMP wait and flags of region row r */
+    PM_STAB_MPI,    /* [MPI functions x 4 rows]: the report's order, calls/wall/bytes/unknown */
+    PM_STAB_RUN,    /* [1 row]: the whole run */
+    PM_STAB_SHARE,  /* [ranks rows]: each rank's MPI share, ascending ranks */
+    PM_STAB_N
+};
+
+struct pm_stable {
+    double *v;           /* rows x cols, row-major (malloc'ed) */
+    size_t rows, cols;
+    const char *columns; /* the column names, comma-separated (static) */
+};
+
+/* The tables of a finished report (pm_rstate_finish), into t[PM_STAB_N].
+ * 0, or -1 when out of memory (every table freed). */
+int pm_summary_tables(const struct pm_report *rep, struct pm_stable t[PM_STAB_N]);
+void pm_summary_tables_free(struct pm_stable t[PM_STAB_N]);
+
+#endif
