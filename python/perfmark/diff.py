@@ -26,6 +26,7 @@ import pandas as pd
 
 from . import stats
 from .aggregate import LOST_GENERATION_BIT, TIMER_ONLY_BIT, block_rows
+from .errors import PerfmarkError
 from .stats import ESTIMATE, EXACT, NONE
 
 THROTTLED_BIT = 0x100
@@ -291,6 +292,13 @@ class Diff:
 
     def _build(self, runs, metric, threshold, region):
         fs = [r._file for r in runs]
+        for r in runs:
+            if r.is_summary:
+                # its cells are the kept ranks' only: a diff of them would
+                # be another job's numbers
+                raise PerfmarkError(r.path, "a summary file: this package's diff compares "
+                                    "every rank's rows; `perfmark diff` compares summary "
+                                    "files (their statistics across every rank)")
         self.paths = [r.path for r in runs]
         if threshold is not None and (not np.isfinite(threshold) or threshold < 0):
             raise ValueError("threshold takes a percentage >= 0, not %r" % (threshold,))

@@ -188,11 +188,12 @@ class File:
             self.fail("unknown schema version %d; this reader knows %d"
                       % (v, self.schema.version))
         detail = self.schema["DETAIL"].name
-        if detail in self._h5.attrs and text(self._h5.attrs[detail]) == "summary":
+        self.is_summary = detail in self._h5.attrs and text(self._h5.attrs[detail]) == "summary"
+        if self.is_summary and self.schema["SUMMARY_REGION_STAT"].path not in self._h5:
             # its rows are the kept ranks' only: numbers made of them would
             # be wrong without a word, so say it instead
-            self.fail("a summary file (PERFMARK_DETAIL=summary): this package reads files with "
-                      "every rank's rows; `perfmark report --format json` reads summary files")
+            self.fail("a summary file without its statistics tables (written before schema "
+                      "revision 11): `perfmark report --format json` reads it")
 
     def _present(self, e):
         """Whether the file holds entry e (its owner assumed present)."""
@@ -258,6 +259,16 @@ class File:
                                ("B", "SUMMARY_STATE"), ("X", "SUMMARY_KEPT_RANK"),
                                ("Y", "SUMMARY_REF_ROW")):
                 n[dim] = len(self._h5[s[ident].path]) if self.has(ident) else 0
+            # the summary's tables (revision 11): rows and columns
+            for rows, cols, ident in (("A", "z", "SUMMARY_REGION_STAT"),
+                                      ("D", "l", "SUMMARY_REGION_MORE"),
+                                      ("W", "z", "SUMMARY_MPI_STAT"),
+                                      ("O", "o", "SUMMARY_RANK_SHARE")):
+                shape = self._h5[s[ident].path].shape if self.has(ident) else (0, 0)
+                n[rows] = shape[0]
+                n[cols] = shape[1] if len(shape) > 1 else 0
+            n["u"] = len(self._h5[s["SUMMARY_RUN_STAT"].path]) if self.has("SUMMARY_RUN_STAT") \
+                else 0
         if n["G"] < 0:
             self.fail("%s is negative" % s["KERNEL_GROUPS"].path)
         return n

@@ -10,7 +10,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import derived, export, read, samples as _samples, stats, topdown
+from . import derived, export, read, samples as _samples, stats, summary_file, topdown
 from .aggregate import LOST_GENERATION_BIT, Aggregate, block_rows
 from .stats import ESTIMATE, NONE
 
@@ -61,6 +61,26 @@ class Run:
         f = self._file
         return self._once("meta", lambda: {e.name: f.attr(e.id)
                                            for e in f.schema.attributes("/")})
+
+    @property
+    def is_summary(self):
+        """A summary file (PERFMARK_DETAIL=summary): the statistics over
+        every rank (summary(), flags(), mpi(), mpi_share(), measuring(),
+        omp_wait(), perfmark_reads()) are the job's, made in the job; the
+        rows (threads(), cells(), by_rank(), samples, ...) are those of the
+        kept ranks only (kept_ranks())."""
+        return bool(self._file.is_summary)
+
+    def kept_ranks(self):
+        """The ranks whose rows the file holds: every rank of a full file,
+        the kept ones of a summary file."""
+        return [int(r) for r in np.unique(self._file.field("THREADS_RANK"))]
+
+    def _tables(self):
+        """A summary file's finished statistics (summary_file.py), else None."""
+        if not self._file.is_summary:
+            return None
+        return self._once("tables", lambda: summary_file.Tables(self._file, self.event_keys()))
 
     @property
     def sizes(self):
@@ -416,7 +436,9 @@ class Run:
         reg = self.regions()
         order = reg["row"].to_numpy()
         frames = []
-        for q, is_event, cols in self._agg().summary_columns(self.event_keys()):
+        tab = self._tables()
+        made = tab.summary_columns() if tab else self._agg().summary_columns(self.event_keys())
+        for q, is_event, cols in made:
             df = pd.DataFrame({k: np.asarray(v)[order] for k, v in cols.items()})
             df.insert(0, "is_event", is_event)
             df.insert(0, "quantity", q)
@@ -438,13 +460,14 @@ class Run:
     def flags(self):
         """Per region (tree order) and flag: the threads whose cell carries it
         (flags no cell carries left out)."""
-        a = self._agg()
+        tab = self._tables()
+        bits = tab.bits if tab else self._agg().bits
         reg = self.regions()
         names = self._flag_table()
         rows = []
         for i, r in zip(reg["index"], reg["row"]):
             for bit, name in names:
-                n = int(a.bits[r, bit.bit_length() - 1])
+                n = int(bits[r, bit.bit_length() - 1])
                 if n:
                     rows.append((int(i), int(r), reg["path"][i], name, n))
         return pd.DataFrame(rows, columns=["index", "row", "path", "flag", "threads"]).astype(
@@ -453,21 +476,21 @@ class Run:
     def _flag_table(self):
         """(bit, name) in bit order: named bits, and bits seen without a name
         as 0x.., as the report lists them."""
-        a = self._agg()
-        names = a.flag_names
+        tab = self._tables()
+        names = self._file.flag_names()
+        seen = tab.seen() if tab else self._agg().seen
         return [(1 << b, names.get(1 << b, "0x%x" % (1 << b))) for b in range(32)
-                if (1 << b) in names or a.seen & (1 << b)]
+                if (1 << b) in names or seen & (1 << b)]
 
     def mpi(self):
         """MPI functions across ranks (the report's "MPI functions"): one row
         per (function, quantity), quantity = calls, wall_ns, bytes,
         bytes_unknown; a function's value on a rank is summed over every
         call path; most total time first. Empty without MPI regions."""
-        a = self._agg()
         rows = []
         pos = {r: i for i, r in enumerate(self.tree_order())}
-        for fx in a.functions:
-            x = fx["across"].columns()
+        for fx in self._functions():
+            x = fx["columns"]
             for q, qname in enumerate(["calls", "wall_ns", "bytes", "bytes_unknown"]):
                 rows.append({"function": fx["name"], "quantity": qname,
                              "ranks_entered": fx["entered"],
@@ -489,6 +512,20 @@ class Run:
         for k in ("ranks_entered", "ranks_na"):
             df[k] = df[k].astype(np.int64)
         return df
+
+    def _functions(self):
+        """MPI functions in the report's order: name, rows (its regions),
+        entered, columns (across ranks: rank_total, rank_min, ...)."""
+        tab = self._tables()
+        if not tab:
+            return [dict(fx, columns=fx["across"].columns()) for fx in self._agg().functions]
+        f = self._file
+        names, kinds = list(f.field("REGIONS_NAME")), list(f.field("REGIONS_KIND"))
+        out = tab.functions(names)
+        for fx in out:
+            fx["rows"] = [r for r in range(len(names))
+                          if kinds[r] == "mpi" and names[r] == fx["name"]]
+        return out
 
     def _event_named(self, name):
         """The key of the first event named NAME or NAME:modifiers, or None."""
@@ -529,6 +566,8 @@ class Run:
         estimated part perfmark_cpu_ns, perfmark_wall_ns (NaN when no thread
         has a measured cost) and perfmark_cpu_share (of the region's
         task-clock, else cpu-clock, total)."""
+        if self._tables():
+            return self._summary_measuring()
         a = self._agg()
         reg = self.regions()[["index", "row", "path"]].copy()
         rows = reg["row"].to_numpy()
@@ -556,7 +595,28 @@ class Run:
                 "perfmark_wall_ns": np.where(has_cost, a.own_wall, np.nan),
                 "perfmark_cpu_share": share}
         for k, v in cols.items():
-            reg[k] = np.asarray(v)[rows]
+            # nullable columns stay Int64 (np.asarray would make objects)
+            reg[k] = v[rows] if isinstance(v, pd.arrays.IntegerArray) else np.asarray(v)[rows]
+        return reg
+
+    def _summary_measuring(self):
+        m = self._tables().more
+        reg = self.regions()[["index", "row", "path"]].copy()
+        rows = reg["row"].to_numpy()
+        for k in ("wall_ns_raw", "time_estimate", "threads_time_na", "exclusive_estimate",
+                  "exclusive_untrusted", "timed_visits", "timer_visits", "timer_only",
+                  "throttled_threads", "throttled_from_min", "throttled_from_max", "reads",
+                  "perfmark_cpu_ns", "perfmark_wall_ns", "perfmark_cpu_share"):
+            v = m[k][rows]
+            if k.startswith("throttled_from"):
+                reg[k] = _nullable(_int(np.maximum(v, 0)), v < 0)
+            elif k in ("time_estimate", "exclusive_estimate", "exclusive_untrusted",
+                       "timer_only"):
+                reg[k] = v != 0
+            elif k.startswith("perfmark_"):
+                reg[k] = v
+            else:
+                reg[k] = _int(v)
         return reg
 
     def perfmark_reads(self):
@@ -564,6 +624,15 @@ class Run:
         ns (Σ reads x read_cost_ns over threads with a cost), thread_ns
         (Σ /thread/wall_ns), share = ns / thread_ns, cost_ns_min/_max; ns,
         share and the costs None when no thread has a measured cost."""
+        tab = self._tables()
+        if tab:
+            u = tab.run
+
+            def opt(k):
+                return None if np.isnan(u[k]) else float(u[k])
+            return {"reads": int(u["reads"]), "ns": opt("reads_ns"),
+                    "thread_ns": int(u["thread_ns"]), "share": opt("reads_share"),
+                    "cost_ns_min": opt("cost_ns_min"), "cost_ns_max": opt("cost_ns_max")}
         f = self._file
         reads = f.array("THREAD_READS")
         a = self._agg()
@@ -590,6 +659,8 @@ class Run:
         in the region (rank_min/mean/max/sd, max_rank) over the ranks that
         entered with time. <NA>/NaN everywhere when the file has no wait
         region."""
+        if self._tables():
+            return self._summary_omp_wait()
         a = self._agg()
         reg = self.regions()
         rows = reg["row"].to_numpy()
@@ -607,6 +678,18 @@ class Run:
         df = reg[["index", "row", "path"]].copy()
         for k, v in cols.items():
             df[k] = v
+        return df
+
+    def _summary_omp_wait(self):
+        m = self._tables().more
+        df = self.regions()[["index", "row", "path"]].copy()
+        rows = df["row"].to_numpy()
+        ns, at = m["omp_wait_ns"][rows], m["omp_max_rank"][rows]
+        df["wait_ns"] = _nullable(_int(np.maximum(ns, 0)), ns < 0)
+        df["share"] = m["omp_wait_share"][rows]
+        for k in ("min", "mean", "max", "sd"):
+            df["rank_" + k] = m["omp_rank_" + k][rows]
+        df["max_rank"] = _nullable(_int(np.maximum(at, 0)), at < 0)
         return df
 
     def to_hatchet_literal(self, stat="total", samples=None):
@@ -748,7 +831,14 @@ class Run:
 
     def mpi_share(self):
         """Per rank: its MPI time (outermost MPI regions, summed over its
-        threads), its time (its longest thread) and the share."""
+        threads), its time (its longest thread) and the share. A summary
+        file has every rank's (the job's rank 0 wrote them)."""
+        tab = self._tables()
+        if tab:
+            x = tab.share
+            return pd.DataFrame({"rank": _int(x["rank"]), "mpi_ns": _int(x["mpi_ns"]),
+                                 "total_ns": _int(x["total_ns"]), "share": x["share"],
+                                 "estimate": x["estimate"] != 0})
         a = self._agg()
         return pd.DataFrame({"rank": a.ranks.astype(np.int64), "mpi_ns": _int(a.mpi_ns),
                              "total_ns": _int(a.total_ns), "share": a.share,
@@ -758,6 +848,15 @@ class Run:
         """min/mean/max of the MPI share over the ranks with one (every rank
         counts: no MPI at all is 0), and the lowest ranks holding min and
         max; None for each when no rank has a time."""
+        tab = self._tables()
+        if tab:
+            u = tab.run
+            some = not np.isnan(u["share_mean"])
+            return {"min": float(u["share_min"]) if some else None,
+                    "mean": float(u["share_mean"]) if some else None,
+                    "max": float(u["share_max"]) if some else None,
+                    "min_rank": int(u["share_min_rank"]) if some else None,
+                    "max_rank": int(u["share_max_rank"]) if some else None}
         r = self._agg().share_spread.result()
         some = bool(r["n"] > 0)
         out = {k: float(r[k]) if some else None for k in ("min", "mean", "max")}
@@ -770,6 +869,12 @@ class Run:
     def _topdown(self):
         def make():
             setup = topdown.Setup(self._file)
+            if setup.ok and self._file.is_summary:
+                # its cells are the kept ranks' only: say so rather than
+                # show their breakdown as the job's
+                setup.ok, setup.ev = False, []
+                setup.problem = ("a summary file: this package has no TopDown over every rank; "
+                                 "`perfmark report` prints it")
             regs = topdown.regions(self._file, setup) if setup.ok else None
             run = topdown.whole_run(self._file, setup) if setup.ok else None
             return setup, regs, run

@@ -394,6 +394,12 @@ def summary_equal(np_, keep=None, prog_args=None, mpi_calls=True):
     check(sum(rank_of(l) is not None for l in bs) > 0 and bs == want,
           "--by rank of the kept ranks differs:\n%s" % "\n".join(
               a + "  |  " + b for a, b in zip(want, bs) if a != b))
+    # the Python package on the summary: the full file's frames, bit for bit
+    py = run([sys.executable, os.path.join(HERE, "..", "python", "check_python_summary.py"),
+              full, summ], env={"PYTHONPATH": os.path.join(BUILD, "python")}, expect=None)
+    check(py.returncode == 0, "python on the summary file:\n%s%s" % (py.stdout[-3000:],
+                                                                    py.stderr[-2000:]))
+    print(py.stdout.strip())
     print("%d ranks: %d shared report sections equal; %d of %d ranks kept (%s); files %d and "
           "%d bytes" % (np_, len(same), len(kept), np_, kept, os.path.getsize(full),
                         os.path.getsize(summ)))

@@ -8,7 +8,9 @@ usage: /usr/bin/python3 tests/report/check_summary_synthetic.py BUILD_DIR
    regions) and the summary bench/make_summary makes of it, its state made
    in blocks of 5 thread rows (PERFMARK_REPORT_BLOCK) while the full file's
    report reads it whole: `perfmark report --format json` gives every key
-   but the kept rank's own rows the same, and the text its region tables.
+   but the kept rank's own rows the same, and the text its region tables;
+   the Python package's frames over every rank (check_python_summary.py)
+   equal the full file's to the last bit.
 2. The report's memory does not grow with the ranks of a summary file: the
    summaries of 1,000 and 100,000 ranks (1 thread x 10 regions x 4 events
    each) are reported within LIMIT_KB of each other (what grows: 44 bytes a
@@ -24,6 +26,9 @@ BUILD = sys.argv[1]
 GEN, MAKE = os.path.join(BUILD, "bin", "gen_synthetic"), os.path.join(BUILD, "bin", "make_summary")
 PERFMARK = os.path.join(BUILD, "bin", "perfmark")
 LIMIT_KB = 16 * 1024
+PY_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                        "check_python_summary.py")
+PY_PATH = os.path.join(BUILD, "python")
 failed = []
 
 
@@ -91,10 +96,17 @@ with tempfile.TemporaryDirectory() as tmp:
           "rank 0's threads differ")
     check(tables(full) == tables(summ), "the text's region and rank tables differ")
     print("64 ranks: %d report sections equal" % len(same))
+    # the Python package on the summary: the full file's frames, bit for bit
+    print(run([sys.executable, PY_CHECK, full, summ], env={"PYTHONPATH": PY_PATH}).strip())
 
     small = summary_of(tmp, "small", 1000, 1, 10, 4)[1]
     large = summary_of(tmp, "large", 100000, 1, 10, 4)[1]
     a, b = peak_kb(small), peak_kb(large)
+    # and the package reads the 100,000 ranks' summary (its MPI shares: a row a rank)
+    got = run([sys.executable, "-c", "import perfmark, sys; r = perfmark.open(sys.argv[1]); "
+               "print(len(r.summary()), len(r.mpi_share()), r.summary()['ranks_entered'].max())",
+               large], env={"PYTHONPATH": PY_PATH}).split()
+    check(got == ["90", "100000", "100000"], "python on 100,000 ranks' summary: %s" % got)
     print("report of a summary of 1,000 ranks: %d kB; of 100,000 ranks: %d kB (%s kB); files "
           "%d and %d bytes" % (a, b, "%+d" % (b - a), os.path.getsize(small),
                                os.path.getsize(large)))

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""The Python package on a summary file equals it on the full file of the
+same job (issue "Jobs of any size": the package reads summary files).
+
+usage: PYTHONPATH=BUILD/python check_python_summary.py FULL.h5 SUMMARY.h5
+
+FULL holds every rank's rows; SUMMARY is the same job's summary file
+(PERFMARK_SUMMARY_OUTPUT, or bench/make_summary). Every frame the package
+makes over every rank (summary, flags, mpi, mpi_share, measuring, omp_wait,
+ipc, derived, the Hatchet literal) is equal to the last bit; so are
+perfmark_reads and mpi_share_stats. The rows a summary keeps (threads,
+thread totals, by_rank) are the full file's rows of the kept ranks; what
+it cannot show (TopDown over every rank) is said, not made of the kept
+ranks. Prints one line; exits 1 with each difference otherwise.
+"""
+import sys
+
+import numpy as np
+import pandas as pd
+
+import perfmark
+
+FRAMES = ["summary", "flags", "mpi", "mpi_share", "measuring", "omp_wait", "ipc", "derived"]
+failed = []
+
+
+def check(cond, msg):
+    if not cond:
+        failed.append(msg)
+        print("FAIL: " + msg)
+    return cond
+
+
+def same_frame(name, a, b):
+    try:
+        pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True),
+                                      check_exact=True)
+        return True
+    except AssertionError as e:
+        return check(False, "%s differs:\n%s" % (name, str(e)[:1500]))
+
+
+def main():
+    full, summ = perfmark.open(sys.argv[1]), perfmark.open(sys.argv[2])
+    check(summ.is_summary and not full.is_summary, "is_summary: full %s, summary %s"
+          % (full.is_summary, summ.is_summary))
+    kept = summ.kept_ranks()
+    check(0 in kept and set(kept) <= set(full.kept_ranks()), "kept ranks %s" % kept)
+    rows = 0
+    for name in FRAMES:
+        a, b = getattr(full, name)(), getattr(summ, name)()
+        rows += len(a)
+        same_frame(name, a, b)
+    s = full.summary()
+    # not vacuous: the job has statistics across ranks and values to compare
+    check(s["rank_total"].notna().sum() > 0 and (s["ranks_entered"] > 1).any(),
+          "the full file has no statistics across ranks")
+    for name in ("perfmark_reads", "mpi_share_stats"):
+        a, b = getattr(full, name)(), getattr(summ, name)()
+        check(a == b, "%s: full %s, summary %s" % (name, a, b))
+    check(full.to_hatchet_literal() == summ.to_hatchet_literal(), "to_hatchet_literal differs")
+    # the kept ranks' own rows: as the full file has them
+    th_f, th_s = full.threads(), summ.threads()
+    mine = th_f[th_f["rank"].isin(kept)].drop(columns="row")
+    same_frame("threads of the kept ranks", mine, th_s.drop(columns="row"))
+    br_f, br_s = full.by_rank(), summ.by_rank()
+    same_frame("by_rank of the kept ranks", br_f[br_f["rank"].isin(kept)], br_s)
+    td = summ.topdown_info()
+    check(td["method"] is None or "summary file" in (td["problem"] or ""),
+          "topdown on a summary file: %s" % td)
+    try:
+        perfmark.diff(summ, summ)
+        check(False, "perfmark.diff of a summary file: no error")
+    except perfmark.PerfmarkError as e:
+        check("summary file" in str(e), "perfmark.diff of a summary file: %s" % e)
+    if failed:
+        sys.exit(1)
+    print("python on the summary: %d frames (%d rows) equal to the full file's; kept ranks %s"
+          % (len(FRAMES), rows, kept))
+
+
+main()
