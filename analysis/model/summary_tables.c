@@ -15,12 +15,12 @@
 static const char pm_stat_cols[] =
     "row,quantity,total,raw,estimate,untrusted,threads_na,counted_share,threads,min,mean,max,"
     "sd,imbalance,min_thread,max_thread,ranks_entered,rank_total,rank_min,rank_mean,rank_max,"
-    "rank_sd,rank_imbalance,min_rank,max_rank,ranks_na,rank_estimate,rank_untrusted";
+    "rank_sd,rank_imbalance,min_rank,max_rank,ranks_na,rank_estimate,rank_untrusted,ranks";
 enum {
     C_ROW, C_QUANTITY, C_TOTAL, C_RAW, C_ESTIMATE, C_UNTRUSTED, C_THREADS_NA, C_SHARE, C_THREADS,
     C_MIN, C_MEAN, C_MAX, C_SD, C_IMBALANCE, C_MIN_THREAD, C_MAX_THREAD, C_RANKS_ENTERED,
     C_RANK_TOTAL, C_RANK_MIN, C_RANK_MEAN, C_RANK_MAX, C_RANK_SD, C_RANK_IMBALANCE, C_MIN_RANK,
-    C_MAX_RANK, C_RANKS_NA, C_RANK_ESTIMATE, C_RANK_UNTRUSTED, C_N
+    C_MAX_RANK, C_RANKS_NA, C_RANK_ESTIMATE, C_RANK_UNTRUSTED, C_RANKS, C_N
 };
 
 /* Which visits were measured, the OpenMP wait, the threads carrying each
@@ -101,6 +101,7 @@ static void pm_put_across(double *c, const struct pm_xstat *x, size_t entered, i
     c[C_RANKS_NA] = (double)x->n_na;
     c[C_RANK_ESTIMATE] = x->estimate;
     c[C_RANK_UNTRUSTED] = x->untrusted;
+    c[C_RANKS] = (double)x->nspread;
 }
 
 /* Every column "none": NaN, -1 for rows, threads and ranks, 0 for counts
@@ -109,7 +110,8 @@ static void pm_blank_stat(double *c)
 {
     static const unsigned char zero[C_N] = {
         [C_ESTIMATE] = 1, [C_UNTRUSTED] = 1, [C_THREADS_NA] = 1, [C_THREADS] = 1,
-        [C_RANKS_ENTERED] = 1, [C_RANKS_NA] = 1, [C_RANK_ESTIMATE] = 1, [C_RANK_UNTRUSTED] = 1};
+        [C_RANKS_ENTERED] = 1, [C_RANKS_NA] = 1, [C_RANK_ESTIMATE] = 1, [C_RANK_UNTRUSTED] = 1,
+        [C_RANKS] = 1};
 
     for (size_t k = 0; k < C_N; k++)
         c[k] = zero[k] ? 0.0 : NAN;

@@ -26,7 +26,6 @@ import pandas as pd
 
 from . import stats
 from .aggregate import LOST_GENERATION_BIT, TIMER_ONLY_BIT, block_rows
-from .errors import PerfmarkError
 from .stats import ESTIMATE, EXACT, NONE
 
 THROTTLED_BIT = 0x100
@@ -237,11 +236,62 @@ class _Side:
         return self.finish()
 
 
+def _summary_side(run, metrics, fi):
+    """A summary file's sides (pm_diff_summary_sides): each region's
+    statistics across ranks from its tables; the whole run has no value (a
+    summary keeps no totals over every thread); IPC is the ratio of the
+    totals, without a spread (no rank's own is kept)."""
+    tab = run._tables()
+    st, thr = tab.stat, tab.more["throttled_threads"] > 0
+    timer_only = tab.more["timer_only"] != 0
+    R, M = tab.R, len(metrics)
+    out = {"has": np.zeros((R + 1, M), bool), "_total": np.zeros((R + 1, M)),
+           "units": np.zeros((R + 1, M), np.int64)}
+    for c in ("estimate", "untrusted", "timer_only", "throttled"):
+        out[c] = np.zeros((R + 1, M), bool)
+    for c in ("mean", "min", "max"):
+        out[c] = np.full((R + 1, M), np.nan)
+
+    def q_of(x):  # diff quantity (0 time, 1 visits, 2 + e) -> summary's
+        return {0: 1, 1: 0}.get(x, 5 + x - 2)
+    for j, m in enumerate(metrics):
+        qa = q_of(m.qa[fi])
+        tot, has = st["rank_total"][:, qa], ~np.isnan(st["rank_total"][:, qa])
+        if m.kind == IPC:
+            qc = q_of(m.qb[fi])
+            ct = st["rank_total"][:, qc]
+            has = has & ~np.isnan(ct) & (ct > 0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                tot = np.where(has, tot / ct, tot)
+            est = st["rank_estimate"][:, qa] | st["rank_estimate"][:, qc]
+            unt = st["rank_untrusted"][:, qa] | st["rank_untrusted"][:, qc]
+        else:
+            est, unt = st["rank_estimate"][:, qa], st["rank_untrusted"][:, qa]
+            out["units"][:R, j] = st["ranks"][:, qa]
+            for c in ("mean", "min", "max"):
+                out[c][:R, j] = st["rank_" + c][:, qa]
+        off = timer_only if m.kind in (EVENT, IPC) else np.zeros(R, bool)
+        keep = ~off
+        out["has"][:R, j] = has & keep
+        out["_total"][:R, j] = np.where(keep, np.nan_to_num(tot, nan=0.0), 0.0)
+        out["estimate"][:R, j] = est & keep
+        out["untrusted"][:R, j] = unt & keep
+        out["units"][:R, j] = np.where(keep, out["units"][:R, j], 0)
+        for c in ("mean", "min", "max"):
+            out[c][:R, j] = np.where(keep, out[c][:R, j], np.nan)
+        out["timer_only"][:R, j] = off
+        out["throttled"][:R, j] = keep & thr if m.kind in (EVENT, IPC) else False
+    total = out["_total"]
+    out["value"] = np.where(out["has"] & np.isfinite(total), total, np.nan)
+    return out
+
+
 def _units(fs):
     """Each thread's unit in each file: its rank's index among the file's
-    ranks when either file holds several ranks, else the thread itself."""
+    ranks when either file holds several ranks (or is a summary file: its
+    statistics are across ranks), else the thread itself."""
     ranks = [f.field("THREADS_RANK").astype(np.int64) for f in fs]
-    by_rank = any(len(np.unique(r)) > 1 for r in ranks)
+    by_rank = any(len(np.unique(r)) > 1 for r in ranks) or any(f.is_summary for f in fs)
     if by_rank:
         return True, [np.searchsorted(np.unique(r), r) for r in ranks]
     return False, [np.arange(len(r)) for r in ranks]
@@ -278,7 +328,9 @@ class Diff:
     """The change from run A to run B: `table` one row per (region in both,
     metric), `only_in_a` / `only_in_b` the call paths in one file only,
     `regressions` the rows of the checked metric that regress (empty
-    without a threshold), `unit` "rank" or "thread"."""
+    without a threshold), `unit` "rank" or "thread", `summary` which of
+    the two is a summary file (its sides: the statistics across every rank
+    of its job; its whole run: no value)."""
 
     def __init__(self, a, b, metric=None, threshold=None, region=None):
         from .run import Run
@@ -292,13 +344,6 @@ class Diff:
 
     def _build(self, runs, metric, threshold, region):
         fs = [r._file for r in runs]
-        for r in runs:
-            if r.is_summary:
-                # its cells are the kept ranks' only: a diff of them would
-                # be another job's numbers
-                raise PerfmarkError(r.path, "a summary file: this package's diff compares "
-                                    "every rank's rows; `perfmark diff` compares summary "
-                                    "files (their statistics across every rank)")
         self.paths = [r.path for r in runs]
         if threshold is not None and (not np.isfinite(threshold) or threshold < 0):
             raise ValueError("threshold takes a percentage >= 0, not %r" % (threshold,))
@@ -315,7 +360,14 @@ class Diff:
         self.unit = "rank" if by_rank else "thread"
         self.threads = [f.sizes["T"] for f in fs]
         self.units = [int(u.max()) + 1 if len(u) else 0 for u in unit]
-        sides = [_Side(fs[i], ms, i).run(unit[i]) for i in range(2)]
+        # a summary file's sides are its statistics across every rank of
+        # the job (its cells are the kept ranks' only)
+        self.summary = [f.is_summary for f in fs]
+        for i, f in enumerate(fs):
+            if f.is_summary and f.attr("RANKS") > 0:
+                self.units[i] = int(f.attr("RANKS"))
+        sides = [_summary_side(runs[i], ms, i) if fs[i].is_summary else
+                 _Side(fs[i], ms, i).run(unit[i]) for i in range(2)]
         paths = [list(r._paths()) for r in runs]
         kinds = [list(f.field("REGIONS_KIND")) for f in fs]
         names = [list(f.field("REGIONS_NAME")) for f in fs]

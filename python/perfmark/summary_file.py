@@ -44,7 +44,7 @@ STAT = ["total", "raw", "estimate", "untrusted", "threads_na", "counted_share", 
 # summary()'s order: over threads, across ranks, the ranks that entered
 ORDER = [k for k in STAT if k != "ranks_entered"] + ["ranks_entered"]
 BOOLS = ("estimate", "untrusted", "rank_estimate", "rank_untrusted")
-INTS = ("raw", "threads_na", "threads", "min_thread", "max_thread", "ranks_entered",
+INTS = ("ranks", "raw", "threads_na", "threads", "min_thread", "max_thread", "ranks_entered",
         "min_rank", "max_rank", "ranks_na")
 
 
@@ -66,7 +66,7 @@ class Tables:
         self.R, self.E = n["R"], n["E"]
         nq = len(QUANTITIES) + 1 + self.E
         reg = _columns(f, "SUMMARY_REGION_STAT")
-        _need(f, reg, "SUMMARY_REGION_STAT", ["row", "quantity"] + STAT)
+        _need(f, reg, "SUMMARY_REGION_STAT", ["row", "quantity", "ranks"] + STAT)
         if len(reg["row"]) != self.R * nq:
             f.fail("%s: %d rows for %d regions x %d quantities" % (
                 f.schema["SUMMARY_REGION_STAT"].path, len(reg["row"]), self.R, nq))

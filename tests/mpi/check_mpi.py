@@ -437,7 +437,8 @@ def case_summary_diff():
     """perfmark diff of two summary files equals the diff of their jobs'
     full files region by region (the statistics across every rank, kept or
     not), exit status and regressions included; their whole run, which a
-    summary does not keep, is said to be missing, not guessed."""
+    summary does not keep, is said to be missing, not guessed. The Python
+    package's diff of them is perfmark diff's."""
     import json
     tmp = tempfile.mkdtemp()
     files = {}
@@ -475,6 +476,13 @@ def case_summary_diff():
     text = run([PERFMARK, "diff", files["a"][1], files["b"][1]], expect=None).stdout
     check("a summary file: its regions compared across all 4 ranks" in text,
           "the text does not say what a summary file holds:\n%s" % text[:800])
+    # the Python package's diff of the same files: perfmark diff's, field by field
+    py = run([sys.executable, os.path.join(HERE, "..", "python", "check_python_summary.py"),
+              "--diff", PERFMARK, files["a"][0], files["a"][1], files["b"][0], files["b"][1]],
+             env={"PYTHONPATH": os.path.join(BUILD, "python")}, expect=None)
+    check(py.returncode == 0, "python diff of summary files:\n%s%s" % (py.stdout[-3000:],
+                                                                      py.stderr[-2000:]))
+    print(py.stdout.strip().splitlines()[-1] if py.stdout.strip() else "")
     print("summary diff: %d region rows equal to the full files' diff, exit %d both" %
           (len(reg_s), rs))
 

@@ -3,6 +3,7 @@
 same job (issue "Jobs of any size": the package reads summary files).
 
 usage: PYTHONPATH=BUILD/python check_python_summary.py FULL.h5 SUMMARY.h5
+       PYTHONPATH=BUILD/python check_python_summary.py --diff PERFMARK A.h5 A_SUM.h5 B.h5 B_SUM.h5
 
 FULL holds every rank's rows; SUMMARY is the same job's summary file
 (PERFMARK_SUMMARY_OUTPUT, or bench/make_summary). Every frame the package
@@ -11,8 +12,11 @@ ipc, derived, the Hatchet literal) is equal to the last bit; so are
 perfmark_reads and mpi_share_stats. The rows a summary keeps (threads,
 thread totals, by_rank) are the full file's rows of the kept ranks; what
 it cannot show (TopDown over every rank) is said, not made of the kept
-ranks. Prints one line; exits 1 with each difference otherwise.
+ranks. With --diff: perfmark.diff() of summary files (with each other and
+with full files) equals `perfmark diff --format json`, field by field.
+Prints what it compared; exits 1 with each difference otherwise.
 """
+import os
 import sys
 
 import numpy as np
@@ -68,15 +72,35 @@ def main():
     td = summ.topdown_info()
     check(td["method"] is None or "summary file" in (td["problem"] or ""),
           "topdown on a summary file: %s" % td)
-    try:
-        perfmark.diff(summ, summ)
-        check(False, "perfmark.diff of a summary file: no error")
-    except perfmark.PerfmarkError as e:
-        check("summary file" in str(e), "perfmark.diff of a summary file: %s" % e)
     if failed:
         sys.exit(1)
     print("python on the summary: %d frames (%d rows) equal to the full file's; kept ranks %s"
           % (len(FRAMES), rows, kept))
 
 
-main()
+def diffs(perfmark_bin, full_a, summ_a, full_b, summ_b):
+    """perfmark.diff() with summary files on either side equals `perfmark
+    diff --format json` of the same files, every field of every row
+    (check_python_diff.py's comparison)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from check_python import Checker
+    from check_python_diff import check_pair
+    ck = Checker()
+    pairs = [(summ_a, summ_b), (full_a, summ_b), (summ_a, full_b)]
+    for a, b in pairs:
+        for opts in ([], ["--threshold", "0"], ["--metric", "visits", "--threshold", "1"]):
+            check_pair(ck, perfmark_bin, a, b, opts, "%s -> %s" % (os.path.basename(a),
+                                                                  os.path.basename(b)))
+    d = perfmark.diff(summ_a, summ_b)
+    check(len(d.table) > 0 and d.unit == "rank" and d.summary == [True, True],
+          "diff of two summaries: %d rows, unit %s" % (len(d.table), d.unit))
+    if ck.finish():
+        sys.exit(1)
+    print("python diff with summary files: %d rows x %d pairs x 3 option sets equal to "
+          "perfmark diff's" % (len(d.table), len(pairs)))
+
+
+if sys.argv[1] == "--diff":
+    diffs(*sys.argv[2:7])
+else:
+    main()
