@@ -73,10 +73,14 @@ static int pm_put_table(hid_t grp, const char *name, const struct pm_stable *t, 
     if (H5Lexists(grp, name, H5P_DEFAULT) > 0)
         H5Ldelete(grp, name, H5P_DEFAULT);
     hid_t sp = H5Screate_simple(one ? 1 : 2, dims, NULL);
-    hid_t ds = H5Dcreate2(grp, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t ds = H5Dcreate2(grp, name, t->u ? H5T_STD_U64LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT,
+                          H5P_DEFAULT, H5P_DEFAULT);
     char attr[64];
     snprintf(attr, sizeof attr, "%s_columns", name);
-    int rc = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->v) >= 0 &&
+    int rc = ds >= 0 &&
+                     (t->u ? H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->u)
+                           : H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->v)) >=
+                         0 &&
                      pm_put_str(grp, attr, t->columns) == 0
                  ? 0
                  : -1;
@@ -143,7 +147,9 @@ int main(int argc, char **argv)
              pm_put_table(g, "region_more", &tab[PM_STAB_MORE], 0) ||
              pm_put_table(g, "mpi_stat", &tab[PM_STAB_MPI], 0) ||
              pm_put_table(g, "run_stat", &tab[PM_STAB_RUN], 1) ||
-             pm_put_table(g, "rank_share", &tab[PM_STAB_SHARE], 0);
+             pm_put_table(g, "rank_share", &tab[PM_STAB_SHARE], 0) ||
+             pm_put_table(g, "topdown", &tab[PM_STAB_TOPDOWN], 0) ||
+             pm_put_table(g, "topdown_slots", &tab[PM_STAB_TD_SLOTS], 0);
     if (g >= 0)
         H5Gclose(g);
     if (f >= 0)

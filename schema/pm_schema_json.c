@@ -39,7 +39,8 @@ int main(int argc, char **argv)
                "\"W\": \"summary rows of MPI function and quantity\", "
                "\"O\": \"ranks of the summary's MPI shares\", \"z\": \"columns of region_stat and mpi_stat\", "
                "\"l\": \"columns of region_more\", \"u\": \"values of run_stat\", "
-               "\"o\": \"columns of rank_share\"},\n");
+               "\"o\": \"columns of rank_share\", \"L\": \"summary TopDown rows\", "
+               "\"x\": \"columns of topdown\", \"y\": \"columns of topdown_slots\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

@@ -6,6 +6,7 @@
 #include "model/summary_tables.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,29 @@ enum { U_N = 14 };
 
 static const char pm_share_cols[] = "rank,mpi_ns,total_ns,share,estimate";
 enum { S_N = 5 };
+
+/* TopDown of each region and of the whole run (the row -1): the report's
+ * `topdown` objects. The columns name the breakdown's nodes. */
+static char pm_td_cols[1024], pm_td_slot_cols[512];
+enum { T_ROW, T_CELLS_USED, T_ESTIMATE, T_PCORE_SHARE, T_RATIO, T_OUT = T_RATIO + PM_TD_NNODES,
+       T_N = T_OUT + PM_TD_NOUT, TS_N = 1 + PM_TD_NNODES };
+
+static void pm_td_names(void)
+{
+    size_t n = 0, m = 0;
+
+    n += (size_t)snprintf(pm_td_cols, sizeof pm_td_cols, "row,cells_used,estimate,pcore_share");
+    m += (size_t)snprintf(pm_td_slot_cols, sizeof pm_td_slot_cols, "slots");
+    for (int k = 0; k < PM_TD_NNODES; k++) {
+        n += (size_t)snprintf(pm_td_cols + n, sizeof pm_td_cols - n, ",%s",
+                              pm_td_node_name((enum pm_td_node)k));
+        m += (size_t)snprintf(pm_td_slot_cols + m, sizeof pm_td_slot_cols - m, ",slots_%s",
+                              pm_td_node_name((enum pm_td_node)k));
+    }
+    for (int k = 0; k < PM_TD_NOUT; k++)
+        n += (size_t)snprintf(pm_td_cols + n, sizeof pm_td_cols - n, ",left_out_%s",
+                              pm_td_out_name((enum pm_td_out)k));
+}
 
 static double pm_or_nan(int has, double v) { return has ? v : NAN; }
 static double pm_at(int has, size_t t) { return has ? (double)t : -1.0; }
@@ -255,11 +279,39 @@ static void pm_share_rows(const struct pm_report *rep, double *v)
     }
 }
 
+static void pm_td_rows(const struct pm_report *rep, double *v, uint64_t *u)
+{
+    const struct pm_tdreport *td = &rep->td;
+    size_t R = rep->d->R;
+
+    for (size_t i = 0; i <= R; i++) {
+        const struct pm_tdstat *s = i < R ? &td->reg[i] : &td->run;
+        double *c = v + i * T_N;
+        uint64_t *k = u + i * TS_N;
+
+        c[T_ROW] = i < R ? (double)i : -1.0;
+        c[T_CELLS_USED] = (double)s->used;
+        c[T_ESTIMATE] = s->estimate;
+        c[T_PCORE_SHARE] = pm_or_nan(td->hybrid && s->has_pcore, s->pcore_share);
+        k[0] = s->slots.slots;
+        for (int n = 0; n < PM_TD_NNODES; n++) {
+            int shown = pm_td_node_shown(td, (enum pm_td_node)n);
+
+            c[T_RATIO + n] = pm_or_nan(shown && s->has_ratios, s->br.ratio[n]);
+            k[1 + n] = shown ? pm_td_node_slots(&s->slots, (enum pm_td_node)n) : 0;
+        }
+        for (int n = 0; n < PM_TD_NOUT; n++)
+            c[T_OUT + n] = (double)s->left_out[n];
+    }
+}
+
 void pm_summary_tables_free(struct pm_stable t[PM_STAB_N])
 {
     for (size_t i = 0; i < PM_STAB_N; i++) {
         free(t[i].v);
+        free(t[i].u);
         t[i].v = NULL;
+        t[i].u = NULL;
         t[i].rows = 0;
     }
 }
@@ -267,20 +319,33 @@ void pm_summary_tables_free(struct pm_stable t[PM_STAB_N])
 int pm_summary_tables(const struct pm_report *rep, struct pm_stable t[PM_STAB_N])
 {
     const struct pm_file *d = rep->d;
+    size_t td_rows = rep->td.on && rep->td.reg ? d->R + 1 : 0;
+
+    pm_td_names();
     const struct pm_stable shape[PM_STAB_N] = {
-        [PM_STAB_REGION] = {NULL, d->R * (5 + d->E), C_N, pm_stat_cols},
-        [PM_STAB_MORE] = {NULL, d->R, M_N, pm_more_cols},
-        [PM_STAB_MPI] = {NULL, rep->xr.nmpif * PM_Q_EVENTS, C_N, pm_stat_cols},
-        [PM_STAB_RUN] = {NULL, 1, U_N, pm_run_cols},
-        [PM_STAB_SHARE] = {NULL, rep->xr.share ? rep->xr.nranks : 0, S_N, pm_share_cols},
+        [PM_STAB_REGION] = {NULL, NULL, d->R * (5 + d->E), C_N, pm_stat_cols},
+        [PM_STAB_MORE] = {NULL, NULL, d->R, M_N, pm_more_cols},
+        [PM_STAB_MPI] = {NULL, NULL, rep->xr.nmpif * PM_Q_EVENTS, C_N, pm_stat_cols},
+        [PM_STAB_RUN] = {NULL, NULL, 1, U_N, pm_run_cols},
+        [PM_STAB_SHARE] = {NULL, NULL, rep->xr.share ? rep->xr.nranks : 0, S_N, pm_share_cols},
+        [PM_STAB_TOPDOWN] = {NULL, NULL, td_rows, T_N, pm_td_cols},
+        [PM_STAB_TD_SLOTS] = {NULL, NULL, td_rows, TS_N, pm_td_slot_cols},
     };
     for (size_t i = 0; i < PM_STAB_N; i++) {
         t[i] = shape[i];
+        t[i].v = NULL;
+        t[i].u = NULL;
+    }
+    for (size_t i = 0; i < PM_STAB_N; i++) {
         size_t n = t[i].rows * t[i].cols;
 
         if (t[i].rows && t[i].cols > SIZE_MAX / sizeof(double) / t[i].rows)
             n = SIZE_MAX / sizeof(double);
-        if (!(t[i].v = calloc(n ? n : 1, sizeof(double)))) {
+        if (i == PM_STAB_TD_SLOTS)
+            t[i].u = calloc(n ? n : 1, sizeof(uint64_t));
+        else
+            t[i].v = calloc(n ? n : 1, sizeof(double));
+        if (!t[i].v && !t[i].u) {
             pm_summary_tables_free(t);
             return -1;
         }
@@ -290,5 +355,7 @@ int pm_summary_tables(const struct pm_report *rep, struct pm_stable t[PM_STAB_N]
     pm_mpi_rows(rep, t[PM_STAB_MPI].v);
     pm_run_row(rep, t[PM_STAB_RUN].v);
     pm_share_rows(rep, t[PM_STAB_SHARE].v);
+    if (td_rows)
+        pm_td_rows(rep, t[PM_STAB_TOPDOWN].v, t[PM_STAB_TD_SLOTS].u);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "model/report_model.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum pm_stab {
     PM_STAB_REGION, /* [R x (5 + E) rows]: region row r, quantity q at r * (5 + E) + q */
@@ -22,11 +23,14 @@ enum pm_stab {
     PM_STAB_MPI,    /* [MPI functions x 4 rows]: the report's order, calls/wall/bytes/unknown */
     PM_STAB_RUN,    /* [1 row]: the whole run */
     PM_STAB_SHARE,  /* [ranks rows]: each rank's MPI share, ascending ranks */
+    PM_STAB_TOPDOWN, /* [R + 1 rows, none without TopDown]: region rows, then the run */
+    PM_STAB_TD_SLOTS, /* the same rows' slot counts, as integers (u, not v) */
     PM_STAB_N
 };
 
 struct pm_stable {
     double *v;           /* rows x cols, row-major (malloc'ed) */
+    uint64_t *u;         /* instead of v: integers that pass 2^53 (slot counts) */
     size_t rows, cols;
     const char *columns; /* the column names, comma-separated (static) */
 };

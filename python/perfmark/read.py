@@ -263,7 +263,9 @@ class File:
             for rows, cols, ident in (("A", "z", "SUMMARY_REGION_STAT"),
                                       ("D", "l", "SUMMARY_REGION_MORE"),
                                       ("W", "z", "SUMMARY_MPI_STAT"),
-                                      ("O", "o", "SUMMARY_RANK_SHARE")):
+                                      ("O", "o", "SUMMARY_RANK_SHARE"),
+                                      ("L", "x", "SUMMARY_TOPDOWN"),
+                                      ("L", "y", "SUMMARY_TOPDOWN_SLOTS")):
                 shape = self._h5[s[ident].path].shape if self.has(ident) else (0, 0)
                 n[rows] = shape[0]
                 n[cols] = shape[1] if len(shape) > 1 else 0

@@ -870,11 +870,14 @@ class Run:
         def make():
             setup = topdown.Setup(self._file)
             if setup.ok and self._file.is_summary:
-                # its cells are the kept ranks' only: say so rather than
-                # show their breakdown as the job's
+                # the job's TopDown over every rank, as its rank 0 finished it
+                # (its cells are the kept ranks' only)
+                made = self._tables().topdown(setup, topdown.NODES,
+                                              [n for n, _ in topdown.LEFT_OUT])
+                if made:
+                    return setup, made[0], made[1]
                 setup.ok, setup.ev = False, []
-                setup.problem = ("a summary file: this package has no TopDown over every rank; "
-                                 "`perfmark report` prints it")
+                setup.problem = "a summary file without its TopDown table"
             regs = topdown.regions(self._file, setup) if setup.ok else None
             run = topdown.whole_run(self._file, setup) if setup.ok else None
             return setup, regs, run

@@ -13,12 +13,12 @@ import numpy as np
 from .aggregate import QUANTITIES
 
 
-def _columns(f, ident):
+def _columns(f, ident, dtype=float):
     """A table as {column name: numpy array of its rows} (1-D tables: a
     value each)."""
     e = f.schema[ident]
     with f.guard(e.path):
-        data = np.asarray(f._h5[e.path][()], dtype=float)
+        data = np.asarray(f._h5[e.path][()], dtype=dtype)
         names = f._h5[f.schema[ident + "_COLUMNS"].owner].attrs.get(
             f.schema[ident + "_COLUMNS"].name, b"")
     names = names.decode("utf-8") if isinstance(names, bytes) else str(names)
@@ -82,12 +82,35 @@ class Tables:
         self.run = _columns(f, "SUMMARY_RUN_STAT")
         self.mpi = {k: _typed(k, v) for k, v in _columns(f, "SUMMARY_MPI_STAT").items()}
         self.share = _columns(f, "SUMMARY_RANK_SHARE")
+        self.td = _columns(f, "SUMMARY_TOPDOWN")
+        self.td_slots = _columns(f, "SUMMARY_TOPDOWN_SLOTS", np.uint64)
 
     def summary_columns(self):
         """(quantity, is_event, {column: [R] by region row}) as
         Aggregate.summary_columns gives them."""
         for q, key in enumerate(self.keys):
             yield key, q >= 5, {k: self.stat[k][:, q] for k in ORDER}
+
+    def topdown(self, setup, nodes, left_out):
+        """([R] region stats, the whole run's) as topdown.regions and
+        topdown.whole_run give them, or None when the job wrote none."""
+        t, k = self.td, self.td_slots
+        if len(t.get("row", [])) != self.R + 1 or len(k.get("slots", [])) != self.R + 1:
+            return None
+        shown = [n for n in nodes if setup.shown(n)]
+
+        def stat(i):
+            ratios = {n: float(t[n][i]) for n in shown}
+            has = bool(shown) and not np.isnan(ratios[shown[0]])
+            pcore = t["pcore_share"][i]
+            return {"cells_used": int(t["cells_used"][i]), "slots": int(k["slots"][i]),
+                    "node_slots": {n: int(k["slots_" + n][i]) for n in shown},
+                    "ratios": ratios if has else None,
+                    "cells_left_out": {nm: int(t["left_out_" + nm][i]) for nm in left_out},
+                    "estimate": bool(t["estimate"][i]),
+                    "pcore_share": None if np.isnan(pcore) or not setup.hybrid
+                    else float(pcore)}
+        return [stat(i) for i in range(self.R)], stat(self.R)
 
     def seen(self):
         """The flag bits some region's cells carry."""

@@ -288,13 +288,16 @@ static int pm_write_summary(struct pm_h5model *m, const struct pm_output *o)
         {PM_S_SUMMARY_REGION_MORE, PM_S_SUMMARY_REGION_MORE_COLUMNS},
         {PM_S_SUMMARY_MPI_STAT, PM_S_SUMMARY_MPI_STAT_COLUMNS},
         {PM_S_SUMMARY_RUN_STAT, PM_S_SUMMARY_RUN_STAT_COLUMNS},
-        {PM_S_SUMMARY_RANK_SHARE, PM_S_SUMMARY_RANK_SHARE_COLUMNS}};
+        {PM_S_SUMMARY_RANK_SHARE, PM_S_SUMMARY_RANK_SHARE_COLUMNS},
+        {PM_S_SUMMARY_TOPDOWN, PM_S_SUMMARY_TOPDOWN_COLUMNS},
+        {PM_S_SUMMARY_TOPDOWN_SLOTS, PM_S_SUMMARY_TOPDOWN_SLOTS_COLUMNS}};
     for (int i = 0; i < PM_H5SUMMARY_TABLES; i++) {
         const struct pm_h5table *t = &s->tab[i];
         int one = pm_schema_ndims(tab[i][0]) == 1;
         uint64_t dims[2] = {one ? t->cols : t->rows, t->cols};
 
-        rc |= pm_h5model_dataset(m, tab[i][0], NULL, 0, 0, dims, t->v);
+        rc |= pm_h5model_dataset(m, tab[i][0], NULL, 0, 0, dims,
+                                 t->u ? (const void *)t->u : (const void *)t->v);
         rc |= pm_h5model_attr_str(m, PM_S_SUMMARY, tab[i][1], t->columns ? t->columns : "");
     }
     return rc ? -1 : 0;

@@ -53,10 +53,11 @@ enum pm_detail { PM_DETAIL_AUTO, PM_DETAIL_FULL, PM_DETAIL_SUMMARY };
  * columns named comma-separated. */
 struct pm_h5table {
     const double *v;
+    const uint64_t *u; /* instead of v: a table of integers */
     size_t rows, cols;
     const char *columns;
 };
-#define PM_H5SUMMARY_TABLES 5
+#define PM_H5SUMMARY_TABLES 7
 
 /* What a summary file's /summary holds (job/pm_job_summary.h makes it). */
 struct pm_h5summary {
@@ -70,7 +71,7 @@ struct pm_h5summary {
     const uint64_t *ref_row;
     const int32_t *ref_rank, *ref_thread;
     size_t nrefs;
-    /* region_stat, region_more, mpi_stat, run_stat, rank_share */
+    /* region_stat, region_more, mpi_stat, run_stat, rank_share, topdown, topdown_slots */
     struct pm_h5table tab[PM_H5SUMMARY_TABLES];
 };
 

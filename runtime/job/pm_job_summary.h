@@ -29,10 +29,11 @@ struct pm_summary_ref {
 /* A table of the finished statistics (rank 0): rows x cols doubles, the
  * columns named comma-separated (analysis/model/summary_tables.h; the
  * file's /summary/region_stat, region_more, mpi_stat, run_stat,
- * rank_share in this order). */
-#define PM_SUMMARY_TABLES 5
+ * rank_share, topdown, topdown_slots in this order). */
+#define PM_SUMMARY_TABLES 7
 struct pm_summary_table {
     double *v;
+    uint64_t *u; /* instead of v: topdown_slots */
     size_t rows, cols;
     const char *columns;
 };
@@ -61,7 +62,7 @@ static inline void pm_summary_free(struct pm_summary *s)
     free(s->state);
     free(s->refs);
     for (int i = 0; i < PM_SUMMARY_TABLES; i++)
-        free(s->tab[i].v);
+        free(s->tab[i].v), free(s->tab[i].u);
     memset(s, 0, sizeof *s);
 }
 

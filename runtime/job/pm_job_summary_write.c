@@ -159,8 +159,8 @@ int pm_job_write_summary(const struct pm_comm *comm, const struct pm_output *o,
                                   sum.kept, kept_row, sum.nkept, ref_row, ref_rank,
                                   ref_thread, sum.nrefs, {{0}}};
         for (int i = 0; i < PM_H5SUMMARY_TABLES && i < PM_SUMMARY_TABLES; i++)
-            hs.tab[i] = (struct pm_h5table){sum.tab[i].v, sum.tab[i].rows, sum.tab[i].cols,
-                                            sum.tab[i].columns};
+            hs.tab[i] = (struct pm_h5table){sum.tab[i].v, sum.tab[i].u, sum.tab[i].rows,
+                                            sum.tab[i].cols, sum.tab[i].columns};
         struct pm_output ko = *o;
         ko.summary = &hs;
         stored = ref_row && ref_rank && ref_thread && n == sum.nkept &&

@@ -8,11 +8,9 @@ usage: PYTHONPATH=BUILD/python check_python_summary.py FULL.h5 SUMMARY.h5
 FULL holds every rank's rows; SUMMARY is the same job's summary file
 (PERFMARK_SUMMARY_OUTPUT, or bench/make_summary). Every frame the package
 makes over every rank (summary, flags, mpi, mpi_share, measuring, omp_wait,
-ipc, derived, the Hatchet literal) is equal to the last bit; so are
+ipc, derived, topdown, the Hatchet literal) is equal to the last bit; so are
 perfmark_reads and mpi_share_stats. The rows a summary keeps (threads,
-thread totals, by_rank) are the full file's rows of the kept ranks; what
-it cannot show (TopDown over every rank) is said, not made of the kept
-ranks. With --diff: perfmark.diff() of summary files (with each other and
+thread totals, by_rank) are the full file's rows of the kept ranks. With --diff: perfmark.diff() of summary files (with each other and
 with full files) equals `perfmark diff --format json`, field by field.
 Prints what it compared; exits 1 with each difference otherwise.
 """
@@ -69,9 +67,9 @@ def main():
     same_frame("threads of the kept ranks", mine, th_s.drop(columns="row"))
     br_f, br_s = full.by_rank(), summ.by_rank()
     same_frame("by_rank of the kept ranks", br_f[br_f["rank"].isin(kept)], br_s)
-    td = summ.topdown_info()
-    check(td["method"] is None or "summary file" in (td["problem"] or ""),
-          "topdown on a summary file: %s" % td)
+    check(summ.topdown_info() == full.topdown_info(), "topdown_info: full %s, summary %s"
+          % (full.topdown_info(), summ.topdown_info()))
+    same_frame("topdown", full.topdown(), summ.topdown())
     if failed:
         sys.exit(1)
     print("python on the summary: %d frames (%d rows) equal to the full file's; kept ranks %s"

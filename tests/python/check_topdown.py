@@ -20,6 +20,8 @@ TopDown method:
   frame is empty where the report has no breakdown;
 - every derived metric of every region (value, estimate, untrusted) equals
   the report's, and derived() is empty where the report has none;
+- the same for a summary file of each TopDown fixture (bench/make_summary:
+  the job's TopDown read from /summary's tables);
 - the same with PERFMARK_REPORT_BLOCK=1 (blocks of one thread row joined)
   on the fixtures whose sums are doubles;
 - a package without models.json raises PerfmarkError saying so wherever
@@ -204,6 +206,18 @@ def main():
             check_file(ck, perfmark, path, variant)
         for name, variant, attr, value in ALTERED:
             check_file(ck, perfmark, altered(tmp, name, variant, attr, value), name)
+        # summary files of them (bench/make_summary, the engine a job runs):
+        # the job's TopDown from /summary's tables, the report's to the digit
+        make = os.path.join(build, "bin", "make_summary")
+        for variant in GOOD_VARIANTS:
+            if not variant.startswith("topdown_") or not os.path.exists(make):
+                continue
+            path = os.path.join(tmp, variant + ".h5")
+            summ = os.path.join(tmp, variant + "_summary.h5")
+            shutil.copy(path, summ)
+            p = subprocess.run([make, path, summ], capture_output=True, text=True)
+            if ck.ok(p.returncode == 0, "make_summary %s: %s" % (variant, p.stderr[-500:])):
+                check_file(ck, perfmark, summ, variant + " (summary)")
         os.environ["PERFMARK_REPORT_BLOCK"] = "1"
         for variant in BLOCK_VARIANTS:
             check_file(ck, perfmark, os.path.join(tmp, variant + ".h5"), variant + " (blocks)")
