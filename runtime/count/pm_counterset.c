@@ -206,8 +206,10 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
         }
 }
 
-/* A group is led by a disabled dummy, or by its first event where the
- * kernel requires that (TopDown slots): then that event's fd is the leader. */
+/* A group is led by a disabled dummy, or by its first event (gskip 0):
+ * where the kernel requires that (TopDown slots), and in groups of software
+ * events only, which never take turns on counters (one fd less to open and
+ * close at every thread's start and end). That event's fd is the leader. */
 static int pm_open_groups(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
@@ -215,7 +217,7 @@ static int pm_open_groups(struct pm_counterset *cs)
     for (int g = 0; g < set->ngroups; g++) {
         if (cs->gabsent >> g & 1)
             continue;
-        if (set->led_by_event[g]) {
+        if (!cs->gskip[g]) {
             attr = set->ev[cs->gfirst[g]].attr;
             attr.disabled = 1;
             attr.pinned = cs->pinned ? 1 : 0;
@@ -229,7 +231,7 @@ static int pm_open_groups(struct pm_counterset *cs)
     }
     for (int i = 0; i < set->n; i++) {
         int g = set->ev[i].group;
-        if ((set->led_by_event[g] && i == cs->gfirst[g]) || (cs->gabsent >> g & 1))
+        if ((!cs->gskip[g] && i == cs->gfirst[g]) || (cs->gabsent >> g & 1))
             continue;  /* it is the leader, or the group is left out */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
@@ -288,8 +290,11 @@ int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *
         if (cs->gcount[g]++ == 0)
             cs->gfirst[g] = i;
     }
+    int hardware[PM_MAX_GROUPS] = {0};
+    for (int i = 0; i < set->n; i++)
+        hardware[set->ev[i].group] |= set->ev[i].attr.type != PERF_TYPE_SOFTWARE;
     for (int g = 0; g < set->ngroups; g++)
-        cs->gskip[g] = !set->led_by_event[g];
+        cs->gskip[g] = !set->led_by_event[g] && hardware[g];
     /* The process-wide set leaves out groups led by an event (TopDown's
      * slots). Its events live in every thread's context beside the
      * thread's own set, and fixed counter 3 exists once: the two slots
