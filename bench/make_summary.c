@@ -149,7 +149,9 @@ int main(int argc, char **argv)
              pm_put_table(g, "run_stat", &tab[PM_STAB_RUN], 1) ||
              pm_put_table(g, "rank_share", &tab[PM_STAB_SHARE], 0) ||
              pm_put_table(g, "topdown", &tab[PM_STAB_TOPDOWN], 0) ||
-             pm_put_table(g, "topdown_slots", &tab[PM_STAB_TD_SLOTS], 0);
+             pm_put_table(g, "topdown_slots", &tab[PM_STAB_TD_SLOTS], 0) ||
+             pm_put_table(g, "region_count", &tab[PM_STAB_COUNT], 0) ||
+             pm_put_table(g, "run_count", &tab[PM_STAB_RUN_COUNT], 1);
     if (g >= 0)
         H5Gclose(g);
     if (f >= 0)

@@ -40,7 +40,8 @@ int main(int argc, char **argv)
                "\"O\": \"ranks of the summary's MPI shares\", \"z\": \"columns of region_stat and mpi_stat\", "
                "\"l\": \"columns of region_more\", \"u\": \"values of run_stat\", "
                "\"o\": \"columns of rank_share\", \"L\": \"summary TopDown rows\", "
-               "\"x\": \"columns of topdown\", \"y\": \"columns of topdown_slots\"},\n");
+               "\"x\": \"columns of topdown\", \"y\": \"columns of topdown_slots\", "
+               "\"k\": \"columns of region_count\", \"j\": \"values of run_count\"},\n");
     fprintf(f, "  \"entries\": [\n");
     for (int i = 0; i < PM_S_COUNT; i++) {
         const struct pm_schema_entry *e = &pm_schema[i];

@@ -189,7 +189,8 @@ PM_EXPORT int pm_job_summary(const struct pm_comm *c, const char *path, uint64_t
 
         failed = pm_rstate_pack(s, &out->state, &out->state_len) != 0 ||
                  pm_rstate_finish(s) != 0 || pm_summary_tables(&rep, tab) != 0;
-        for (int i = 0; !failed && i < PM_STAB_N && i < PM_SUMMARY_TABLES; i++)
+        _Static_assert(PM_STAB_N == PM_SUMMARY_TABLES, "a summary table without a place");
+        for (int i = 0; !failed && i < PM_STAB_N; i++)
             out->tab[i] = (struct pm_summary_table){tab[i].v, tab[i].u, tab[i].rows,
                                                     tab[i].cols, tab[i].columns};
         pm_rstate_layout_id(out->layout, sizeof out->layout);

@@ -25,21 +25,26 @@ enum {
 };
 
 /* Which visits were measured, the OpenMP wait, the threads carrying each
- * flag bit (flag_0 .. flag_31). */
+ * flag bit (flag_0 .. flag_31); the sums of nanoseconds and visits, which
+ * pass 2^53, are in the integers' table below. */
 static const char pm_more_cols[] =
-    "row,wall_ns_raw,time_estimate,threads_time_na,exclusive_estimate,exclusive_untrusted,"
-    "timed_visits,timer_visits,timer_only,throttled_threads,throttled_from_min,"
-    "throttled_from_max,reads,perfmark_cpu_ns,perfmark_wall_ns,perfmark_cpu_share,omp_wait_ns,"
-    "omp_wait_share,omp_rank_min,omp_rank_mean,omp_rank_max,omp_rank_sd,omp_max_rank,"
+    "row,time_estimate,threads_time_na,exclusive_estimate,exclusive_untrusted,timer_only,"
+    "throttled_threads,throttled_from_min,throttled_from_max,perfmark_cpu_ns,perfmark_wall_ns,"
+    "perfmark_cpu_share,omp_wait_share,omp_rank_min,omp_rank_mean,omp_rank_max,omp_rank_sd,"
+    "omp_max_rank,"
     "flag_0,flag_1,flag_2,flag_3,flag_4,flag_5,flag_6,flag_7,flag_8,flag_9,flag_10,flag_11,"
     "flag_12,flag_13,flag_14,flag_15,flag_16,flag_17,flag_18,flag_19,flag_20,flag_21,flag_22,"
     "flag_23,flag_24,flag_25,flag_26,flag_27,flag_28,flag_29,flag_30,flag_31";
-enum { M_FLAGS = 23, M_N = M_FLAGS + PM_MAX_FLAGS };
+enum { M_FLAGS = 18, M_N = M_FLAGS + PM_MAX_FLAGS };
+static const char pm_count_cols[] = "row,wall_ns_raw,timed_visits,timer_visits,reads,omp_wait_ns";
+enum { K_N = 6 };
 
 static const char pm_run_cols[] =
-    "ranks,cells,flagged_cells,share_min,share_mean,share_max,share_min_rank,share_max_rank,"
-    "reads,reads_ns,thread_ns,reads_share,cost_ns_min,cost_ns_max";
-enum { U_N = 14 };
+    "ranks,share_min,share_mean,share_max,share_min_rank,share_max_rank,reads_ns,reads_share,"
+    "cost_ns_min,cost_ns_max,omp_wait";
+enum { U_N = 11 };
+static const char pm_run_count_cols[] = "cells,flagged_cells,reads,thread_ns";
+enum { UK_N = 4 };
 
 static const char pm_share_cols[] = "rank,mpi_ns,total_ns,share,estimate";
 enum { S_N = 5 };
@@ -186,7 +191,7 @@ static void pm_region_rows(const struct pm_report *rep, double *v)
     }
 }
 
-static void pm_more_rows(const struct pm_report *rep, double *v)
+static void pm_more_rows(const struct pm_report *rep, double *v, uint64_t *u)
 {
     const struct pm_file *d = rep->d;
     int cost = rep->ms.has_read_cost, omp = rep->xr.has_omp_wait;
@@ -197,19 +202,21 @@ static void pm_more_rows(const struct pm_report *rep, double *v)
         int some = omp && o && o->nspread > 0;
         double *c = v + r * M_N;
         double m[M_FLAGS] = {
-            (double)r, (double)s->wall_raw, s->time_est > 0, (double)s->time_na, s->excl_est,
-            s->time_na || s->excl_bad, (double)s->timed_visits, (double)s->timer_visits,
-            s->timer_only, (double)s->throttled, pm_at(s->throttled > 0, s->throttled_min),
-            pm_at(s->throttled > 0, s->throttled_max), (double)s->reads,
+            (double)r, s->time_est > 0, (double)s->time_na, s->excl_est,
+            s->time_na || s->excl_bad, s->timer_only, (double)s->throttled,
+            pm_at(s->throttled > 0, s->throttled_min), pm_at(s->throttled > 0, s->throttled_max),
             pm_or_nan(cost, s->own_cpu_ns), pm_or_nan(cost, s->own_wall_ns),
             pm_or_nan(cost && s->has_own_share, s->own_share),
-            omp ? (double)s->omp_wait_ns : -1.0,
             pm_or_nan(omp && s->has_omp_wait_share, s->omp_wait_share),
             pm_or_nan(some, some ? o->min : 0), pm_or_nan(some, some ? o->mean : 0),
             pm_or_nan(some, some ? o->max : 0), pm_or_nan(some, some ? o->sd : 0),
             some ? o->max_rank : -1.0};
 
+        uint64_t k[K_N] = {r, s->wall_raw, s->timed_visits, s->timer_visits, s->reads,
+                           s->omp_wait_ns};
+
         memcpy(c, m, sizeof m);
+        memcpy(u + r * K_N, k, sizeof k);
         for (size_t b = 0; b < PM_MAX_FLAGS; b++)
             c[M_FLAGS + b] = 0;
         for (size_t i = 0; i < rep->nflags; i++)
@@ -248,21 +255,22 @@ static void pm_mpi_rows(const struct pm_report *rep, double *v)
     }
 }
 
-static void pm_run_row(const struct pm_report *rep, double *c)
+static void pm_run_row(const struct pm_report *rep, double *c, uint64_t *k)
 {
     const struct pm_xstat *x = &rep->xr.share_stat;
     const struct pm_measure *ms = &rep->ms;
     int some = x->nspread > 0, has = ms->has_read_cost;
     double u[U_N] = {
-        (double)rep->xr.nranks, (double)rep->cells, (double)rep->flagged_cells,
-        pm_or_nan(some, x->min), pm_or_nan(some, x->mean), pm_or_nan(some, x->max),
-        some ? x->min_rank : -1.0, some ? x->max_rank : -1.0, (double)ms->run_reads,
-        pm_or_nan(has, ms->run_reads_ns), (double)ms->run_thread_ns,
+        (double)rep->xr.nranks, pm_or_nan(some, x->min), pm_or_nan(some, x->mean),
+        pm_or_nan(some, x->max), some ? x->min_rank : -1.0, some ? x->max_rank : -1.0,
+        pm_or_nan(has, ms->run_reads_ns),
         pm_or_nan(has && ms->run_thread_ns > 0,
                   ms->run_reads_ns / (double)(ms->run_thread_ns ? ms->run_thread_ns : 1)),
-        pm_or_nan(has, ms->cost_min), pm_or_nan(has, ms->cost_max)};
+        pm_or_nan(has, ms->cost_min), pm_or_nan(has, ms->cost_max), rep->xr.has_omp_wait};
+    uint64_t n[UK_N] = {rep->cells, rep->flagged_cells, ms->run_reads, ms->run_thread_ns};
 
     memcpy(c, u, sizeof u);
+    memcpy(k, n, sizeof n);
 }
 
 static void pm_share_rows(const struct pm_report *rep, double *v)
@@ -330,6 +338,8 @@ int pm_summary_tables(const struct pm_report *rep, struct pm_stable t[PM_STAB_N]
         [PM_STAB_SHARE] = {NULL, NULL, rep->xr.share ? rep->xr.nranks : 0, S_N, pm_share_cols},
         [PM_STAB_TOPDOWN] = {NULL, NULL, td_rows, T_N, pm_td_cols},
         [PM_STAB_TD_SLOTS] = {NULL, NULL, td_rows, TS_N, pm_td_slot_cols},
+        [PM_STAB_COUNT] = {NULL, NULL, d->R, K_N, pm_count_cols},
+        [PM_STAB_RUN_COUNT] = {NULL, NULL, 1, UK_N, pm_run_count_cols},
     };
     for (size_t i = 0; i < PM_STAB_N; i++) {
         t[i] = shape[i];
@@ -341,7 +351,7 @@ int pm_summary_tables(const struct pm_report *rep, struct pm_stable t[PM_STAB_N]
 
         if (t[i].rows && t[i].cols > SIZE_MAX / sizeof(double) / t[i].rows)
             n = SIZE_MAX / sizeof(double);
-        if (i == PM_STAB_TD_SLOTS)
+        if (i == PM_STAB_TD_SLOTS || i == PM_STAB_COUNT || i == PM_STAB_RUN_COUNT)
             t[i].u = calloc(n ? n : 1, sizeof(uint64_t));
         else
             t[i].v = calloc(n ? n : 1, sizeof(double));
@@ -351,9 +361,9 @@ int pm_summary_tables(const struct pm_report *rep, struct pm_stable t[PM_STAB_N]
         }
     }
     pm_region_rows(rep, t[PM_STAB_REGION].v);
-    pm_more_rows(rep, t[PM_STAB_MORE].v);
+    pm_more_rows(rep, t[PM_STAB_MORE].v, t[PM_STAB_COUNT].u);
     pm_mpi_rows(rep, t[PM_STAB_MPI].v);
-    pm_run_row(rep, t[PM_STAB_RUN].v);
+    pm_run_row(rep, t[PM_STAB_RUN].v, t[PM_STAB_RUN_COUNT].u);
     pm_share_rows(rep, t[PM_STAB_SHARE].v);
     if (td_rows)
         pm_td_rows(rep, t[PM_STAB_TOPDOWN].v, t[PM_STAB_TD_SLOTS].u);

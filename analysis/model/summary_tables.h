@@ -4,10 +4,12 @@
  * state, for readers without perfmark's engine (the Python package, h5py by
  * hand). Layout and meaning: docs/hdf5-schema.md, the /summary group.
  *
- * Every value is a double. The conventions are those of the Python
- * package's frames: no value is NaN, no thread or rank is -1, a count
- * without anything behind it is 0, a yes/no is 1/0. Integers above 2^53
- * (sums of nanoseconds over very many threads) keep a double's precision.
+ * Values are doubles, but sums of integers that pass 2^53 (nanoseconds,
+ * visits, reads over many threads; TopDown slots) go in uint64 tables. The
+ * conventions are those of the Python package's frames: NaN is no value,
+ * -1 no thread, rank, region row or visit (and no raw count: `raw` of a
+ * quantity that is not an event), 0 a count without anything behind it,
+ * 1/0 yes/no.
  */
 #ifndef PM_SUMMARY_TABLES_H
 #define PM_SUMMARY_TABLES_H
@@ -25,6 +27,8 @@ enum pm_stab {
     PM_STAB_SHARE,  /* [ranks rows]: each rank's MPI share, ascending ranks */
     PM_STAB_TOPDOWN, /* [R + 1 rows, none without TopDown]: region rows, then the run */
     PM_STAB_TD_SLOTS, /* the same rows' slot counts, as integers (u, not v) */
+    PM_STAB_COUNT,  /* [R rows]: region row r's sums of nanoseconds, visits, reads (u) */
+    PM_STAB_RUN_COUNT, /* [1 row]: the whole run's (u) */
     PM_STAB_N
 };
 

@@ -265,12 +265,13 @@ class File:
                                       ("W", "z", "SUMMARY_MPI_STAT"),
                                       ("O", "o", "SUMMARY_RANK_SHARE"),
                                       ("L", "x", "SUMMARY_TOPDOWN"),
-                                      ("L", "y", "SUMMARY_TOPDOWN_SLOTS")):
+                                      ("L", "y", "SUMMARY_TOPDOWN_SLOTS"),
+                                      ("D", "k", "SUMMARY_REGION_COUNT")):
                 shape = self._h5[s[ident].path].shape if self.has(ident) else (0, 0)
                 n[rows] = shape[0]
                 n[cols] = shape[1] if len(shape) > 1 else 0
-            n["u"] = len(self._h5[s["SUMMARY_RUN_STAT"].path]) if self.has("SUMMARY_RUN_STAT") \
-                else 0
+            for dim, ident in (("u", "SUMMARY_RUN_STAT"), ("j", "SUMMARY_RUN_COUNT")):
+                n[dim] = len(self._h5[s[ident].path]) if self.has(ident) else 0
         if n["G"] < 0:
             self.fail("%s is negative" % s["KERNEL_GROUPS"].path)
         return n

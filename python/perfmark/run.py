@@ -68,13 +68,36 @@ class Run:
         every rank (summary(), flags(), mpi(), mpi_share(), measuring(),
         omp_wait(), perfmark_reads()) are the job's, made in the job; the
         rows (threads(), cells(), by_rank(), samples, ...) are those of the
-        kept ranks only (kept_ranks())."""
+        kept ranks only (kept_ranks()). Thread rows are the job's everywhere
+        (threads()["row"], cells()["thread_row"], summary()'s min_thread),
+        so they join; /rank rows are named by their rank."""
         return bool(self._file.is_summary)
 
     def kept_ranks(self):
         """The ranks whose rows the file holds: every rank of a full file,
         the kept ones of a summary file."""
         return [int(r) for r in np.unique(self._file.field("THREADS_RANK"))]
+
+    def _job_rows(self):
+        """Each /threads row's thread row in the job: itself in a full file;
+        in a summary file the kept rank's first row in the job
+        (/summary/kept_row) plus its place among that rank's rows, the
+        numbers summary()'s min_thread and max_thread use."""
+        def make():
+            f = self._file
+            rank = _int(f.field("THREADS_RANK"))
+            rows = np.arange(len(rank), dtype=np.int64)
+            if not f.is_summary:
+                return rows
+            kept = _int(f.array("SUMMARY_KEPT_RANK"))
+            first = _int(f.array("SUMMARY_KEPT_ROW"))
+            out = rows.copy()
+            for k, r in enumerate(kept):
+                mine = np.flatnonzero(rank == r)
+                if len(mine) and k < len(first):
+                    out[mine] = first[k] + (mine - mine[0])
+            return out
+        return self._once("job_rows", make)
 
     def _tables(self):
         """A summary file's finished statistics (summary_file.py), else None."""
@@ -161,9 +184,11 @@ class Run:
 
     def threads(self):
         """The /threads table with each thread's totals (wall time, flags,
-        perfmark's reads and their measured cost)."""
+        perfmark's reads and their measured cost). `row`: the thread's row
+        in the job (in a summary file, not its /threads row)."""
         f = self._file
         df = self._frame("THREADS")
+        df["row"] = self._job_rows()
         for name, ident in (("wall_ns", "THREAD_WALL_NS"), ("flags", "THREAD_FLAGS"),
                             ("reads", "THREAD_READS")):
             df[name] = _int(f.array(ident))
@@ -194,7 +219,7 @@ class Run:
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(en > 0, run.astype(float) / en, np.nan)
         return pd.DataFrame({
-            "thread_row": np.repeat(np.arange(T, dtype=np.int64), E),
+            "thread_row": np.repeat(self._job_rows(), E),
             "rank": np.repeat(_int(f.field("THREADS_RANK")), E),
             "thread": np.repeat(_int(f.field("THREADS_THREAD")), E),
             "event": np.tile(np.array(self.event_keys(), object), T),
@@ -258,7 +283,8 @@ class Run:
             t = _int(f.array("SERIES_THREAD", i0, i1))
             r = _int(f.array("SERIES_REGION", i0, i1))
             fl = _int(f.array("SERIES_FLAGS", i0, i1))
-            return {"time_ns": _int(f.array("SERIES_TIME_NS", i0, i1)), "thread_row": t,
+            return {"time_ns": _int(f.array("SERIES_TIME_NS", i0, i1)),
+                    "thread_row": self._job_rows()[t],
                     "rank": rank[t], "thread": num[t], "interval_ns": ivl[t], "region": r,
                     "path": paths[np.where(r >= 0, r, len(paths) - 1)], "flags": fl,
                     "LOST_GENERATION": (fl & LOST_GENERATION_BIT) != 0}
@@ -301,8 +327,11 @@ class Run:
             en = f.array("RANK_ENABLED_NS")[:, group]
             run = f.array("RANK_RUNNING_NS")[:, group]
             val, kind = stats.cell_value(raw, en, run)
+        # row n is rank n; in a summary file the n-th kept rank
+        of_row = _int(f.array("SUMMARY_KEPT_RANK")) if f.is_summary else np.arange(N)
+        job = self._job_rows()
         for n in range(N):
-            members = np.arange(len(rank)) if N == 1 else np.flatnonzero(rank == n)
+            members = np.arange(len(rank)) if N == 1 else np.flatnonzero(rank == of_row[n])
             has = tkind[members] != NONE
             # already-scaled thread values, summed exactly (stats.py)
             tsum_s = stats.zeros(E)
@@ -314,8 +343,8 @@ class Run:
             for e, key in enumerate(self.event_keys()):
                 proc = np.nan if kind[n, e] == NONE else val[n, e]
                 ts = np.nan if no_sum[e] else tsum[e]
-                rows.append({"row": n, "rank": int(row_rank[n]), "event": key,
-                             "threads": list(members),
+                rows.append({"row": int(of_row[n]), "rank": int(row_rank[n]), "event": key,
+                             "threads": [int(x) for x in job[members]],
                              "process_raw": int(raw[n, e]), "process": proc,
                              "process_estimate": bool(kind[n, e] == ESTIMATE),
                              "counted_share": run[n, e] / en[n, e] if en[n, e] > 0 else np.nan,
@@ -389,7 +418,8 @@ class Run:
 
         t = ti + t0
         df = pd.DataFrame({
-            "thread_row": each(_int(t)), "rank": each(_int(f.field("THREADS_RANK")[t])),
+            "thread_row": each(self._job_rows()[t]),
+            "rank": each(_int(f.field("THREADS_RANK")[t])),
             "thread": each(_int(f.field("THREADS_THREAD")[t])), "region": each(_int(ri)),
             "path": each(self._paths()[ri]), "kind": each(f.field("REGIONS_KIND")[ri]),
             "event": np.tile(np.array(self.event_keys() or [None], object), len(ti)),
@@ -600,7 +630,8 @@ class Run:
         return reg
 
     def _summary_measuring(self):
-        m = self._tables().more
+        m = dict(self._tables().more)
+        m.update(self._tables().count)
         reg = self.regions()[["index", "row", "path"]].copy()
         rows = reg["row"].to_numpy()
         for k in ("wall_ns_raw", "time_estimate", "threads_time_na", "exclusive_estimate",
@@ -630,8 +661,9 @@ class Run:
 
             def opt(k):
                 return None if np.isnan(u[k]) else float(u[k])
-            return {"reads": int(u["reads"]), "ns": opt("reads_ns"),
-                    "thread_ns": int(u["thread_ns"]), "share": opt("reads_share"),
+            k = tab.run_count
+            return {"reads": int(k["reads"]), "ns": opt("reads_ns"),
+                    "thread_ns": int(k["thread_ns"]), "share": opt("reads_share"),
                     "cost_ns_min": opt("cost_ns_min"), "cost_ns_max": opt("cost_ns_max")}
         f = self._file
         reads = f.array("THREAD_READS")
@@ -681,11 +713,12 @@ class Run:
         return df
 
     def _summary_omp_wait(self):
-        m = self._tables().more
+        tab = self._tables()
+        m = tab.more
         df = self.regions()[["index", "row", "path"]].copy()
         rows = df["row"].to_numpy()
-        ns, at = m["omp_wait_ns"][rows], m["omp_max_rank"][rows]
-        df["wait_ns"] = _nullable(_int(np.maximum(ns, 0)), ns < 0)
+        ns, at = tab.count["omp_wait_ns"][rows], m["omp_max_rank"][rows]
+        df["wait_ns"] = _nullable(_int(ns), np.full(len(rows), not tab.run["omp_wait"]))
         df["share"] = m["omp_wait_share"][rows]
         for k in ("min", "mean", "max", "sd"):
             df["rank_" + k] = m["omp_rank_" + k][rows]
@@ -775,7 +808,8 @@ class Run:
         T = len(rank)
         return pd.DataFrame({
             "rank": np.array([rank[t] if 0 <= t < T else -1 for t in thread[rows]], np.int64),
-            "thread": thread[rows], "region": region[rows],
+            "thread": np.array([self._job_rows()[t] if 0 <= t < T else t for t in thread[rows]],
+                               np.int64), "region": region[rows],
             "region_path": np.array([paths[r] if r >= 0 else "" for r in region[rows]],
                                     dtype=object),
             "event": np.array([ev_names[e] if 0 <= e < len(ev_names) else "" for e in evt[rows]],
@@ -802,7 +836,8 @@ class Run:
         what summary()'s rank_* columns are the spread of), NaN where it has
         none, with estimate, untrusted and entered (some thread of the rank
         visited). Regions in tree order, ranks ascending; quantities as in
-        summary(), or only those given."""
+        summary(), or only those given. A summary file has the kept ranks'
+        only (kept_ranks()); summary()'s rank_* columns are over every rank."""
         reg = self.regions()
         order = reg["row"].to_numpy()
         a = self._agg()

@@ -4,9 +4,10 @@ The job's rank 0 ran the report's engine over every rank and wrote what it
 finished as tables of named columns under /summary (docs/hdf5-schema.md,
 "/summary"): a row per (region, quantity), per region, per (MPI function,
 quantity), the whole run and each rank's MPI share. Their columns carry
-the names and the conventions of this package's frames (no value NaN, no
-thread or rank -1, yes/no 1/0), so Run reads them instead of aggregating
-cells, which a summary file holds only for its kept ranks.
+the names and the conventions of this package's frames (NaN no value, -1 no
+thread, rank or row, 1/0 yes/no; integers that pass 2^53 in uint64
+tables), so Run reads them instead of aggregating cells, which a summary
+file holds only for its kept ranks.
 """
 import numpy as np
 
@@ -17,6 +18,8 @@ def _columns(f, ident, dtype=float):
     """A table as {column name: numpy array of its rows} (1-D tables: a
     value each)."""
     e = f.schema[ident]
+    if not f.has(ident):
+        return {}
     with f.guard(e.path):
         data = np.asarray(f._h5[e.path][()], dtype=dtype)
         names = f._h5[f.schema[ident + "_COLUMNS"].owner].attrs.get(
@@ -82,6 +85,8 @@ class Tables:
         self.run = _columns(f, "SUMMARY_RUN_STAT")
         self.mpi = {k: _typed(k, v) for k, v in _columns(f, "SUMMARY_MPI_STAT").items()}
         self.share = _columns(f, "SUMMARY_RANK_SHARE")
+        self.count = _columns(f, "SUMMARY_REGION_COUNT", np.uint64)
+        self.run_count = _columns(f, "SUMMARY_RUN_COUNT", np.uint64)
         self.td = _columns(f, "SUMMARY_TOPDOWN")
         self.td_slots = _columns(f, "SUMMARY_TOPDOWN_SLOTS", np.uint64)
 

@@ -290,7 +290,9 @@ static int pm_write_summary(struct pm_h5model *m, const struct pm_output *o)
         {PM_S_SUMMARY_RUN_STAT, PM_S_SUMMARY_RUN_STAT_COLUMNS},
         {PM_S_SUMMARY_RANK_SHARE, PM_S_SUMMARY_RANK_SHARE_COLUMNS},
         {PM_S_SUMMARY_TOPDOWN, PM_S_SUMMARY_TOPDOWN_COLUMNS},
-        {PM_S_SUMMARY_TOPDOWN_SLOTS, PM_S_SUMMARY_TOPDOWN_SLOTS_COLUMNS}};
+        {PM_S_SUMMARY_TOPDOWN_SLOTS, PM_S_SUMMARY_TOPDOWN_SLOTS_COLUMNS},
+        {PM_S_SUMMARY_REGION_COUNT, PM_S_SUMMARY_REGION_COUNT_COLUMNS},
+        {PM_S_SUMMARY_RUN_COUNT, PM_S_SUMMARY_RUN_COUNT_COLUMNS}};
     for (int i = 0; i < PM_H5SUMMARY_TABLES; i++) {
         const struct pm_h5table *t = &s->tab[i];
         int one = pm_schema_ndims(tab[i][0]) == 1;

@@ -57,7 +57,7 @@ struct pm_h5table {
     size_t rows, cols;
     const char *columns;
 };
-#define PM_H5SUMMARY_TABLES 7
+#define PM_H5SUMMARY_TABLES 9
 
 /* What a summary file's /summary holds (job/pm_job_summary.h makes it). */
 struct pm_h5summary {
@@ -71,7 +71,8 @@ struct pm_h5summary {
     const uint64_t *ref_row;
     const int32_t *ref_rank, *ref_thread;
     size_t nrefs;
-    /* region_stat, region_more, mpi_stat, run_stat, rank_share, topdown, topdown_slots */
+    /* region_stat, region_more, mpi_stat, run_stat, rank_share, topdown, topdown_slots,
+     * region_count, run_count */
     struct pm_h5table tab[PM_H5SUMMARY_TABLES];
 };
 

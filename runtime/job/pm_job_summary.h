@@ -29,11 +29,12 @@ struct pm_summary_ref {
 /* A table of the finished statistics (rank 0): rows x cols doubles, the
  * columns named comma-separated (analysis/model/summary_tables.h; the
  * file's /summary/region_stat, region_more, mpi_stat, run_stat,
- * rank_share, topdown, topdown_slots in this order). */
-#define PM_SUMMARY_TABLES 7
+ * rank_share, topdown, topdown_slots, region_count, run_count in this
+ * order). */
+#define PM_SUMMARY_TABLES 9
 struct pm_summary_table {
     double *v;
-    uint64_t *u; /* instead of v: topdown_slots */
+    uint64_t *u; /* instead of v: the tables of integers */
     size_t rows, cols;
     const char *columns;
 };

@@ -158,7 +158,8 @@ int pm_job_write_summary(const struct pm_comm *comm, const struct pm_output *o,
         struct pm_h5summary hs = {sum.layout, job->thread_total, sum.state, sum.state_len,
                                   sum.kept, kept_row, sum.nkept, ref_row, ref_rank,
                                   ref_thread, sum.nrefs, {{0}}};
-        for (int i = 0; i < PM_H5SUMMARY_TABLES && i < PM_SUMMARY_TABLES; i++)
+        _Static_assert(PM_H5SUMMARY_TABLES == PM_SUMMARY_TABLES, "a summary table not written");
+        for (int i = 0; i < PM_SUMMARY_TABLES; i++)
             hs.tab[i] = (struct pm_h5table){sum.tab[i].v, sum.tab[i].u, sum.tab[i].rows,
                                             sum.tab[i].cols, sum.tab[i].columns};
         struct pm_output ko = *o;

@@ -410,7 +410,9 @@ def case_summary_np2():
 
 
 def case_summary_np8():
-    summary_equal(8, keep=1)
+    """A budget of two or three ranks' rows: kept ranks rarely a prefix, so
+    the Python package's job rows of kept threads are not their file rows."""
+    summary_equal(8, keep=100000)
 
 
 def case_summary_np32():

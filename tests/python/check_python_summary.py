@@ -10,7 +10,8 @@ FULL holds every rank's rows; SUMMARY is the same job's summary file
 makes over every rank (summary, flags, mpi, mpi_share, measuring, omp_wait,
 ipc, derived, topdown, the Hatchet literal) is equal to the last bit; so are
 perfmark_reads and mpi_share_stats. The rows a summary keeps (threads,
-thread totals, by_rank) are the full file's rows of the kept ranks. With --diff: perfmark.diff() of summary files (with each other and
+thread totals, cells, rank totals, by_rank) are the full file's rows of the
+kept ranks, under the job's thread rows. With --diff: perfmark.diff() of summary files (with each other and
 with full files) equals `perfmark diff --format json`, field by field.
 Prints what it compared; exits 1 with each difference otherwise.
 """
@@ -61,12 +62,20 @@ def main():
         a, b = getattr(full, name)(), getattr(summ, name)()
         check(a == b, "%s: full %s, summary %s" % (name, a, b))
     check(full.to_hatchet_literal() == summ.to_hatchet_literal(), "to_hatchet_literal differs")
-    # the kept ranks' own rows: as the full file has them
-    th_f, th_s = full.threads(), summ.threads()
-    mine = th_f[th_f["rank"].isin(kept)].drop(columns="row")
-    same_frame("threads of the kept ranks", mine, th_s.drop(columns="row"))
-    br_f, br_s = full.by_rank(), summ.by_rank()
-    same_frame("by_rank of the kept ranks", br_f[br_f["rank"].isin(kept)], br_s)
+    # the kept ranks' own rows: as the full file has them, thread rows the
+    # job's (the numbers summary()'s min_thread and max_thread use)
+    for name in ("threads", "thread_totals", "cells", "by_rank"):
+        a, b = getattr(full, name)(), getattr(summ, name)()
+        same_frame(name + " of the kept ranks", a[a["rank"].isin(kept)], b)
+    rt_f, rt_s = full.rank_totals(), summ.rank_totals()
+    same_frame("rank_totals of the kept ranks", rt_f[rt_f["row"].isin(kept)], rt_s)
+    # a statistic's thread is a row of threads() wherever it is kept
+    th = summ.threads().set_index("row")
+    ft = full.threads().set_index("row")
+    named = s["max_thread"].dropna().astype(int)
+    for t in named[named.isin(th.index)]:
+        check(th.loc[t, "tid"] == ft.loc[t, "tid"], "thread row %d: tid %s, full %s"
+              % (t, th.loc[t, "tid"], ft.loc[t, "tid"]))
     check(summ.topdown_info() == full.topdown_info(), "topdown_info: full %s, summary %s"
           % (full.topdown_info(), summ.topdown_info()))
     same_frame("topdown", full.topdown(), summ.topdown())

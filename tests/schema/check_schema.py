@@ -239,10 +239,12 @@ def check_file(ck, schema, path, what):
         # the summary's tables (revision 11): rows and columns
         for rows, cols, ds in (("A", "z", "summary/region_stat"), ("D", "l", "summary/region_more"),
                                ("W", "z", "summary/mpi_stat"), ("O", "o", "summary/rank_share"),
-                               ("L", "x", "summary/topdown"), ("L", "y", "summary/topdown_slots")):
+                               ("L", "x", "summary/topdown"), ("L", "y", "summary/topdown_slots"),
+                               ("D", "k", "summary/region_count")):
             shape = f[ds].shape
             sizes[rows], sizes[cols] = shape[0], shape[1] if len(shape) > 1 else 0
         sizes["u"] = f["summary/run_stat"].shape[0]
+        sizes["j"] = f["summary/run_count"].shape[0]
         ck.ok(int(f.attrs["schema_version"]) == schema["schema_version"] and
               int(f.attrs["schema_revision"]) == schema["revision"],
               "%s: schema %s revision %s" % (what, f.attrs["schema_version"],
@@ -298,7 +300,7 @@ def written_files(ck, build, tmp):
 SIZES = {"T": 2, "R": 3, "E": 2, "G": 1, "N": 1, "M": 2, "S": 1, "K": 1, "H": 2, "C": 1, "F": 2,
          "I": 4, "J": 2, "P": 2, "Q": 1, "V": 4, "B": 0, "X": 0, "Y": 0,
          "A": 0, "z": 0, "D": 0, "l": 0, "W": 0, "u": 0, "O": 0, "o": 0,
-         "L": 0, "x": 0, "y": 0}
+         "L": 0, "x": 0, "y": 0, "k": 0, "j": 0}
 NP_TYPE = {"int32": "<i4", "uint8": "u1", "uint32": "<u4", "int64": "<i8", "uint64": "<u8",
            "float64": "<f8"}
 VISITS = [[3, 1, 0], [5, 0, 2]]  # [T][R]: ground truth the report must total
