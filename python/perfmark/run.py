@@ -730,7 +730,8 @@ class Run:
         hatchet.GraphFrame.from_literal(run.to_hatchet_literal()). With
         samples=True (the first sampled event) or an event's name, each
         region also holds the sampled call paths of its own samples as
-        frames, with metrics "samples (inc)" and "samples"."""
+        frames, with metrics "samples (inc)" and "samples" (in a summary
+        file, the kept ranks' samples beside the job's region metrics)."""
         return export.hatchet_literal(self, stat, samples)
 
     # ------------------------------------------------------------ samples
