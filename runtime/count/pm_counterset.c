@@ -65,6 +65,35 @@ static const struct pm_rdpmc_hooks pm_td_hooks_insn = {pm_rdpmc_insn, pm_rdtsc_i
 #define PM_TD_HOOKS (&pm_td_hooks_insn)
 #endif
 
+static int pm_is_clock(const struct perf_event_attr *a)
+{
+    return a->type == PERF_TYPE_SOFTWARE &&
+           (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+/* Which event leads each group (pm_open_groups): gskip 1 for a dummy, else
+ * glead, the leader's place among the group's events. */
+static void pm_pick_leaders(struct pm_counterset *cs)
+{
+    const struct pm_eventset *set = cs->set;
+    int hardware[PM_MAX_GROUPS] = {0};
+
+    for (int i = 0; i < set->n; i++)
+        hardware[set->ev[i].group] |= set->ev[i].attr.type != PERF_TYPE_SOFTWARE;
+    for (int g = 0; g < set->ngroups; g++) {
+        cs->gskip[g] = !set->led_by_event[g];
+        cs->glead[g] = 0;
+        if (set->led_by_event[g] || hardware[g])
+            continue;
+        for (int k = 0; k < cs->gcount[g]; k++)
+            if (!pm_is_clock(&set->ev[cs->gfirst[g] + k].attr)) {
+                cs->gskip[g] = 0;
+                cs->glead[g] = k;
+                break;
+            }
+    }
+}
+
 static void pm_close_fds(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
@@ -206,10 +235,13 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
         }
 }
 
-/* A group is led by a disabled dummy, or by its first event (gskip 0):
- * where the kernel requires that (TopDown slots), and in groups of software
- * events only, which never take turns on counters (one fd less to open and
- * close at every thread's start and end). That event's fd is the leader. */
+/* A group is led by a disabled dummy, or by one of its events (gskip 0):
+ * its first where the kernel requires that (TopDown slots), and in groups
+ * of software events only, which never take turns on counters, the first
+ * that is not a clock (a task-clock or cpu-clock leader can leave the
+ * members at 0 after the enable until the next context switch: shared
+ * environment notes). One fd less to open and close at every thread's start
+ * and end. That event's fd is the leader; its value comes first in a read. */
 static int pm_open_groups(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
@@ -218,7 +250,7 @@ static int pm_open_groups(struct pm_counterset *cs)
         if (cs->gabsent >> g & 1)
             continue;
         if (!cs->gskip[g]) {
-            attr = set->ev[cs->gfirst[g]].attr;
+            attr = set->ev[cs->gfirst[g] + cs->glead[g]].attr;
             attr.disabled = 1;
             attr.pinned = cs->pinned ? 1 : 0;
         } else {
@@ -231,7 +263,7 @@ static int pm_open_groups(struct pm_counterset *cs)
     }
     for (int i = 0; i < set->n; i++) {
         int g = set->ev[i].group;
-        if ((!cs->gskip[g] && i == cs->gfirst[g]) || (cs->gabsent >> g & 1))
+        if ((!cs->gskip[g] && i == cs->gfirst[g] + cs->glead[g]) || (cs->gabsent >> g & 1))
             continue;  /* it is the leader, or the group is left out */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
@@ -290,11 +322,7 @@ int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *
         if (cs->gcount[g]++ == 0)
             cs->gfirst[g] = i;
     }
-    int hardware[PM_MAX_GROUPS] = {0};
-    for (int i = 0; i < set->n; i++)
-        hardware[set->ev[i].group] |= set->ev[i].attr.type != PERF_TYPE_SOFTWARE;
-    for (int g = 0; g < set->ngroups; g++)
-        cs->gskip[g] = !set->led_by_event[g] && hardware[g];
+    pm_pick_leaders(cs);
     /* The process-wide set leaves out groups led by an event (TopDown's
      * slots). Its events live in every thread's context beside the
      * thread's own set, and fixed counter 3 exists once: the two slots
@@ -327,6 +355,10 @@ static void pm_lose_counters(struct pm_counterset *cs, const char *why)
     cs->generation++;
 }
 
+/* Where the group's k-th event's value is in a read: the leader's first,
+ * then the others in order. */
+static inline int pm_slot(int lead, int k) { return k == lead ? 0 : k < lead ? k + 1 : k; }
+
 /* One group through read(). */
 static inline __attribute__((always_inline)) int pm_read_group_sys(struct pm_counterset *cs,
                                                                    int g, uint64_t *out)
@@ -346,7 +378,7 @@ static inline __attribute__((always_inline)) int pm_read_group_sys(struct pm_cou
     *ena = buf[1];
     *run = buf[2];
     for (int k = 0; k < count; k++)
-        out[first + k] = buf[3 + 2 * (skip + k)];
+        out[first + k] = buf[3 + 2 * (skip + pm_slot(cs->glead[g], k))];
     return 0;
 }
 
@@ -567,7 +599,7 @@ int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out)
         out[cs->nevents + g] = buf[1];
         out[cs->nevents + cs->ngroups + g] = buf[2];
         for (int k = 0; k < count; k++)
-            out[first + k] = buf[3 + 2 * (skip + k)];
+            out[first + k] = buf[3 + 2 * (skip + pm_slot(cs->glead[g], k))];
     }
     __atomic_add_fetch(&cs->td_peeks, 1, __ATOMIC_ACQ_REL);
     return rc;

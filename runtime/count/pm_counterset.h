@@ -66,6 +66,7 @@ struct pm_counterset {
     int leader[PM_MAX_GROUPS];
     int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
     int gskip[PM_MAX_GROUPS];   /* 1: a dummy leads the group (its value is skipped) */
+    int glead[PM_MAX_GROUPS];   /* else the leading event's place in the group (read first) */
 
     /* cold: open, close, reopen */
     const struct pm_eventset *set;
