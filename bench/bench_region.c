@@ -83,41 +83,36 @@ static int perf_open(struct perf_event_attr *attr, int group_fd)
 }
 
 /* The same group perfmark opens per thread (compare `strace -v -e
- * perf_event_open`): the leader is a disabled dummy that counts nothing,
- * the members are enabled, and the whole group is enabled once. */
+ * perf_event_open`): a group of software events only is led by its first
+ * event that is not a clock (page-faults), disabled, the other members are
+ * enabled, and the whole group is enabled once (pm_counterset.c). */
 static int open_floor_group(void)
 {
-    static const uint64_t configs[] = {PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
+    static const uint64_t configs[] = {PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK,
                                        PERF_COUNT_SW_CONTEXT_SWITCHES,
                                        PERF_COUNT_SW_CPU_MIGRATIONS};
     const uint64_t format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                             PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
     struct perf_event_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.size = sizeof attr;
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = PERF_COUNT_SW_DUMMY;
-    attr.disabled = 1;
-    attr.exclude_kernel = 1;
-    attr.read_format = format;
-    floor_fd = perf_open(&attr, -1);
-    if (floor_fd < 0)
-        return -1;
     for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
         memset(&attr, 0, sizeof attr);
         attr.size = sizeof attr;
         attr.type = PERF_TYPE_SOFTWARE;
         attr.config = configs[i];
+        attr.disabled = i == 0;
         attr.exclude_guest = 1;  /* what libpfm4 encodes for perfmark */
         attr.read_format = format;
-        if (perf_open(&attr, floor_fd) < 0)
+        int fd = perf_open(&attr, i == 0 ? -1 : floor_fd);
+        if (fd < 0)
             return -1;
+        if (i == 0)
+            floor_fd = fd;
     }
     if (ioctl(floor_fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
         return -1;
-    /* A read must return the leader and the 4 members. */
+    /* A read must return the 4 events. */
     ssize_t got = read(floor_fd, read_buf, sizeof read_buf);
-    if (got != (ssize_t)((3 + 2 * 5) * sizeof(uint64_t)) || read_buf[0] != 5) {
+    if (got != (ssize_t)((3 + 2 * 4) * sizeof(uint64_t)) || read_buf[0] != 4) {
         errno = EIO;
         return -1;
     }
