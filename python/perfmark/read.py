@@ -267,6 +267,8 @@ class File:
                                       ("L", "x", "SUMMARY_TOPDOWN"),
                                       ("L", "y", "SUMMARY_TOPDOWN_SLOTS"),
                                       ("D", "k", "SUMMARY_REGION_COUNT")):
+                if not self.has(ident) and rows in n:
+                    continue  # a table the file lacks sizes nothing
                 shape = self._h5[s[ident].path].shape if self.has(ident) else (0, 0)
                 n[rows] = shape[0]
                 n[cols] = shape[1] if len(shape) > 1 else 0

@@ -313,8 +313,9 @@ class Run:
         counted_share) against the sum of its threads' totals (threads_sum,
         threads_estimate, threads_na), and the difference: work of threads
         perfmark never saw. A row's threads: all when there is one row,
-        else those whose rank is the row number; `rank` is the row's rank
-        (/rank/rank). Empty without /rank."""
+        else those whose rank is the row number (in a summary file, `row` is
+        the kept rank's number and `threads` the job's thread rows); `rank`
+        is the row's rank (/rank/rank). Empty without /rank."""
         f = self._file
         N, E = f.sizes["N"], f.sizes["E"]
         row_rank = _int(f.array("RANK_RANK")) if N else []
@@ -745,7 +746,7 @@ class Run:
 
     def samples(self, event=None):
         """One row per (thread, region, event, instruction, call path) with
-        its samples: rank, thread (row of /threads), region (row, -1 outside
+        its samples: rank, thread (its row in the job), region (row, -1 outside
         every region), region_path, event, object, offset, function (named
         from the object's symbols: samples.py), samples, and path: the call
         path, outermost caller first, then the function, joined by " > "

@@ -87,6 +87,9 @@ class Tables:
         self.share = _columns(f, "SUMMARY_RANK_SHARE")
         self.count = _columns(f, "SUMMARY_REGION_COUNT", np.uint64)
         self.run_count = _columns(f, "SUMMARY_RUN_COUNT", np.uint64)
+        _need(f, self.count, "SUMMARY_REGION_COUNT", ["wall_ns_raw", "reads", "omp_wait_ns"])
+        _need(f, self.run_count, "SUMMARY_RUN_COUNT", ["reads", "thread_ns"])
+        _need(f, self.more, "SUMMARY_REGION_MORE", ["omp_wait_share", "flag_31"])
         self.td = _columns(f, "SUMMARY_TOPDOWN")
         self.td_slots = _columns(f, "SUMMARY_TOPDOWN_SLOTS", np.uint64)
 

@@ -1,6 +1,8 @@
 /* pm_counterset — one thread's counters: the event set opened as kernel
  * groups, each led by a disabled software dummy (a task-clock leader makes
- * members read 0 after enable until the next context switch), enabled once.
+ * members read 0 after enable until the next context switch) or, in a group
+ * of software events only, by its first event that is not a clock, enabled
+ * once.
  *
  * A reading is laid out as `stride` uint64 values: the E raw counts, then G
  * time_enabled, then G time_running, so that region deltas and accumulation
