@@ -50,14 +50,17 @@ static int pm_put_str(hid_t obj, const char *name, const char *value)
     return rc;
 }
 
-static int pm_put_array(hid_t grp, const char *name, hid_t type, size_t n, const void *data)
+/* Dataset `name` in grp (replaced if there): `rank` dims of `file_type`,
+ * written from `data` of `mem_type`. */
+static int pm_put_data(hid_t grp, const char *name, hid_t file_type, hid_t mem_type, int rank,
+                       const hsize_t *dims, const void *data)
 {
-    hsize_t dims[1] = {n};
     if (H5Lexists(grp, name, H5P_DEFAULT) > 0)
         H5Ldelete(grp, name, H5P_DEFAULT);
-    hid_t sp = H5Screate_simple(1, dims, NULL);
-    hid_t ds = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = ds >= 0 && (n == 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0)
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t ds = H5Dcreate2(grp, name, file_type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int empty = dims[0] == 0 || (rank > 1 && dims[1] == 0);
+    int rc = ds >= 0 && (empty || H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0)
                  ? 0
                  : -1;
     if (ds >= 0)
@@ -66,28 +69,23 @@ static int pm_put_array(hid_t grp, const char *name, hid_t type, size_t n, const
     return rc;
 }
 
+static int pm_put_array(hid_t grp, const char *name, hid_t type, size_t n, const void *data)
+{
+    hsize_t dims[1] = {n};
+    return pm_put_data(grp, name, type, type, 1, dims, data);
+}
+
 /* A table of the finished statistics, its columns' names beside it. */
 static int pm_put_table(hid_t grp, const char *name, const struct pm_stable *t, int one)
 {
     hsize_t dims[2] = {one ? t->cols : t->rows, t->cols};
-    if (H5Lexists(grp, name, H5P_DEFAULT) > 0)
-        H5Ldelete(grp, name, H5P_DEFAULT);
-    hid_t sp = H5Screate_simple(one ? 1 : 2, dims, NULL);
-    hid_t ds = H5Dcreate2(grp, name, t->u ? H5T_STD_U64LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT);
     char attr[64];
     snprintf(attr, sizeof attr, "%s_columns", name);
-    int rc = ds >= 0 &&
-                     (t->u ? H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->u)
-                           : H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->v)) >=
-                         0 &&
-                     pm_put_str(grp, attr, t->columns) == 0
-                 ? 0
-                 : -1;
-    if (ds >= 0)
-        H5Dclose(ds);
-    H5Sclose(sp);
-    return rc;
+    int rc = t->u ? pm_put_data(grp, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, one ? 1 : 2, dims,
+                                t->u)
+                  : pm_put_data(grp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, one ? 1 : 2, dims,
+                                t->v);
+    return rc || pm_put_str(grp, attr, t->columns);
 }
 
 int main(int argc, char **argv)

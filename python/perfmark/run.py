@@ -66,7 +66,8 @@ class Run:
     def is_summary(self):
         """A summary file (PERFMARK_DETAIL=summary): the statistics over
         every rank (summary(), flags(), mpi(), mpi_share(), measuring(),
-        omp_wait(), perfmark_reads()) are the job's, made in the job; the
+        omp_wait(), perfmark_reads(), topdown(), and what is made of them)
+        are the job's, made in the job; the
         rows (threads(), cells(), by_rank(), samples, ...) are those of the
         kept ranks only (kept_ranks()). Thread rows are the job's everywhere
         (threads()["row"], cells()["thread_row"], summary()'s min_thread),
@@ -810,8 +811,10 @@ class Run:
         T = len(rank)
         return pd.DataFrame({
             "rank": np.array([rank[t] if 0 <= t < T else -1 for t in thread[rows]], np.int64),
-            "thread": np.array([self._job_rows()[t] if 0 <= t < T else t for t in thread[rows]],
-                               np.int64), "region": region[rows],
+            "thread": np.where((thread[rows] >= 0) & (thread[rows] < T),
+                               self._job_rows()[np.clip(thread[rows], 0, max(T - 1, 0))],
+                               thread[rows]) if T else thread[rows],
+            "region": region[rows],
             "region_path": np.array([paths[r] if r >= 0 else "" for r in region[rows]],
                                     dtype=object),
             "event": np.array([ev_names[e] if 0 <= e < len(ev_names) else "" for e in evt[rows]],

@@ -42,6 +42,7 @@ static inline long pm_sys_read(int fd, void *buf, size_t n)
 
 /* nr, time_enabled, time_running, then {value, id} for the leader and each member */
 #define PM_GROUP_BUF_WORDS (3 + 2 * (1 + PM_MAX_EVENTS))
+_Static_assert(PM_GROUP_BUF_WORDS <= 256, "pm_counterset.vword holds a word index in 8 bits");
 
 /* PERFMARK_TOPDOWN_READ, and whether the TopDown rdpmc mode was ever used. */
 static int pm_td_rdpmc_allowed = 1;
@@ -72,7 +73,9 @@ static int pm_is_clock(const struct perf_event_attr *a)
 }
 
 /* Which event leads each group (pm_open_groups): gskip 1 for a dummy, else
- * glead, the leader's place among the group's events. */
+ * glead, the leader's place among the group's events; and so where each
+ * event's value is in a read of its group (the leader's comes first, then
+ * the others in order). */
 static void pm_pick_leaders(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
@@ -92,6 +95,12 @@ static void pm_pick_leaders(struct pm_counterset *cs)
                 break;
             }
     }
+    for (int g = 0; g < set->ngroups; g++)
+        for (int k = 0, lead = cs->glead[g]; k < cs->gcount[g]; k++) {
+            int slot = k == lead ? 0 : k < lead ? k + 1 : k;
+
+            cs->vword[cs->gfirst[g] + k] = (uint8_t)(3 + 2 * (cs->gskip[g] + slot));
+        }
 }
 
 static void pm_close_fds(struct pm_counterset *cs)
@@ -355,10 +364,6 @@ static void pm_lose_counters(struct pm_counterset *cs, const char *why)
     cs->generation++;
 }
 
-/* Where the group's k-th event's value is in a read: the leader's first,
- * then the others in order. */
-static inline int pm_slot(int lead, int k) { return k == lead ? 0 : k < lead ? k + 1 : k; }
-
 /* One group through read(). */
 static inline __attribute__((always_inline)) int pm_read_group_sys(struct pm_counterset *cs,
                                                                    int g, uint64_t *out)
@@ -378,7 +383,7 @@ static inline __attribute__((always_inline)) int pm_read_group_sys(struct pm_cou
     *ena = buf[1];
     *run = buf[2];
     for (int k = 0; k < count; k++)
-        out[first + k] = buf[3 + 2 * (skip + pm_slot(cs->glead[g], k))];
+        out[first + k] = buf[cs->vword[first + k]];
     return 0;
 }
 
@@ -599,7 +604,7 @@ int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out)
         out[cs->nevents + g] = buf[1];
         out[cs->nevents + cs->ngroups + g] = buf[2];
         for (int k = 0; k < count; k++)
-            out[first + k] = buf[3 + 2 * (skip + pm_slot(cs->glead[g], k))];
+            out[first + k] = buf[cs->vword[first + k]];
     }
     __atomic_add_fetch(&cs->td_peeks, 1, __ATOMIC_ACQ_REL);
     return rc;

@@ -69,6 +69,7 @@ struct pm_counterset {
     int gfirst[PM_MAX_GROUPS], gcount[PM_MAX_GROUPS];
     int gskip[PM_MAX_GROUPS];   /* 1: a dummy leads the group (its value is skipped) */
     int glead[PM_MAX_GROUPS];   /* else the leading event's place in the group (read first) */
+    uint8_t vword[PM_MAX_EVENTS]; /* each event's value in its group's read(): buf[vword] */
 
     /* cold: open, close, reopen */
     const struct pm_eventset *set;
