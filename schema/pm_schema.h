@@ -13,7 +13,7 @@
  * refuses other versions: a new version means an old reader would misread. */
 #define PM_SCHEMA_VERSION 1
 /* The newest revision: additions within version 1 (the SINCE column). */
-#define PM_SCHEMA_REVISION 11
+#define PM_SCHEMA_REVISION 12
 /* Bytes of a STR64 element (fixed size: parallel HDF5 cannot write
  * variable-length strings collectively). */
 #define PM_SCHEMA_STR64 64

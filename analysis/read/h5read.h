@@ -114,7 +114,11 @@ struct pm_file_thread {
     char *binding;
     char *name;             /* the thread's name, "" in files before revision 8 */
     char *start;            /* the function it started in ("" likewise) */
+    uint8_t totals_from;    /* where its totals come from (0 before revision 12) */
 };
+
+/* /threads.totals_from as a word ("own" for an unknown value). */
+const char *pm_totals_from_name(uint8_t from);
 
 /* What the report keeps of every /threads row: the rest of a row is read
  * when printed (pm_file_thread_rows), so memory does not grow with it. */

@@ -467,6 +467,12 @@ int pm_thread_rows_alloc(const struct pm_file *d, size_t cap, struct pm_thread_r
     return b->own ? 0 : -1;
 }
 
+const char *pm_totals_from_name(uint8_t from)
+{
+    static const char *const names[] = {"own", "at_exit", "first_region", "proc", "none"};
+    return from < sizeof names / sizeof *names ? names[from] : "own";
+}
+
 void pm_thread_rows_free(struct pm_thread_rows *b)
 {
     for (size_t i = 0; b->own && i < b->nt; i++) {

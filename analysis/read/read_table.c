@@ -73,6 +73,7 @@ static const struct pm_field pm_rd_thread_fields[] = {
     {PM_S_THREADS_BINDING, PM_TH(binding)},
     {PM_S_THREADS_NAME, PM_TH(name)},
     {PM_S_THREADS_START, PM_TH(start)},
+    {PM_S_THREADS_TOTALS_FROM, PM_TH(totals_from)},
 };
 
 static hid_t pm_field_memtype(enum pm_ftype t, H5T_cset_t cset)

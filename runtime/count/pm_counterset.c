@@ -251,10 +251,37 @@ static void pm_try_rdpmc(struct pm_counterset *cs)
  * members at 0 after the enable until the next context switch: shared
  * environment notes). One fd less to open and close at every thread's start
  * and end. That event's fd is the leader; its value comes first in a read. */
+/* The fd each group's event opened last has: the process-wide set's
+ * exit records come from it (pm_counterset_exit_fd). */
+static int pm_last_fd(const struct pm_counterset *cs, int g)
+{
+    for (int k = cs->gcount[g] - 1; k >= 0; k--)
+        if (cs->fd[cs->gfirst[g] + k] >= 0)
+            return cs->fd[cs->gfirst[g] + k];
+    return cs->leader[g];
+}
+
+/* Whether event i (-1: group g's dummy) is the one opened last in group g. */
+static int pm_opened_last(const struct pm_counterset *cs, int g, int i)
+{
+    int lead = cs->gskip[g] ? -1 : cs->gfirst[g] + cs->glead[g];
+    for (int k = cs->gcount[g] - 1; k >= 0; k--)
+        if (cs->gfirst[g] + k != lead)
+            return i == cs->gfirst[g] + k;
+    return i == lead;
+}
+
 static int pm_open_groups(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
     struct perf_event_attr attr;
+    /* PM_INHERIT_EXIT: the kernel writes a group's values at each
+     * inheriting thread's exit when its event that exits first has
+     * inherit_stat. A child's events leave its context newest first, and
+     * the last one opened is inherited last (kernel/events/core.c:
+     * list_add_rcu at the head of event_list), so it still sees its whole
+     * group. A record holding fewer values is refused (pm_exit_counts). */
+    int stat = cs->inherit == PM_INHERIT_EXIT;
     for (int g = 0; g < set->ngroups; g++) {
         if (cs->gabsent >> g & 1)
             continue;
@@ -266,6 +293,7 @@ static int pm_open_groups(struct pm_counterset *cs)
             pm_leader_attr(&attr, cs->pinned);
         }
         attr.inherit = cs->inherit ? 1 : 0;
+        attr.inherit_stat = stat && pm_opened_last(cs, g, cs->gskip[g] ? -1 : cs->gfirst[g] + cs->glead[g]);
         cs->leader[g] = pm_perf_open_task(&attr, cs->task, cs->cpu, -1);
         if (cs->leader[g] < 0)
             return -1;
@@ -276,6 +304,7 @@ static int pm_open_groups(struct pm_counterset *cs)
             continue;  /* it is the leader, or the group is left out */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
+        attr.inherit_stat = stat && pm_opened_last(cs, g, i);
         cs->fd[i] = pm_perf_open_task(&attr, cs->task, cs->cpu, cs->leader[g]);
         if (cs->fd[i] < 0)
             return -1;
@@ -580,6 +609,26 @@ uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out)
     return pm_counterset_read_slow(cs, out);
 }
 
+int pm_counterset_decode(const struct pm_counterset *cs, int g, const uint64_t *buf,
+                         size_t words, uint64_t *out)
+{
+    int first = cs->gfirst[g], count = cs->gcount[g], skip = cs->gskip[g];
+    if (words < (size_t)(3 + 2 * (skip + count)) || buf[0] != (uint64_t)(skip + count))
+        return -1;
+    out[cs->nevents + g] = buf[1];
+    out[cs->nevents + cs->ngroups + g] = buf[2];
+    for (int k = 0; k < count; k++)
+        out[first + k] = buf[cs->vword[first + k]];
+    return 0;
+}
+
+int pm_counterset_exit_fd(const struct pm_counterset *cs, int g)
+{
+    if (cs->state != PM_CS_OPEN || cs->inherit != PM_INHERIT_EXIT || (cs->gabsent >> g & 1))
+        return -1;
+    return pm_last_fd(cs, g);
+}
+
 int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out)
 {
     if (cs->state != PM_CS_OPEN)
@@ -590,21 +639,16 @@ int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out)
     int rc = 0;
     uint64_t buf[PM_GROUP_BUF_WORDS];
     for (int g = 0; g < cs->ngroups; g++) {
-        int first = cs->gfirst[g], count = cs->gcount[g], skip = cs->gskip[g];
-        size_t need = (size_t)(3 + 2 * (skip + count)) * sizeof(uint64_t);
+        size_t need = (size_t)(3 + 2 * (cs->gskip[g] + cs->gcount[g])) * sizeof(uint64_t);
         if (cs->gabsent >> g & 1) {
             pm_read_absent(cs, g, out);
             continue;
         }
         long got = pm_sys_read(cs->leader[g], buf, need);
-        if (got < (long)need || buf[0] != (uint64_t)(skip + count)) {
+        if (got < (long)need || pm_counterset_decode(cs, g, buf, (size_t)got / 8, out) != 0) {
             rc = -1;
             break;
         }
-        out[cs->nevents + g] = buf[1];
-        out[cs->nevents + cs->ngroups + g] = buf[2];
-        for (int k = 0; k < count; k++)
-            out[first + k] = buf[cs->vword[first + k]];
     }
     __atomic_add_fetch(&cs->td_peeks, 1, __ATOMIC_ACQ_REL);
     return rc;

@@ -102,6 +102,12 @@ static inline unsigned pm_stride(const struct pm_eventset *set)
     return (unsigned)(set->n + 2 * set->ngroups);
 }
 
+/* `inherit` of a set: a thread's own (0), the process-wide set that
+ * threads created later inherit (1), and the same with a record of each
+ * inheriting thread's values written by the kernel at its exit (2: see
+ * pm_exit_counts.h). */
+enum { PM_INHERIT_NONE = 0, PM_INHERIT = 1, PM_INHERIT_EXIT = 2 };
+
 /* Open and enable. 0, or -1 with errno (state BROKEN: readings are zeros). */
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
                        int inherit, int pinned);
@@ -117,6 +123,14 @@ uint64_t pm_counterset_read(struct pm_counterset *cs, uint64_t *out);
  * td_peeks, so that the owner's TopDown rdpmc mode sees the reset. */
 int pm_counterset_peek(struct pm_counterset *cs, uint64_t *out);
 void pm_counterset_close(struct pm_counterset *cs);
+/* Group g's values as a read() of the group gives them (`words` long: nr,
+ * enabled, running, {value, id}...) into their places in a reading: 0, or
+ * -1 if they are not the whole group. */
+int pm_counterset_decode(const struct pm_counterset *cs, int g, const uint64_t *buf,
+                         size_t words, uint64_t *out);
+/* A PM_INHERIT_EXIT set: the fd of group g whose event writes the exit
+ * records (its output goes where pm_exit_counts wants), or -1. */
+int pm_counterset_exit_fd(const struct pm_counterset *cs, int g);
 /* In a fork child: the fds are the parent's events. Close them and reopen
  * lazily (the child may exec at once). */
 void pm_counterset_forget(struct pm_counterset *cs);

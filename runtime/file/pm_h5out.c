@@ -333,6 +333,7 @@ struct pm_h5_thread {
     char binding[PM_HOST_LEN];
     char name[PM_HOST_LEN];
     char start[PM_HOST_LEN];
+    uint8_t totals_from;
 };
 
 static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, const struct pm_slab *s)
@@ -349,6 +350,7 @@ static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, con
         PM_FIELD(pm_h5_thread, numa_first, THREADS_NUMA_FIRST), PM_FIELD(pm_h5_thread, numa_last, THREADS_NUMA_LAST),
         PM_FIELD(pm_h5_thread, binding, THREADS_BINDING), PM_FIELD(pm_h5_thread, name, THREADS_NAME),
         PM_FIELD(pm_h5_thread, start, THREADS_START),
+        PM_FIELD(pm_h5_thread, totals_from, THREADS_TOTALS_FROM),
     };
     struct pm_h5_thread *rows = calloc((size_t)o->nthreads + 1, sizeof *rows);
     if (!rows)
@@ -361,7 +363,8 @@ static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, con
         rows[i] = (struct pm_h5_thread){o->rank, t->index, o->pid, t->tid, "", t->cpu_first,
                                         t->cpu_last, (uint8_t)t->exited, t->open_at_end,
                                         first.core, last.core, first.package, last.package,
-                                        first.numa, last.numa, "", "", ""};
+                                        first.numa, last.numa, "", "", "",
+                                        (uint8_t)t->totals_from};
         snprintf(rows[i].host, sizeof rows[i].host, "%s", o->host);
         snprintf(rows[i].binding, sizeof rows[i].binding, "%s", t->binding);
         snprintf(rows[i].name, sizeof rows[i].name, "%s", t->name);

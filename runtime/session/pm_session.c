@@ -4,9 +4,11 @@
 #include "pm_clock.h"
 #include "pm_config.h"
 #include "pm_emergency.h"
+#include "pm_exit_counts.h"
 #include "pm_output.h"
 #include "pm_own_thread.h"
 #include "pm_thread_start.h"
+#include "pm_thread_exits.h"
 #include "pm_log.h"
 #include "pm_modules.h"
 #include "pm_node.h"
@@ -63,6 +65,8 @@ static char pm_start_time[32];
 static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
+/* errno of pm_exit_counts_open when it failed: threads open their own counters at birth. */
+static int pm_exit_error;
 
 static pid_t pm_own_pid;  /* the measured process (a vfork child is not) */
 static int pm_output_dir;  /* PERFMARK_OUTPUT named a directory at start */
@@ -428,9 +432,16 @@ static void pm_session_start(void)
         pm_eventset_build(pm_cfg.events, &pm_set);
     pm_report_events();
     pm_session_pin_start();
-    if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1, 1, 0) != 0)
+    /* Threads counted from birth by the process set: the kernel reports
+     * each one's counts at its exit. Counts over time read every thread's
+     * own counters, so with them threads open their own at birth. */
+    int by_exit = pm_cfg.threads_at_birth && !pm_cfg.interval_ns;
+    if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1,
+                                       by_exit ? PM_INHERIT_EXIT : PM_INHERIT, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
+    else if (pm_set.n && by_exit && pm_exit_counts_open(&pm_process_set) != 0)
+        pm_exit_error = errno;
     /* Node mode: the node's first local rank watches it; a process with no
      * launcher is its own node's; otherwise MPI_Init says (pm_session_set_node). */
     if (pm_cfg.node && (pm_rank.local_rank == 0 || (!pm_rank.source[0] && pm_rank.local_rank < 0)))
@@ -654,6 +665,8 @@ static struct pm_thread *pm_session_pickup(void)
     if (t) {  /* counted since its birth: now it takes part */
         if (pm_thread_tables(t) != 0)
             return NULL;  /* out of memory: no regions on this thread */
+        if (t->by_exit && t->cs.state == PM_CS_CLOSED)
+            pm_thread_open_counters(t, pm_cfg.bind_cpu, pm_cfg.pinned);
         pm_born = NULL;
         pm_self = t;
         pm_session_activate(t);
@@ -726,7 +739,10 @@ void pm_session_thread_born(struct pm_thread *t, const void *start)
         errno = saved;
         return;
     }
-    pm_thread_start(t, &pm_set, pm_cfg.bind_cpu, pm_cfg.pinned);
+    if (pm_exit_counts_on())
+        pm_thread_start_by_exit(t);
+    else
+        pm_thread_start(t, &pm_set, pm_cfg.bind_cpu, pm_cfg.pinned);
     if (pm_register(t) != 0) {
         pm_counterset_close(&t->cs);
         pm_sampler_close(&t->smp);
@@ -777,10 +793,12 @@ void pm_session_thread_named(struct pm_thread *t, const char *name)
     if (!t)
         return;
     snprintf(t->name, sizeof t->name, "%s", name);
+    if (!pm_cfg.threads_exclude[0] || t->index == 0)
+        return;  /* dladdr below walks symbol tables: only when a pattern asks */
     char start[128];
     pm_thread_start_name(t->start_fn, start, sizeof start);
     /* The main thread holds the process's own regions: never left out. */
-    t->excluded = t->index > 0 && (pm_name_excluded(t->name) || pm_name_excluded(start));
+    t->excluded = pm_name_excluded(t->name) || pm_name_excluded(start);
 }
 
 void pm_session_set_rank(int rank, int size)
@@ -805,6 +823,7 @@ static void pm_thread_gone(void *arg)
     prctl(PR_GET_NAME, name);
     pm_session_thread_named(t, name);
     pthread_mutex_lock(&t->settle_lock);
+    int expected = 0;
     if (pm_state == PM_ON) {
         pm_thread_finish(t, "exited");
         pm_series_end_thread(t);
@@ -815,9 +834,15 @@ static void pm_thread_gone(void *arg)
         pm_sampler_stash_free(&t->smp);
         pm_thread_release_tables(t);
         t->exited = 1;
+        if (t->by_exit) {
+            pm_thread_exits_expect(t);
+            expected = 1;
+        }
     }
     pthread_mutex_unlock(&t->settle_lock);
     pm_self = NULL;
+    if (expected)  /* the records of threads that ended before it */
+        pm_thread_exits_take(0);
 }
 
 /* ---- fork -------------------------------------------------------------------- */
@@ -853,6 +878,8 @@ static void pm_atfork_child(void)
     pm_writer_after_fork();
     pm_msg_reset();
     pm_counterset_close(&pm_process_set);
+    pm_exit_counts_forget();
+    pm_thread_exits_after_fork();
     /* The rings are the parent's and no drainer runs here: the child
      * samples nothing (docs/guide.md, "Sampling"). */
     pm_sample_drainer_after_fork();
@@ -866,6 +893,12 @@ static void pm_atfork_child(void)
     }
     if (pm_self) {
         pm_thread_after_fork(pm_self);
+        if (pm_self->by_exit) {  /* no process set here: its own counters from now */
+            pm_self->by_exit = 0;
+            pm_self->totals_from = PM_TOTALS_OWN;
+            if (pm_self->cs.state == PM_CS_CLOSED)
+                pm_thread_open_counters(pm_self, pm_cfg.bind_cpu, pm_cfg.pinned);
+        }
         pm_threads[pm_nthreads++] = pm_self;
     }
     pm_start_mono = pm_mono_ns();
@@ -943,6 +976,7 @@ void pm_session_finalize(struct pm_comm *job)
         pthread_mutex_unlock(&t->settle_lock);
         pm_sampler_unwind(&t->smp);
     }
+    pm_thread_exits_settle();
     pm_written_file[0] = '\0';
     pm_write_outputs(job);
     if (!pm_partial && !pm_fork_child)
@@ -983,18 +1017,29 @@ static void pm_write_outputs(struct pm_comm *job)
                    "%d thread(s) left out by name (PERFMARK_THREADS_EXCLUDE='%s'): their counts "
                    "are in the process total only", (int)left_out, pm_cfg.threads_exclude);
     }
-    char threads_seen[768];
-    int adopted = 0;
-    for (int32_t i = 0; i < nkept && kept; i++)
+    char threads_seen[768], how[256] = "";
+    int adopted = 0, from[PM_TOTALS_NONE + 1] = {0};
+    for (int32_t i = 0; i < nkept && kept; i++) {
         adopted += kept[i]->adopted != 0;
+        from[kept[i]->by_exit ? kept[i]->totals_from : PM_TOTALS_OWN]++;
+    }
+    if (pm_exit_counts_on())
+        snprintf(how, sizeof how, "; totals: %d by the kernel at their exit, %d still running by "
+                 "their own counters from their first region, %d still running never in a region "
+                 "from /proc, %d lost, %d by their own counters", from[PM_TOTALS_AT_EXIT],
+                 from[PM_TOTALS_FIRST_REGION], from[PM_TOTALS_PROC], from[PM_TOTALS_NONE],
+                 from[PM_TOTALS_OWN]);
+    else if (pm_exit_error && pm_cfg.threads_at_birth)
+        snprintf(how, sizeof how, "; each by its own counters (the kernel's records at thread "
+                 "exit are not available here: %s)", strerror(pm_exit_error));
     if (!pm_cfg.threads_at_birth)
         snprintf(threads_seen, sizeof threads_seen, "threads from their first marker or OpenMP "
                  "construct (PERFMARK_THREADS=markers)");
     else
         snprintf(threads_seen, sizeof threads_seen, "every thread from its start; %d running "
-                 "before perfmark started, counted from then; %d left out by name%s%s%s",
+                 "before perfmark started, counted from then; %d left out by name%s%s%s%s",
                  adopted, (int)left_out, left_out ? " (" : "",
-                 left_out ? pm_cfg.threads_exclude : "", left_out ? ")" : "");
+                 left_out ? pm_cfg.threads_exclude : "", left_out ? ")" : "", how);
     char openmp[256], pinning[256];
     pm_describe_openmp(openmp, sizeof openmp);
     pm_pin_describe(pinning, sizeof pinning);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "pm_thread.h"
+#include "pm_proc_counts.h"
 #include "pm_clock.h"
 #include "pm_flags.h"
 #include "pm_log.h"
@@ -77,6 +78,7 @@ struct pm_thread *pm_thread_alloc(const struct pm_eventset *set, int32_t index, 
     if (!t)
         return NULL;
     t->index = index;
+    t->set = set;
     pthread_mutex_init(&t->settle_lock, NULL);
     t->tid = tid;
     t->pin_slot = -1;
@@ -110,22 +112,41 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
     return t;
 }
 
-void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
-                     int pinned)
+/* Who the thread is, where it runs, its sampler. */
+static void pm_thread_begin(struct pm_thread *t)
 {
-    int32_t index = t->index;
     t->tid = gettid();
     t->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)t->tid;
     t->cpu_first = t->cpu_last = sched_getcpu();
-    if (pm_counterset_open(&t->cs, set, bind_cpu, 0, pinned) != 0)
-        pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d: %s; its regions "
-               "get visits and time only", index, strerror(errno));
     if (pm_sampler_open(&t->smp, &t->smpc, &t->cur, pm_sampling) != 0)
         pm_msg(PM_MSG_COUNTERS, "cannot sample thread %d: %s; its regions get counts but no "
-               "samples", index, strerror(errno));
+               "samples", t->index, strerror(errno));
+}
+
+void pm_thread_open_counters(struct pm_thread *t, int bind_cpu, int pinned)
+{
+    if (pm_counterset_open(&t->cs, t->set, bind_cpu, 0, pinned) != 0)
+        pm_msg(PM_MSG_COUNTERS, "cannot open the counters of thread %d: %s; its regions "
+               "get visits and time only", t->index, strerror(errno));
     t->base_generation = t->cs.generation + 1;  /* force the first rebase */
     t->totals_fresh = 1;
     pm_thread_read(t, t->scratch);
+}
+
+void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
+                     int pinned)
+{
+    (void)set;
+    pm_thread_begin(t);
+    pm_thread_open_counters(t, bind_cpu, pinned);
+    t->start_ticks = pm_ticks();
+}
+
+void pm_thread_start_by_exit(struct pm_thread *t)
+{
+    pm_thread_begin(t);
+    t->by_exit = 1;
+    t->totals_from = PM_TOTALS_NONE;  /* until its record or the write says */
     t->start_ticks = pm_ticks();
 }
 
@@ -650,9 +671,13 @@ void pm_thread_finish(struct pm_thread *t, const char *why)
     while (t->depth > 0)
         pm_close_top(t, PM_FLAG_UNBALANCED);
     pm_sample_catch_up(t);  /* since the last marker: the thread's root */
+    t->cpu_last = sched_getcpu();
+    if (t->by_exit && t->cs.state != PM_CS_OPEN) {
+        t->end_ticks = pm_ticks();  /* its totals come from the kernel, after its exit */
+        return;
+    }
     uint64_t gen = pm_thread_read(t, t->scratch);
     pm_settle_totals(t, t->scratch, gen);
-    t->cpu_last = sched_getcpu();
 }
 
 static int pm_task_cpu(pid_t tid, int fallback);
@@ -767,6 +792,22 @@ void pm_thread_finish_remote(struct pm_thread *t)
     pm_sampler_drain_try(&t->smp);
     uint64_t *now = calloc(t->stride + 1, sizeof *now);
     uint64_t ticks = pm_ticks();
+    if (t->by_exit && t->cs.state != PM_CS_OPEN) {
+        /* Never in a region: its counts from birth are in the kernel's
+         * inherited events, which only its exit reports. /proc has the
+         * software ones. */
+        uint64_t wall_ns = (uint64_t)((double)(ticks - t->start_ticks) * pm_clock_ns_per_tick());
+        int groups = now ? pm_proc_counts(t->tid, t->set, wall_ns, now) : -1;
+        if (groups >= 0)
+            memcpy(t->total, now, t->stride * sizeof *now);
+        t->totals_from = groups > 0 ? PM_TOTALS_PROC : PM_TOTALS_NONE;
+        t->end_ticks = ticks;
+        pm_count_open_visits(t, depth, NULL, ticks);
+        free(now);
+        return;
+    }
+    if (t->by_exit)
+        t->totals_from = PM_TOTALS_FIRST_REGION;
     /* Reading another thread's counters is allowed (the fds are the
      * process's), but only its owner may close them: a thread exiting right
      * now makes the read fail, and then its totals stay as they were. */

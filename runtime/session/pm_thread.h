@@ -105,6 +105,15 @@ struct pm_handle_memo {
 
 #define PM_HANDLE_MEMO 256
 
+/* Where a thread's totals come from (/threads.totals_from). */
+enum pm_totals_from {
+    PM_TOTALS_OWN = 0,          /* its own counters, from its start or first sight */
+    PM_TOTALS_AT_EXIT = 1,      /* the kernel's record at its exit: birth to exit */
+    PM_TOTALS_FIRST_REGION = 2, /* its own counters from its first region (running at the write) */
+    PM_TOTALS_PROC = 3,         /* /proc, software events only (running at the write, never in a region) */
+    PM_TOTALS_NONE = 4,         /* none: its exit record was lost (not counted) */
+};
+
 struct pm_thread {
     /* Hot: what every enter and exit touches, first and together (the
      * counter read between them evicts much of L1). */
@@ -151,6 +160,14 @@ struct pm_thread {
     int32_t pin_slot;       /* its place in PERFMARK_PIN=threads' order, -1 until its
                                first region or construct */
     int open_at_end;
+    /* Counted by the process-wide set from its birth (no counters of its
+     * own until its first region): its totals are the kernel's record at
+     * its exit (pm_thread_exits.h), or, still running at the write, its own
+     * counters' or /proc's. */
+    int by_exit;
+    uint32_t exit_groups;   /* groups of its exit record taken so far (into scratch) */
+    int totals_from;        /* enum pm_totals_from */
+    const struct pm_eventset *set;
     uint64_t *base;         /* reading the thread totals run from */
     uint32_t total_flags;   /* LOST_GENERATION if the totals missed a reopen */
     int final_read;         /* t->base is a reading taken at the end (take-back may use it) */
@@ -176,6 +193,11 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
 struct pm_thread *pm_thread_alloc(const struct pm_eventset *set, int32_t index, pid_t tid);
 void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
                      int pinned);
+/* The same for a thread the process-wide set counts from its birth
+ * (by_exit): no counters of its own until pm_thread_open_counters, at its
+ * first region. */
+void pm_thread_start_by_exit(struct pm_thread *t);
+void pm_thread_open_counters(struct pm_thread *t, int bind_cpu, int pinned);
 void pm_thread_free_unstarted(struct pm_thread *t);
 /* The tables a thread needs to enter regions (its name cache and handle
  * memo): 0 when allocated (before its pm_self is set), -1 without memory.

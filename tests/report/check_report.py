@@ -38,13 +38,26 @@ UNSEEN_LABEL = "work of threads perfmark never saw (or before/after their first 
 # files whose every thread has a row from its start (`threads` attribute)
 UNSEEN_BORN_LABEL = ("the part before perfmark started, perfmark's own work (its start-up and "
                      "its threads), and threads left out by name")
+# and some of them were still running at the write with totals from their
+# first region, or their exit record was lost (revision 12)
+UNSEEN_FIRST_REGION_LABEL = (
+    "the part before perfmark started, perfmark's own work (its start-up and its threads), "
+    "threads left out by name, what threads still running at the end did before their first "
+    "region or construct, and threads whose counts the kernel lost")
 
 
 def unseen_label(f):
     """The report's words for a /rank row's difference, for file f (h5py)."""
     seen = f.attrs.get("threads", b"")
     seen = seen.decode() if isinstance(seen, bytes) else str(seen)
-    return UNSEEN_BORN_LABEL if seen.startswith("every thread from its start") else UNSEEN_LABEL
+    if not seen.startswith("every thread from its start"):
+        return UNSEEN_LABEL
+    m = re.search(r"; totals: (\d+) by the kernel at their exit, (\d+) still running by their own "
+                  r"counters from their first region, (\d+) still running never in a region "
+                  r"from /proc, (\d+) lost", seen)
+    if m and (int(m.group(2)) > 0 or int(m.group(4)) > 0):
+        return UNSEEN_FIRST_REGION_LABEL
+    return UNSEEN_BORN_LABEL
 TEXT_WIDTH = 100
 RUN_TIMEOUT = 300
 

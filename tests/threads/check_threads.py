@@ -6,7 +6,13 @@ construction (pages first touched: exact; CPU time: within 10 %).
 usage: /usr/bin/python3 check_threads.py BUILD_DIR CASE
   workers_from_birth   3 pthreads workers, no markers in them: a row each,
                        page-faults exact, task-clock within 10 % of their
-                       CLOCK_THREAD_CPUTIME_ID
+                       CLOCK_THREAD_CPUTIME_ID, their totals the kernel's
+                       record at their exit (totals_from 1)
+  still_running        workers still running at the write, never in a
+                       region: totals from /proc (totals_from 3), as exact
+  still_running_region such workers whose spin is their first region: their
+                       own counters' totals from it (totals_from 2), and the
+                       report says the difference holds their start
   sum_equals_process   the threads' sum equals the process's own total but
                        for perfmark's own part (small and said so)
   excluded_by_name     PERFMARK_THREADS_EXCLUDE='helper-[13],keep*': those rows
@@ -66,6 +72,22 @@ class File:
     def total(self, row, event):
         return int(self.counts[row, self.events.index(event)])
 
+    def seen(self):
+        s = self.attrs.get("threads", b"")
+        return s.decode() if isinstance(s, bytes) else s
+
+    def by_kernel(self):
+        """Whether threads are counted by the kernel at their exit here (else
+        each by its own counters, and the file says why)."""
+        if "by the kernel at their exit" in self.seen():
+            return True
+        check("not available here" in self.seen(), "threads attribute %r" % self.seen())
+        print("NOTE: the kernel's exit records are not available here: %s" % self.seen())
+        return False
+
+    def totals_from(self, row):
+        return int(self.threads["totals_from"][row])
+
     def name(self, row):
         n = self.threads["name"][row]
         return n.decode().rstrip("\0") if isinstance(n, bytes) else n
@@ -105,9 +127,67 @@ def case_workers_from_birth(tmp):
     check(len(f.threads) == 4, "%d thread rows, want main + 3 workers" % len(f.threads))
     check(list(f.threads["thread"]) == [0, 1, 2, 3], "thread numbers %s" % list(f.threads["thread"]))
     check_workers(f, said)
-    seen = f.attrs.get("threads", b"")
-    seen = seen.decode() if isinstance(seen, bytes) else seen
+    seen = f.seen()
     check(seen.startswith("every thread from its start"), "threads attribute %r" % seen)
+    want = 1 if f.by_kernel() else 0
+    froms = [f.totals_from(f.by_tid[tid]) for tid in said]
+    check(froms == [want] * 3 and f.totals_from(f.by_tid[min(f.by_tid)]) == 0,
+          "totals_from: workers %s (want %d), main %d" % (froms, want,
+                                                         f.totals_from(f.by_tid[min(f.by_tid)])))
+    if want:
+        check("3 by the kernel at their exit" in seen, "threads attribute %r" % seen)
+        print("the workers' totals: the kernel's record at their exit")
+
+
+def case_still_running(tmp):
+    p, out = measure(tmp, [prog("thread_workers"), "3", "800", "40", "linger"])
+    said = workers_said(p.stdout)
+    check(len(said) == 3, "the program said %r" % p.stdout)
+    f = File(out)
+    check_workers(f, said)
+    want = 3 if f.by_kernel() else 0
+    froms = [f.totals_from(f.by_tid[tid]) for tid in said]
+    check(froms == [want] * 3, "totals_from of workers running at the write: %s, want %d"
+          % (froms, want))
+    check(not any(f.threads["exited"][f.by_tid[tid]] for tid in said), "a worker exited")
+    if want:
+        check("3 still running never in a region from /proc" in f.seen(),
+              "threads attribute %r" % f.seen())
+        print("workers still running at the write, never in a region: totals from /proc")
+
+
+def case_still_running_region(tmp):
+    pages = 800
+    p, out = measure(tmp, [prog("thread_workers"), "3", str(pages), "40", "linger-region"])
+    said = workers_said(p.stdout)
+    check(len(said) == 3, "the program said %r" % p.stdout)
+    f = File(out)
+    if not f.by_kernel():
+        check_workers(f, said)  # their own counters from birth: exact
+        return
+    with h5py.File(out, "r") as h:
+        names = [n.decode() if isinstance(n, bytes) else n for n in h["regions"]["name"]]
+        spin = names.index("worker_spin")
+        cells = h["region/counts"][:, spin, :]
+    clock, faults = f.events.index("task-clock"), f.events.index("page-faults")
+    for tid, (touched, cpu_ns) in sorted(said.items()):
+        row = f.by_tid[tid]
+        check(f.totals_from(row) == 2, "tid %d: totals_from %d, want 2" % (tid, f.totals_from(row)))
+        total, region = f.counts[row], cells[row]
+        # from its first region on: the spin is in it, the pages it touched
+        # before are not
+        check(region[clock] <= total[clock] <= region[clock] + 5e6,
+              "tid %d: task-clock total %d, its region %d" % (tid, total[clock], region[clock]))
+        check(total[faults] < touched // 2, "tid %d: %d page-faults in its totals, but it touched "
+              "its %d pages before its first region" % (tid, total[faults], touched))
+    check("3 still running by their own counters from their first region" in f.seen(),
+          "threads attribute %r" % f.seen())
+    rep = subprocess.run([PERFMARK, "report", out], capture_output=True, text=True,
+                         env=clean_env()).stdout
+    check("before their first\n" in rep or "before their first region" in rep.replace(
+        "\n             ", " "), "the report does not say what the difference holds:\n%s"
+          % rep[-1500:])
+    print("workers still running, spin in their first region: totals from it, said")
 
 
 def case_sum_equals_process(tmp):

@@ -255,9 +255,10 @@ static void pm_json_thread(FILE *out, const struct pm_report *rep, struct pm_thr
                  ",\"host\":",
             pm_file_job_row(d, t), (int)th->rank, (int)th->thread, th->pid, th->tid);
     pm_json_str(out, th->host);
-    fprintf(out, ",\"cpu_first\":%d,\"cpu_last\":%d,\"exited\":%s,\"open_at_end\":%d",
+    fprintf(out, ",\"cpu_first\":%d,\"cpu_last\":%d,\"exited\":%s,\"open_at_end\":%d"
+                 ",\"totals_from\":\"%s\"",
             (int)th->cpu_first, (int)th->cpu_last, th->exited ? "true" : "false",
-            (int)th->open_at_end);
+            (int)th->open_at_end, pm_totals_from_name(th->totals_from));
     fprintf(out, ",\"wall_ns\":%" PRIu64 ",\"events\":{", tb->wall_ns[t - tb->t0]);
     for (size_t e = 0; e < d->E; e++) {
         struct pm_evstat s;

@@ -1,0 +1,163 @@
+/* Each thread's counts at its exit, from the kernel (pm_exit_counts.h). */
+#define _GNU_SOURCE
+#include "pm_exit_counts.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* 32 pages: ~1 100 records of a one-group set. Records are taken out at
+ * every thread's exit, so the ring holds only those of threads exiting at
+ * the same time; it stays small because the kernel charges rings to a
+ * per-user budget that every rank of a node shares (perf_event_mlock_kb). */
+#define PM_EXIT_RING_PAGES 32
+
+static struct {
+    const struct pm_counterset *cs;
+    int fd;                          /* the dummy that owns the ring */
+    struct perf_event_mmap_page *page;
+    unsigned char *data;
+    size_t data_bytes, map_bytes;
+    uint64_t id[PM_MAX_GROUPS];      /* each group's leader id: a record's first value's */
+    pid_t pid;
+    uint64_t *reading;               /* one decoded group, stride words */
+    pthread_mutex_t lock;
+} pm_ex = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void pm_exit_counts_unmap(void)
+{
+    if (pm_ex.page)
+        munmap(pm_ex.page, pm_ex.map_bytes);
+    if (pm_ex.fd >= 0)
+        close(pm_ex.fd);
+    free(pm_ex.reading);
+    pm_ex.page = NULL;
+    pm_ex.fd = -1;
+    pm_ex.reading = NULL;
+    pm_ex.cs = NULL;
+}
+
+int pm_exit_counts_open(const struct pm_counterset *process)
+{
+    if (process->state != PM_CS_OPEN || process->inherit != PM_INHERIT_EXIT) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct perf_event_attr attr;
+    pm_leader_attr(&attr, 0);
+    attr.disabled = 0;
+    attr.read_format = 0;
+    pm_ex.fd = pm_perf_open_task(&attr, 0, -1, -1);
+    size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
+    for (unsigned pages = PM_EXIT_RING_PAGES; pm_ex.fd >= 0 && pages >= 2 && !pm_ex.page;
+         pages /= 2) {
+        size_t bytes = (1 + (size_t)pages) * pagesize;
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pm_ex.fd, 0);
+        if (m == MAP_FAILED)
+            continue;
+        pm_ex.page = m;
+        pm_ex.data = (unsigned char *)m + pagesize;
+        pm_ex.data_bytes = (size_t)pages * pagesize;
+        pm_ex.map_bytes = bytes;
+    }
+    pm_ex.reading = calloc(pm_stride(process->set) + 1, sizeof *pm_ex.reading);
+    int ok = pm_ex.page && pm_ex.reading;
+    for (int g = 0; g < process->ngroups && ok; g++) {
+        int fd = pm_counterset_exit_fd(process, g);
+        if (fd < 0) {
+            pm_ex.id[g] = 0;  /* left out of the process set: no records */
+            continue;
+        }
+        ok = ioctl(process->leader[g], PERF_EVENT_IOC_ID, &pm_ex.id[g]) == 0 &&
+             ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, pm_ex.fd) == 0;
+    }
+    if (!ok) {
+        int e = errno ? errno : ENOMEM;
+        pm_exit_counts_unmap();
+        errno = e;
+        return -1;
+    }
+    pm_ex.pid = getpid();
+    pm_ex.cs = process;
+    return 0;
+}
+
+int pm_exit_counts_on(void) { return __atomic_load_n(&pm_ex.cs, __ATOMIC_ACQUIRE) != NULL; }
+
+uint32_t pm_exit_counts_groups(void)
+{
+    uint32_t mask = 0;
+    for (int g = 0; pm_ex.cs && g < pm_ex.cs->ngroups; g++)
+        mask |= pm_ex.id[g] ? 1u << g : 0;
+    return mask;
+}
+
+void pm_exit_counts_forget(void)
+{
+    pthread_mutex_init(&pm_ex.lock, NULL);  /* a fork may have caught it held */
+    pm_exit_counts_unmap();
+}
+
+/* One record copied out of the ring (it may wrap around its end). */
+static void pm_ring_copy(void *dst, uint64_t from, size_t n)
+{
+    size_t at = (size_t)(from % pm_ex.data_bytes);
+    size_t first = n < pm_ex.data_bytes - at ? n : pm_ex.data_bytes - at;
+    memcpy(dst, pm_ex.data + at, first);
+    memcpy((unsigned char *)dst + first, pm_ex.data, n - first);
+}
+
+static int pm_group_of(uint64_t id)
+{
+    for (int g = 0; g < pm_ex.cs->ngroups; g++)
+        if (pm_ex.id[g] && pm_ex.id[g] == id)
+            return g;
+    return -1;
+}
+
+uint64_t pm_exit_counts_drain(pm_exit_counts_fn fn, void *arg, int wait)
+{
+    if (!pm_exit_counts_on())
+        return 0;
+    if (wait)
+        pthread_mutex_lock(&pm_ex.lock);
+    else if (pthread_mutex_trylock(&pm_ex.lock) != 0)
+        return 0;
+    uint64_t lost = 0;
+    uint64_t head = __atomic_load_n(&pm_ex.page->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = pm_ex.page->data_tail;
+    /* header, pid, tid, then nr, enabled, running, {value, id} × nr */
+    uint64_t rec[1 + 1 + 3 + 2 * (1 + PM_MAX_EVENTS)];
+    while (tail < head) {
+        struct perf_event_header h;
+        pm_ring_copy(&h, tail, sizeof h);
+        if (h.size < sizeof h)
+            break;  /* never written so by the kernel: stop rather than spin */
+        size_t n = h.size < sizeof rec ? h.size : sizeof rec;
+        pm_ring_copy(rec, tail, n);
+        if (h.type == PERF_RECORD_LOST && n >= 3 * sizeof(uint64_t)) {
+            lost += rec[2];  /* header, id, lost */
+        } else if (h.type == PERF_RECORD_READ && n >= 5 * sizeof(uint64_t)) {
+            uint32_t pid = (uint32_t)rec[1], tid = (uint32_t)(rec[1] >> 32);
+            const uint64_t *values = rec + 2;
+            size_t words = n / sizeof(uint64_t) - 2;
+            int g = words >= 5 ? pm_group_of(values[4]) : -1;  /* the leader's id */
+            if (pid != (uint32_t)pm_ex.pid) {
+                /* a fork child's thread: its process writes its own file */
+            } else if (g < 0 || pm_counterset_decode(pm_ex.cs, g, values, words, pm_ex.reading) != 0) {
+                lost++;
+            } else {
+                fn((pid_t)tid, g, pm_ex.reading, arg);
+            }
+        }
+        tail += h.size;
+    }
+    __atomic_store_n(&pm_ex.page->data_tail, tail, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&pm_ex.lock);
+    return lost;
+}
