@@ -179,9 +179,11 @@ void pm_config_read(struct pm_config *cfg)
     if (threads && *threads) {
         if (strcmp(threads, "markers") == 0)
             cfg->threads_at_birth = 0;
+        else if (strcmp(threads, "own") == 0)
+            cfg->threads_own = 1;
         else if (strcmp(threads, "all") != 0)
-            pm_msg(PM_MSG_ONCE, "PERFMARK_THREADS='%.64s' is not all or markers; counting every "
-                   "thread from its start", threads);
+            pm_msg(PM_MSG_ONCE, "PERFMARK_THREADS='%.64s' is not all, own or markers; counting "
+                   "every thread from its start", threads);
     }
     pm_env_string("PERFMARK_THREADS_EXCLUDE", cfg->threads_exclude, sizeof cfg->threads_exclude,
                   "");

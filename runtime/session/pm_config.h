@@ -38,6 +38,8 @@ struct pm_config {
     long sample_max_sites;    /* PERFMARK_SAMPLE_MAX_SITES: (region, IP) pairs per thread, -1 default */
     int threads_at_birth;     /* PERFMARK_THREADS=all (default): every thread counted from
                                  its start; markers: from its first marker or construct */
+    int threads_own;          /* PERFMARK_THREADS=own: as all, each thread by counters of
+                                 its own from its start (not the kernel's record at its exit) */
     char threads_exclude[512]; /* PERFMARK_THREADS_EXCLUDE: comma list of name patterns */
     struct pm_throttle {      /* PERFMARK_THROTTLE (docs/guide.md, "Overhead") */
         int on;               /* 0: every visit of every region reads counters */

@@ -435,7 +435,7 @@ static void pm_session_start(void)
     /* Threads counted from birth by the process set: the kernel reports
      * each one's counts at its exit. Counts over time read every thread's
      * own counters, so with them threads open their own at birth. */
-    int by_exit = pm_cfg.threads_at_birth && !pm_cfg.interval_ns;
+    int by_exit = pm_cfg.threads_at_birth && !pm_cfg.threads_own && !pm_cfg.interval_ns;
     if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1,
                                        by_exit ? PM_INHERIT_EXIT : PM_INHERIT, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
@@ -1032,6 +1032,9 @@ static void pm_write_outputs(struct pm_comm *job)
     else if (pm_exit_error && pm_cfg.threads_at_birth)
         snprintf(how, sizeof how, "; each by its own counters (the kernel's records at thread "
                  "exit are not available here: %s)", strerror(pm_exit_error));
+    else if (pm_cfg.threads_at_birth)
+        snprintf(how, sizeof how, "; each by its own counters (%s)", pm_cfg.threads_own ?
+                 "PERFMARK_THREADS=own" : "counts over time read them");
     if (!pm_cfg.threads_at_birth)
         snprintf(threads_seen, sizeof threads_seen, "threads from their first marker or OpenMP "
                  "construct (PERFMARK_THREADS=markers)");

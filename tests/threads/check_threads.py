@@ -13,6 +13,8 @@ usage: /usr/bin/python3 check_threads.py BUILD_DIR CASE
   still_running_region such workers whose spin is their first region: their
                        own counters' totals from it (totals_from 2), and the
                        report says the difference holds their start
+  own_counters         PERFMARK_THREADS=own: such workers by counters of
+                       their own from birth (totals_from 0), exact, said
   sum_equals_process   the threads' sum equals the process's own total but
                        for perfmark's own part (small and said so)
   excluded_by_name     PERFMARK_THREADS_EXCLUDE='helper-[13],keep*': those rows
@@ -154,6 +156,20 @@ def case_still_running(tmp):
         check("3 still running never in a region from /proc" in f.seen(),
               "threads attribute %r" % f.seen())
         print("workers still running at the write, never in a region: totals from /proc")
+
+
+def case_own_counters(tmp):
+    p, out = measure(tmp, [prog("thread_workers"), "3", "800", "40", "linger-region"],
+                     env={"PERFMARK_THREADS": "own"})
+    said = workers_said(p.stdout)
+    check(len(said) == 3, "the program said %r" % p.stdout)
+    f = File(out)
+    check_workers(f, said)  # from birth, pages before the region included
+    froms = [f.totals_from(f.by_tid[tid]) for tid in said]
+    check(froms == [0, 0, 0], "totals_from %s with PERFMARK_THREADS=own" % froms)
+    check("each by its own counters (PERFMARK_THREADS=own)" in f.seen(),
+          "threads attribute %r" % f.seen())
+    print("PERFMARK_THREADS=own: counters of their own from birth, exact")
 
 
 def case_still_running_region(tmp):
