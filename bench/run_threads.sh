@@ -6,7 +6,9 @@
 # against the plain run of the same round (median of the ratios):
 #   preload    libperfmark.so preloaded, PERFMARK_ENABLE=0 (not measured)
 #   none       perfmark run -e none: every thread's row from its start, no counters
-#   sw         perfmark run -e sw: and its counter set (4 software events)
+#   sw         perfmark run -e sw: counted by the process set it inherits, its
+#              totals the kernel's record at its exit (4 software events)
+#   sw-own     perfmark run -e sw --threads own: and a counter set of its own
 #   sw-marker  perfmark run -e sw --threads markers: only the process-wide
 #              inherited set follows new threads (what perfmark did before)
 #   perfstat   perf stat -e the sw events: the kernel's cost of following
@@ -21,7 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pm=$build/bin/perfmark
 sw=task-clock,page-faults,context-switches,cpu-migrations
-modes=(plain preload none sw sw-marker perfstat)
+modes=(plain preload none sw sw-own sw-marker perfstat)
 declare -A runs
 one() {  # MODE: microseconds per thread
   local out
@@ -30,6 +32,7 @@ one() {  # MODE: microseconds per thread
     preload) out=$(LD_PRELOAD=$build/lib/libperfmark.so PERFMARK_ENABLE=0 "$prog" "$n") ;;
     none) out=$("$pm" run -q -e none -o "$tmp/x.h5" -- "$prog" "$n"); rm -f "$tmp"/x*.h5 ;;
     sw) out=$("$pm" run -q -e sw -o "$tmp/x.h5" -- "$prog" "$n"); rm -f "$tmp"/x*.h5 ;;
+    sw-own) out=$("$pm" run -q -e sw --threads own -o "$tmp/x.h5" -- "$prog" "$n"); rm -f "$tmp"/x*.h5 ;;
     sw-marker) out=$("$pm" run -q -e sw --threads markers -o "$tmp/x.h5" -- "$prog" "$n")
                rm -f "$tmp"/x*.h5 ;;
     perfstat) command -v perf >/dev/null || { echo "-"; return; }

@@ -270,30 +270,19 @@ static int pm_list_add(char *out, size_t len, size_t *used, int a, int b)
     return 0;
 }
 
-void pm_pin_affinity(pid_t tid, char *out, size_t len)
+/* The mask as a cpulist; words of no CPU skipped whole. */
+static void pm_cpulist(const cpu_set_t *set, size_t size, char *out, size_t len)
 {
-    if (len == 0)
-        return;
-    snprintf(out, len, "?");
-    int ncpu = 1024;
-    cpu_set_t *set = NULL;
-    size_t size = 0;
-    for (;;) {  /* grow until the kernel's mask fits (EINVAL otherwise) */
-        set = CPU_ALLOC(ncpu);
-        size = CPU_ALLOC_SIZE(ncpu);
-        if (!set)
-            return;
-        if (sched_getaffinity(tid, size, set) == 0)
-            break;
-        CPU_FREE(set);
-        if (errno != EINVAL || ncpu >= (1 << 20))
-            return;
-        ncpu *= 2;
-    }
+    const int ncpu = (int)(size * 8), word = (int)(8 * sizeof(unsigned long));
+    const unsigned long *bits = (const unsigned long *)set;
     size_t used = 0;
     out[0] = '\0';
     int start = -1;
     for (int c = 0; c <= ncpu; c++) {
+        if (start < 0 && c < ncpu && c % word == 0 && bits[c / word] == 0) {
+            c += word - 1;
+            continue;
+        }
         int in = c < ncpu && CPU_ISSET_S(c, size, set);
         if (in && start < 0)
             start = c;
@@ -305,7 +294,62 @@ void pm_pin_affinity(pid_t tid, char *out, size_t len)
             start = -1;
         }
     }
-    CPU_FREE(set);
+}
+
+/* Threads mostly have their creator's mask: the last one's list is kept
+ * (a thread's start pays for this). Taken with a trylock: a fork child
+ * may find it held, and then formats its own. */
+static struct {
+    pthread_mutex_t lock;
+    unsigned long mask[1024 / (8 * sizeof(unsigned long))];
+    char list[64];
+    int valid;
+} pm_last_affinity = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+void pm_pin_affinity(pid_t tid, char *out, size_t len)
+{
+    if (len == 0)
+        return;
+    snprintf(out, len, "?");
+    unsigned long mask[sizeof pm_last_affinity.mask / sizeof(unsigned long)];
+    if (sched_getaffinity(tid, sizeof mask, (cpu_set_t *)mask) == 0) {
+        int cached = 0;
+        if (pthread_mutex_trylock(&pm_last_affinity.lock) == 0) {
+            if (pm_last_affinity.valid && len >= sizeof pm_last_affinity.list &&
+                memcmp(mask, pm_last_affinity.mask, sizeof mask) == 0) {
+                memcpy(out, pm_last_affinity.list, sizeof pm_last_affinity.list);
+                cached = 1;
+            } else {
+                pm_cpulist((cpu_set_t *)mask, sizeof mask, out, len);
+                if (len >= sizeof pm_last_affinity.list) {
+                    memcpy(pm_last_affinity.mask, mask, sizeof mask);
+                    snprintf(pm_last_affinity.list, sizeof pm_last_affinity.list, "%s", out);
+                    pm_last_affinity.valid = strlen(out) < sizeof pm_last_affinity.list - 1;
+                }
+                cached = 1;
+            }
+            pthread_mutex_unlock(&pm_last_affinity.lock);
+        }
+        if (!cached)
+            pm_cpulist((cpu_set_t *)mask, sizeof mask, out, len);
+        return;
+    }
+    if (errno != EINVAL)
+        return;
+    for (int ncpu = 2048; ncpu <= (1 << 20); ncpu *= 2) {  /* more CPUs than the mask holds */
+        cpu_set_t *set = CPU_ALLOC(ncpu);
+        size_t size = CPU_ALLOC_SIZE(ncpu);
+        if (!set)
+            return;
+        if (sched_getaffinity(tid, size, set) == 0) {
+            pm_cpulist(set, size, out, len);
+            CPU_FREE(set);
+            return;
+        }
+        CPU_FREE(set);
+        if (errno != EINVAL)
+            return;
+    }
 }
 
 int pm_pin_self_to(int cpu)
