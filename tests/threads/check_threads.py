@@ -15,6 +15,10 @@ usage: /usr/bin/python3 check_threads.py BUILD_DIR CASE
                        report says the difference holds their start
   own_counters         PERFMARK_THREADS=own: such workers by counters of
                        their own from birth (totals_from 0), exact, said
+  creations_100k       10^5 threads started and joined one after the other
+                       (bench/thread_create): a row each, every one's totals
+                       the kernel's record, none lost, their sum the
+                       process's but for perfmark's own part
   sum_equals_process   the threads' sum equals the process's own total but
                        for perfmark's own part (small and said so)
   excluded_by_name     PERFMARK_THREADS_EXCLUDE='helper-[13],keep*': those rows
@@ -170,6 +174,29 @@ def case_own_counters(tmp):
     check("each by its own counters (PERFMARK_THREADS=own)" in f.seen(),
           "threads attribute %r" % f.seen())
     print("PERFMARK_THREADS=own: counters of their own from birth, exact")
+
+
+def case_creations_100k(tmp):
+    n = 100000
+    p, out = measure(tmp, [os.path.join(BUILD, "bin", "thread_create"), str(n)], expect=0)
+    f = File(out)
+    check(len(f.threads) == n + 1, "%d thread rows, want %d" % (len(f.threads), n + 1))
+    froms = f.threads["totals_from"][1:]
+    want = 1 if f.by_kernel() else 0
+    check(int((froms == want).sum()) == n, "totals_from of the %d threads: %s" % (
+        n, {int(v): int((froms == v).sum()) for v in set(froms.tolist())}))
+    if want:
+        check("%d by the kernel at their exit" % n in f.seen(), "threads attribute %r" % f.seen())
+    clock = f.events.index("task-clock")
+    running = f.counts[1:, clock]
+    check(int((running > 0).sum()) == n, "%d threads with no task-clock" % int((running == 0).sum()))
+    proc, threads = int(f.rank[0, clock]), int(f.counts[:, clock].sum())
+    # what is left: perfmark's own start-up and its writing of 10^5 rows
+    check(0 <= proc - threads <= max(0.05 * proc, 50e6),
+          "task-clock: process %d, threads %d" % (proc, threads))
+    print("10^5 threads: a row each, totals from %s; task-clock process %.3f s, threads %.3f s"
+          % ("the kernel at their exit" if want else "their own counters", proc / 1e9,
+             threads / 1e9))
 
 
 def case_still_running_region(tmp):
