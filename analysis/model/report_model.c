@@ -25,11 +25,13 @@ static const char pm_unseen_born_label[] =
 
 /* Revision 12: threads the kernel counts at their exit that were still
  * running at the write have their own counters' totals from their first
- * region; a thread whose record was lost has none. */
+ * region, or /proc's (software events only); a thread whose record was
+ * lost has none. */
 static const char pm_unseen_first_region_label[] =
     "the part before perfmark started, perfmark's own work (its start-up and its threads), "
     "threads left out by name, what threads still running at the end did before their first "
-    "region or construct, and threads whose counts the kernel lost";
+    "region or construct (all of it for events /proc does not count), and threads whose counts "
+    "the kernel lost";
 
 const char *pm_unseen_label_of(const struct pm_file *d)
 {
@@ -40,7 +42,7 @@ const char *pm_unseen_label_of(const struct pm_file *d)
     if (how && sscanf(how, "; totals: %d by the kernel at their exit, %d still running by their "
                       "own counters from their first region, %d still running never in a region "
                       "from /proc, %d lost", &at_exit, &first_region, &proc, &lost) == 4 &&
-        (first_region > 0 || lost > 0))
+        (first_region > 0 || proc > 0 || lost > 0))
         return pm_unseen_first_region_label;
     return pm_unseen_born_label;
 }

@@ -261,26 +261,20 @@ static int pm_last_fd(const struct pm_counterset *cs, int g)
     return cs->leader[g];
 }
 
-/* Whether event i (-1: group g's dummy) is the one opened last in group g. */
-static int pm_opened_last(const struct pm_counterset *cs, int g, int i)
-{
-    int lead = cs->gskip[g] ? -1 : cs->gfirst[g] + cs->glead[g];
-    for (int k = cs->gcount[g] - 1; k >= 0; k--)
-        if (cs->gfirst[g] + k != lead)
-            return i == cs->gfirst[g] + k;
-    return i == lead;
-}
-
 static int pm_open_groups(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
     struct perf_event_attr attr;
-    /* PM_INHERIT_EXIT: the kernel writes a group's values at each
-     * inheriting thread's exit when its event that exits first has
-     * inherit_stat. A child's events leave its context newest first, and
-     * the last one opened is inherited last (kernel/events/core.c:
-     * list_add_rcu at the head of event_list), so it still sees its whole
-     * group. A record holding fewer values is refused (pm_exit_counts). */
+    /* PM_INHERIT_EXIT: every event has inherit_stat, so that when the
+     * kernel swaps two sibling threads' copies of the set at a context
+     * switch, their values are swapped back (perf_event_sync_stat moves
+     * only inherit_stat events': the others would follow the copy, not the
+     * thread). At each inheriting thread's exit the kernel then writes a
+     * record of the group for each event; only the last one opened has a
+     * ring (pm_counterset_exit_fd), and a child's events leave its context
+     * newest first (kernel/events/core.c: list_add_rcu at the head of
+     * event_list), so that one still sees its whole group. A record
+     * holding fewer values is refused (pm_exit_counts). */
     int stat = cs->inherit == PM_INHERIT_EXIT;
     for (int g = 0; g < set->ngroups; g++) {
         if (cs->gabsent >> g & 1)
@@ -293,7 +287,7 @@ static int pm_open_groups(struct pm_counterset *cs)
             pm_leader_attr(&attr, cs->pinned);
         }
         attr.inherit = cs->inherit ? 1 : 0;
-        attr.inherit_stat = stat && pm_opened_last(cs, g, cs->gskip[g] ? -1 : cs->gfirst[g] + cs->glead[g]);
+        attr.inherit_stat = stat;
         cs->leader[g] = pm_perf_open_task(&attr, cs->task, cs->cpu, -1);
         if (cs->leader[g] < 0)
             return -1;
@@ -304,7 +298,7 @@ static int pm_open_groups(struct pm_counterset *cs)
             continue;  /* it is the leader, or the group is left out */
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
-        attr.inherit_stat = stat && pm_opened_last(cs, g, i);
+        attr.inherit_stat = stat;
         cs->fd[i] = pm_perf_open_task(&attr, cs->task, cs->cpu, cs->leader[g]);
         if (cs->fd[i] < 0)
             return -1;
@@ -323,8 +317,9 @@ int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, 
     return pm_counterset_open_task(cs, set, 0, cpu, inherit, pinned);
 }
 
-int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *set, int task,
-                            int cpu, int inherit, int pinned)
+/* Everything but the fds: what a set is before it opens. */
+static void pm_counterset_init(struct pm_counterset *cs, const struct pm_eventset *set, int task,
+                               int cpu, int inherit, int pinned)
 {
     /* Kept across reopening: generations must differ, and the window
      * accounting of regions open across it must stay consistent. */
@@ -369,6 +364,19 @@ int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *
         if (set->led_by_event[g])
             cs->gabsent |= 1u << g;
     cs->gspecial = cs->gabsent;
+}
+
+void pm_counterset_defer(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
+                         int pinned)
+{
+    pm_counterset_init(cs, set, 0, cpu, 0, pinned);
+    cs->state = set->n ? PM_CS_REOPEN : PM_CS_OPEN;
+}
+
+int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *set, int task,
+                            int cpu, int inherit, int pinned)
+{
+    pm_counterset_init(cs, set, task, cpu, inherit, pinned);
     if (set->n == 0) {
         cs->state = PM_CS_OPEN;
         return 0;

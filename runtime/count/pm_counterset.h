@@ -111,6 +111,10 @@ enum { PM_INHERIT_NONE = 0, PM_INHERIT = 1, PM_INHERIT_EXIT = 2 };
 /* Open and enable. 0, or -1 with errno (state BROKEN: readings are zeros). */
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
                        int inherit, int pinned);
+/* The calling thread's set, opened at its first reading (a fork child that
+ * may exec at once). */
+void pm_counterset_defer(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,
+                         int pinned);
 /* The same for another thread, `task` (perfmark attach). */
 int pm_counterset_open_task(struct pm_counterset *cs, const struct pm_eventset *set, int task,
                             int cpu, int inherit, int pinned);

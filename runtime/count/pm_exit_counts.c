@@ -4,18 +4,23 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include "pm_own_thread.h"
+
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* 32 pages: ~1 100 records of a one-group set. Records are taken out at
- * every thread's exit, so the ring holds only those of threads exiting at
- * the same time; it stays small because the kernel charges rings to a
- * per-user budget that every rank of a node shares (perf_event_mlock_kb). */
-#define PM_EXIT_RING_PAGES 32
+/* 128 pages: ~4 600 records of a one-group set, fewer where the kernel's
+ * per-user budget for rings (perf_event_mlock_kb, shared by every rank of
+ * a node) says no. A thread of perfmark's takes them out as the ring fills
+ * (pm_thread_exits.c), woken every PM_EXIT_WAKEUP bytes: the ring need
+ * only hold what threads ending at once write before it runs. */
+#define PM_EXIT_RING_PAGES 128
+#define PM_EXIT_WAKEUP (16 * 1024)
 
 static struct {
     const struct pm_counterset *cs;
@@ -26,8 +31,11 @@ static struct {
     uint64_t id[PM_MAX_GROUPS];      /* each group's leader id: a record's first value's */
     pid_t pid;
     uint64_t *reading;               /* one decoded group, stride words */
+    char why[160];                   /* why pm_exit_counts_open failed */
     pthread_mutex_t lock;
 } pm_ex = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int pm_exit_counts_probe(uint32_t groups);
 
 static void pm_exit_counts_unmap(void)
 {
@@ -45,13 +53,15 @@ static void pm_exit_counts_unmap(void)
 int pm_exit_counts_open(const struct pm_counterset *process)
 {
     if (process->state != PM_CS_OPEN || process->inherit != PM_INHERIT_EXIT) {
-        errno = EINVAL;
+        snprintf(pm_ex.why, sizeof pm_ex.why, "the process-wide set is not open");
         return -1;
     }
     struct perf_event_attr attr;
     pm_leader_attr(&attr, 0);
     attr.disabled = 0;
     attr.read_format = 0;
+    attr.watermark = 1;
+    attr.wakeup_watermark = PM_EXIT_WAKEUP;
     pm_ex.fd = pm_perf_open_task(&attr, 0, -1, -1);
     size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
     for (unsigned pages = PM_EXIT_RING_PAGES; pm_ex.fd >= 0 && pages >= 2 && !pm_ex.page;
@@ -77,17 +87,82 @@ int pm_exit_counts_open(const struct pm_counterset *process)
              ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, pm_ex.fd) == 0;
     }
     if (!ok) {
-        int e = errno ? errno : ENOMEM;
+        snprintf(pm_ex.why, sizeof pm_ex.why, "%s", strerror(errno ? errno : ENOMEM));
         pm_exit_counts_unmap();
-        errno = e;
+        return -1;
+    }
+    uint32_t groups = 0;
+    for (int g = 0; g < process->ngroups; g++)
+        groups |= pm_ex.id[g] ? 1u << g : 0;
+    if (!groups) {
+        snprintf(pm_ex.why, sizeof pm_ex.why, "no group of the process-wide set has records "
+                 "(TopDown's are left out of it)");
+        pm_exit_counts_unmap();
         return -1;
     }
     pm_ex.pid = getpid();
     pm_ex.cs = process;
+    if (pm_exit_counts_probe(groups) != 0) {
+        pm_exit_counts_unmap();
+        return -1;
+    }
     return 0;
 }
 
+static void *pm_probe_main(void *arg)
+{
+    *(pid_t *)arg = gettid();
+    return NULL;
+}
+
+struct pm_probe {
+    pid_t tid;
+    uint32_t groups;
+};
+
+static void pm_probe_ready(void *arg) { (void)arg; }
+
+static void pm_probe_record(pid_t tid, int group, const uint64_t *reading, void *arg)
+{
+    (void)reading;
+    struct pm_probe *p = arg;
+    if (tid == p->tid)
+        p->groups |= 1u << group;
+}
+
+/* Not every kernel writes the record (inherit_stat's PERF_RECORD_READ has
+ * gone missing at task exit in some releases): a thread of perfmark's is
+ * started and joined, and once it is gone from /proc (the kernel writes the
+ * record before it releases the task) its whole record must be there. */
+static int pm_exit_counts_probe(uint32_t groups)
+{
+    pthread_t thread;
+    struct pm_probe probe = {0, 0};
+    int rc = pm_own_thread_create(&thread, pm_probe_main, &probe.tid);
+    if (rc != 0) {
+        snprintf(pm_ex.why, sizeof pm_ex.why, "a test thread could not start: %s",
+                 strerror(rc));
+        return -1;
+    }
+    pthread_join(thread, NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)probe.tid);
+    for (int wait = 0; wait < 2000 && access(path, F_OK) == 0; wait++)
+        usleep(50);  /* at most 100 ms; a few µs are usual */
+    pm_exit_counts_drain(pm_probe_ready, pm_probe_record, &probe, 1);
+    if (probe.groups == groups)
+        return 0;
+    snprintf(pm_ex.why, sizeof pm_ex.why, "this kernel wrote no record of a test thread's "
+             "counts at its exit");
+    return -1;
+}
+
+const char *pm_exit_counts_why(void) { return pm_ex.why; }
+
 int pm_exit_counts_on(void) { return __atomic_load_n(&pm_ex.cs, __ATOMIC_ACQUIRE) != NULL; }
+
+int pm_exit_counts_fd(void) { return pm_exit_counts_on() ? pm_ex.fd : -1; }
+
 
 uint32_t pm_exit_counts_groups(void)
 {
@@ -100,6 +175,7 @@ uint32_t pm_exit_counts_groups(void)
 void pm_exit_counts_forget(void)
 {
     pthread_mutex_init(&pm_ex.lock, NULL);  /* a fork may have caught it held */
+    pm_ex.page = NULL;  /* perf rings are not copied into a fork child */
     pm_exit_counts_unmap();
 }
 
@@ -120,7 +196,7 @@ static int pm_group_of(uint64_t id)
     return -1;
 }
 
-uint64_t pm_exit_counts_drain(pm_exit_counts_fn fn, void *arg, int wait)
+uint64_t pm_exit_counts_drain(void (*ready)(void *), pm_exit_counts_fn fn, void *arg, int wait)
 {
     if (!pm_exit_counts_on())
         return 0;
@@ -131,6 +207,7 @@ uint64_t pm_exit_counts_drain(pm_exit_counts_fn fn, void *arg, int wait)
     uint64_t lost = 0;
     uint64_t head = __atomic_load_n(&pm_ex.page->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pm_ex.page->data_tail;
+    ready(arg);
     /* header, pid, tid, then nr, enabled, running, {value, id} × nr */
     uint64_t rec[1 + 1 + 3 + 2 * (1 + PM_MAX_EVENTS)];
     while (tail < head) {

@@ -23,9 +23,13 @@
 #include <sys/types.h>
 
 /* After `process` is opened with PM_INHERIT_EXIT, on the thread that
- * opened it: 0, or -1 with errno (then threads need sets of their own). */
+ * opened it: 0 once a test thread's record came, or -1 (then threads need
+ * sets of their own, and pm_exit_counts_why says why). */
 int pm_exit_counts_open(const struct pm_counterset *process);
+const char *pm_exit_counts_why(void);
 int pm_exit_counts_on(void);
+/* The ring's fd: readable (poll) when records are waiting to be taken out. */
+int pm_exit_counts_fd(void);
 /* The groups that have records (the set's TopDown groups have none). */
 uint32_t pm_exit_counts_groups(void);
 /* In a fork child the ring is the parent's: forget it (no records here). */
@@ -36,10 +40,11 @@ void pm_exit_counts_forget(void);
 typedef void (*pm_exit_counts_fn)(pid_t tid, int group, const uint64_t *reading, void *arg);
 
 /* Takes out the records written since the last call, for this process's
- * threads, in the order the kernel wrote them. `wait` 0: return at once
- * if another thread is taking them out. Returns the records the kernel
- * could not write (ring full) or that were not a whole group, since the
- * last call. */
-uint64_t pm_exit_counts_drain(pm_exit_counts_fn fn, void *arg, int wait);
+ * threads, in the order the kernel wrote them; `ready(arg)` is called
+ * first, once the ring's head is read: a thread whose record is among
+ * these ended before it. `wait` 0: return at once if another thread is
+ * taking them out. Returns the records the kernel could not write (ring
+ * full) or that were not a whole group, since the last call. */
+uint64_t pm_exit_counts_drain(void (*ready)(void *), pm_exit_counts_fn fn, void *arg, int wait);
 
 #endif

@@ -65,8 +65,13 @@ static char pm_start_time[32];
 static char pm_stamp[32];
 static uint64_t pm_start_mono;
 static int pm_fork_child;
-/* errno of pm_exit_counts_open when it failed: threads open their own counters at birth. */
-static int pm_exit_error;
+/* pm_exit_counts_open failed: threads open their own counters at birth. */
+static int pm_exit_failed;
+/* The calling thread carries the process-wide set: threads it starts
+ * inherit it, so the kernel reports them at their exit. Others (adopted
+ * threads, a thread other than the one that started a LAZY session) pass
+ * nothing on: their threads open counters of their own. */
+static __thread int pm_carrier;
 
 static pid_t pm_own_pid;  /* the measured process (a vfork child is not) */
 static int pm_output_dir;  /* PERFMARK_OUTPUT named a directory at start */
@@ -440,8 +445,15 @@ static void pm_session_start(void)
                                        by_exit ? PM_INHERIT_EXIT : PM_INHERIT, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
-    else if (pm_set.n && by_exit && pm_exit_counts_open(&pm_process_set) != 0)
-        pm_exit_error = errno;
+    else if (pm_set.n && by_exit && pm_exit_counts_open(&pm_process_set) != 0) {
+        pm_exit_failed = 1;  /* threads open their own counters: the set needs no records */
+        pm_counterset_close(&pm_process_set);
+        if (pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT, 0) != 0)
+            pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
+                   "file will have no /rank totals", strerror(errno));
+    }
+    /* Threads this one starts from now inherit the set (and theirs). */
+    pm_carrier = pm_exit_counts_on();
     /* Node mode: the node's first local rank watches it; a process with no
      * launcher is its own node's; otherwise MPI_Init says (pm_session_set_node). */
     if (pm_cfg.node && (pm_rank.local_rank == 0 || (!pm_rank.source[0] && pm_rank.local_rank < 0)))
@@ -665,8 +677,12 @@ static struct pm_thread *pm_session_pickup(void)
     if (t) {  /* counted since its birth: now it takes part */
         if (pm_thread_tables(t) != 0)
             return NULL;  /* out of memory: no regions on this thread */
-        if (t->by_exit && t->cs.state == PM_CS_CLOSED)
+        if (t->by_exit && t->cs.state == PM_CS_CLOSED) {
+            /* finalize may be peeking at it from another thread */
+            pthread_mutex_lock(&t->settle_lock);
             pm_thread_open_counters(t, pm_cfg.bind_cpu, pm_cfg.pinned);
+            pthread_mutex_unlock(&t->settle_lock);
+        }
         pm_born = NULL;
         pm_self = t;
         pm_session_activate(t);
@@ -723,6 +739,10 @@ struct pm_thread *pm_session_thread_prepare(void)
         return NULL;
     int saved = errno;
     struct pm_thread *t = pm_thread_alloc(&pm_set, -1, 0);
+    if (t && pm_carrier) {
+        t->by_exit = 1;  /* it will inherit the set */
+        pm_thread_exits_watch();
+    }
     errno = saved;
     return t;
 }
@@ -739,10 +759,13 @@ void pm_session_thread_born(struct pm_thread *t, const void *start)
         errno = saved;
         return;
     }
-    if (pm_exit_counts_on())
+    if (t->by_exit && pm_exit_counts_on()) {
         pm_thread_start_by_exit(t);
-    else
+        pm_carrier = 1;
+    } else {
+        t->by_exit = 0;
         pm_thread_start(t, &pm_set, pm_cfg.bind_cpu, pm_cfg.pinned);
+    }
     if (pm_register(t) != 0) {
         pm_counterset_close(&t->cs);
         pm_sampler_close(&t->smp);
@@ -841,8 +864,8 @@ static void pm_thread_gone(void *arg)
     }
     pthread_mutex_unlock(&t->settle_lock);
     pm_self = NULL;
-    if (expected)  /* the records of threads that ended before it */
-        pm_thread_exits_take(0);
+    if (expected)
+        pm_thread_exits_ended();
 }
 
 /* ---- fork -------------------------------------------------------------------- */
@@ -873,6 +896,7 @@ static void pm_atfork_child(void)
     if (pm_state != PM_ON)
         return;
     pm_fork_child = 1;
+    pm_carrier = 0;
     pm_own_pid = getpid();
     pm_own_thread_after_fork();
     pm_writer_after_fork();
@@ -893,11 +917,11 @@ static void pm_atfork_child(void)
     }
     if (pm_self) {
         pm_thread_after_fork(pm_self);
-        if (pm_self->by_exit) {  /* no process set here: its own counters from now */
+        if (pm_self->by_exit) {  /* no process set here: its own counters, at its first read */
             pm_self->by_exit = 0;
             pm_self->totals_from = PM_TOTALS_OWN;
             if (pm_self->cs.state == PM_CS_CLOSED)
-                pm_thread_open_counters(pm_self, pm_cfg.bind_cpu, pm_cfg.pinned);
+                pm_counterset_defer(&pm_self->cs, &pm_set, pm_cfg.bind_cpu, pm_cfg.pinned);
         }
         pm_threads[pm_nthreads++] = pm_self;
     }
@@ -976,7 +1000,8 @@ void pm_session_finalize(struct pm_comm *job)
         pthread_mutex_unlock(&t->settle_lock);
         pm_sampler_unwind(&t->smp);
     }
-    pm_thread_exits_settle();
+    pm_thread_exits_unwatch();
+    pm_thread_exits_settle(1);
     pm_written_file[0] = '\0';
     pm_write_outputs(job);
     if (!pm_partial && !pm_fork_child)
@@ -1017,7 +1042,7 @@ static void pm_write_outputs(struct pm_comm *job)
                    "%d thread(s) left out by name (PERFMARK_THREADS_EXCLUDE='%s'): their counts "
                    "are in the process total only", (int)left_out, pm_cfg.threads_exclude);
     }
-    char threads_seen[768], how[256] = "";
+    char threads_seen[1280], how[320] = "";
     int adopted = 0, from[PM_TOTALS_NONE + 1] = {0};
     for (int32_t i = 0; i < nkept && kept; i++) {
         adopted += kept[i]->adopted != 0;
@@ -1029,9 +1054,9 @@ static void pm_write_outputs(struct pm_comm *job)
                  "from /proc, %d lost, %d by their own counters", from[PM_TOTALS_AT_EXIT],
                  from[PM_TOTALS_FIRST_REGION], from[PM_TOTALS_PROC], from[PM_TOTALS_NONE],
                  from[PM_TOTALS_OWN]);
-    else if (pm_exit_error && pm_cfg.threads_at_birth)
+    else if (pm_exit_failed && pm_cfg.threads_at_birth)
         snprintf(how, sizeof how, "; each by its own counters (the kernel's records at thread "
-                 "exit are not available here: %s)", strerror(pm_exit_error));
+                 "exit are not available here: %s)", pm_exit_counts_why());
     else if (pm_cfg.threads_at_birth)
         snprintf(how, sizeof how, "; each by its own counters (%s)", pm_cfg.threads_own ?
                  "PERFMARK_THREADS=own" : "counts over time read them");
@@ -1177,6 +1202,7 @@ static void pm_session_emergency(int sig)
         }
         pthread_mutex_unlock(&t->settle_lock);
     }
+    pm_thread_exits_settle(0);
     pm_write_outputs(NULL);
 }
 

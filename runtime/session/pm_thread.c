@@ -800,6 +800,9 @@ void pm_thread_finish_remote(struct pm_thread *t)
         int groups = now ? pm_proc_counts(t->tid, t->set, wall_ns, now) : -1;
         if (groups >= 0)
             memcpy(t->total, now, t->stride * sizeof *now);
+        else  /* gone unseen (no destructor ran): not counted, running 0 of enabled 1 */
+            for (int g = 0; g < t->set->ngroups; g++)
+                t->total[t->set->n + g] = 1;
         t->totals_from = groups > 0 ? PM_TOTALS_PROC : PM_TOTALS_NONE;
         t->end_ticks = ticks;
         pm_count_open_visits(t, depth, NULL, ticks);

@@ -166,6 +166,7 @@ struct pm_thread {
      * counters' or /proc's. */
     int by_exit;
     uint32_t exit_groups;   /* groups of its exit record taken so far (into scratch) */
+    struct pm_thread *exit_next;  /* in the stack of threads ended, not yet expected */
     int totals_from;        /* enum pm_totals_from */
     const struct pm_eventset *set;
     uint64_t *base;         /* reading the thread totals run from */

@@ -43,7 +43,8 @@ UNSEEN_BORN_LABEL = ("the part before perfmark started, perfmark's own work (its
 UNSEEN_FIRST_REGION_LABEL = (
     "the part before perfmark started, perfmark's own work (its start-up and its threads), "
     "threads left out by name, what threads still running at the end did before their first "
-    "region or construct, and threads whose counts the kernel lost")
+    "region or construct (all of it for events /proc does not count), and threads whose counts "
+    "the kernel lost")
 
 
 def unseen_label(f):
@@ -55,7 +56,7 @@ def unseen_label(f):
     m = re.search(r"; totals: (\d+) by the kernel at their exit, (\d+) still running by their own "
                   r"counters from their first region, (\d+) still running never in a region "
                   r"from /proc, (\d+) lost", seen)
-    if m and (int(m.group(2)) > 0 or int(m.group(4)) > 0):
+    if m and (int(m.group(2)) > 0 or int(m.group(3)) > 0 or int(m.group(4)) > 0):
         return UNSEEN_FIRST_REGION_LABEL
     return UNSEEN_BORN_LABEL
 TEXT_WIDTH = 100

@@ -191,8 +191,9 @@ def case_creations_100k(tmp):
     running = f.counts[1:, clock]
     check(int((running > 0).sum()) == n, "%d threads with no task-clock" % int((running == 0).sum()))
     proc, threads = int(f.rank[0, clock]), int(f.counts[:, clock].sum())
-    # what is left: perfmark's own start-up and its writing of 10^5 rows
-    check(0 <= proc - threads <= max(0.05 * proc, 50e6),
+    # what is left: perfmark's own start-up, its writing of 10^5 rows, and
+    # its thread taking the 10^5 records out (~5 % here, on a VM)
+    check(0 <= proc - threads <= max(0.12 * proc, 50e6),
           "task-clock: process %d, threads %d" % (proc, threads))
     print("10^5 threads: a row each, totals from %s; task-clock process %.3f s, threads %.3f s"
           % ("the kernel at their exit" if want else "their own counters", proc / 1e9,
