@@ -112,6 +112,28 @@ def run_prog(tmp, prog, args, env=None):
     return p, Omp(out)
 
 
+def check_pool_totals(m, touch):
+    """libgomp's pool threads are still running when the file is written:
+    counted by the kernel from birth, their totals are their own counters'
+    from their first construct (totals_from 2), which hold what they did in
+    it; or, where the kernel writes no exit records, their own from birth
+    (0)."""
+    totals = m.f["thread/counts"][:]
+    pf, r = m.event("page-faults"), m.region(touch)
+    froms = set()
+    for t in m.rows_visiting(touch):
+        if t == 0:
+            continue  # the main thread: its own counters, always
+        froms.add(int(m.threads["totals_from"][t]))
+        check(int(totals[t, pf]) >= int(m.counts[t, r, pf]),
+              "OpenMP thread row %d: %d page-faults in its totals, %d in its construct"
+              % (t, int(totals[t, pf]), int(m.counts[t, r, pf])))
+    check(froms in ({2}, {0}), "pool threads' totals_from %s" % froms)
+    print("pool threads' totals: %s, each holding its construct's page-faults"
+          % ("their own counters from their first construct" if froms == {2} else
+             "their own counters from birth"))
+
+
 def check_pages(m, tids, parent, barrier=True):
     """"touch" under `parent` on 4 rows, (t+1)*PAGES faults on OpenMP thread t."""
     touch = parent + "touch"
@@ -278,6 +300,7 @@ def case_gcc_pages():
         check(set(m.omp_paths()) == {par, par + "/omp barrier"},
               "omp regions %s" % m.omp_paths())
         m.no_unbalanced()
+        check_pool_totals(m, par + "/touch")
         check("libgomp" in m.attr("openmp") and "measured" in m.attr("openmp"),
               "openmp attr %r" % m.attr("openmp"))
         check(not any("not visible" in x for x in m.messages), "messages %r" % m.messages)
