@@ -29,6 +29,7 @@ static struct {
     unsigned char *data;
     size_t data_bytes, map_bytes;
     uint64_t id[PM_MAX_GROUPS];      /* each group's leader id: a record's first value's */
+    uint32_t groups;                 /* the groups with records (id not 0) */
     pid_t pid;
     uint64_t *reading;               /* one decoded group, stride words */
     char why[160];                   /* why pm_exit_counts_open failed */
@@ -101,6 +102,7 @@ int pm_exit_counts_open(const struct pm_counterset *process)
         return -1;
     }
     pm_ex.pid = getpid();
+    pm_ex.groups = groups;
     pm_ex.cs = process;
     if (pm_exit_counts_probe(groups) != 0) {
         pm_exit_counts_unmap();
@@ -164,13 +166,7 @@ int pm_exit_counts_on(void) { return __atomic_load_n(&pm_ex.cs, __ATOMIC_ACQUIRE
 int pm_exit_counts_fd(void) { return pm_exit_counts_on() ? pm_ex.fd : -1; }
 
 
-uint32_t pm_exit_counts_groups(void)
-{
-    uint32_t mask = 0;
-    for (int g = 0; pm_ex.cs && g < pm_ex.cs->ngroups; g++)
-        mask |= pm_ex.id[g] ? 1u << g : 0;
-    return mask;
-}
+uint32_t pm_exit_counts_groups(void) { return pm_exit_counts_on() ? pm_ex.groups : 0; }
 
 void pm_exit_counts_forget(void)
 {

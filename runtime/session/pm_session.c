@@ -764,7 +764,7 @@ void pm_session_thread_born(struct pm_thread *t, const void *start)
         pm_carrier = 1;
     } else {
         t->by_exit = 0;
-        pm_thread_start(t, &pm_set, pm_cfg.bind_cpu, pm_cfg.pinned);
+        pm_thread_start(t, pm_cfg.bind_cpu, pm_cfg.pinned);
     }
     if (pm_register(t) != 0) {
         pm_counterset_close(&t->cs);

@@ -108,7 +108,7 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
         pm_thread_free_unstarted(t);
         return NULL;
     }
-    pm_thread_start(t, set, bind_cpu, pinned);
+    pm_thread_start(t, bind_cpu, pinned);
     return t;
 }
 
@@ -133,10 +133,8 @@ void pm_thread_open_counters(struct pm_thread *t, int bind_cpu, int pinned)
     pm_thread_read(t, t->scratch);
 }
 
-void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
-                     int pinned)
+void pm_thread_start(struct pm_thread *t, int bind_cpu, int pinned)
 {
-    (void)set;
     pm_thread_begin(t);
     pm_thread_open_counters(t, bind_cpu, pinned);
     t->start_ticks = pm_ticks();

@@ -192,8 +192,7 @@ struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, 
  * then started on the thread itself (its counters opened). An allocated
  * state never started is freed with pm_thread_free_unstarted. */
 struct pm_thread *pm_thread_alloc(const struct pm_eventset *set, int32_t index, pid_t tid);
-void pm_thread_start(struct pm_thread *t, const struct pm_eventset *set, int bind_cpu,
-                     int pinned);
+void pm_thread_start(struct pm_thread *t, int bind_cpu, int pinned);
 /* The same for a thread the process-wide set counts from its birth
  * (by_exit): no counters of its own until pm_thread_open_counters, at its
  * first region. */
