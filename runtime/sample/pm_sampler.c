@@ -52,13 +52,13 @@ static int pm_sampler_map(struct pm_sampler *s, unsigned pages)
     return -1;
 }
 
-int pm_sampler_open(struct pm_sampler *s, struct pm_sample_cursor *cursor, const int32_t *cur,
-                    const struct pm_sample_spec *spec)
+int pm_sampler_open(struct pm_sampler *s, pid_t tid, struct pm_sample_cursor *cursor,
+                    const int32_t *cur, const struct pm_sample_spec *spec)
 {
     memset(s, 0, sizeof *s);
     s->cursor = cursor;
     s->cur = cur;
-    s->tid = gettid();
+    s->tid = tid;
     s->max_sites = pm_max_sites;
     for (int i = 0; i < PM_MAX_SAMPLE_EVENTS; i++)
         s->fd[i] = -1;

@@ -84,11 +84,11 @@ struct pm_sampler {
     uint64_t stacks_unwound, stacks_dropped, stacks_failed;
 };
 
-/* Open the spec's events on the calling thread into one ring, or leave the
- * sampler idle (cursor->head NULL) with errno set. `cur` is the
- * owner's innermost-node variable. 0 or -1. */
-int pm_sampler_open(struct pm_sampler *s, struct pm_sample_cursor *cursor, const int32_t *cur,
-                    const struct pm_sample_spec *spec);
+/* Open the spec's events on the calling thread (`tid`, its id) into one
+ * ring, or leave the sampler idle (cursor->head NULL) with errno set. `cur`
+ * is the owner's innermost-node variable. 0 or -1. */
+int pm_sampler_open(struct pm_sampler *s, pid_t tid, struct pm_sample_cursor *cursor,
+                    const int32_t *cur, const struct pm_sample_spec *spec);
 /* Drain in a marker, before the innermost region changes (waits for the
  * drainer thread if it holds the ring). */
 void pm_sampler_drain_owner(struct pm_sampler *s);

@@ -26,11 +26,20 @@ int pm_auto_exit(int32_t region, int64_t bytes)
     return t ? pm_thread_exit_bytes(t, region, bytes) : -1;
 }
 
-void *pm_auto_thread_prepare(void) { return pm_session_thread_prepare(); }
-
-void pm_auto_thread_born(void *prepared, const void *start)
+void *pm_auto_thread_prepare(const struct pm_thread_birth *birth)
 {
-    pm_session_thread_born(prepared, start);
+    struct pm_thread *t = pm_session_thread_prepare();
+    if (t)
+        t->birth = *birth;
+    return t;
+}
+
+void pm_auto_thread_born(void *prepared, struct pm_thread_birth *birth)
+{
+    struct pm_thread *t = prepared;
+    *birth = t->birth;  /* before the session may free it */
+    pm_session_thread_born(t, birth->start ? (const void *)birth->start
+                                           : (const void *)birth->start_c11);
 }
 
 void pm_auto_thread_unborn(void *prepared) { pm_session_thread_unborn(prepared); }

@@ -62,11 +62,12 @@ static inline __attribute__((always_inline)) int pm_auto_poll_counted(int32_t re
 }
 
 /* A thread is being started (the pthread_create wrapper): its state,
- * prepared by the starting thread (NULL: not counted); then, on the new
- * thread, before its start routine, counted from here; or freed when the
- * start failed. */
-void *pm_auto_thread_prepare(void);
-void pm_auto_thread_born(void *prepared, const void *start);
+ * prepared by the starting thread with what it is to run (NULL: not
+ * counted); then, on the new thread, before its start routine, counted from
+ * here, `birth` given back (the state may be gone after); or freed when the
+ * start failed. The new thread allocates nothing on the way. */
+void *pm_auto_thread_prepare(const struct pm_thread_birth *birth);
+void pm_auto_thread_born(void *prepared, struct pm_thread_birth *birth);
 void pm_auto_thread_unborn(void *prepared);
 
 /* Place the calling thread under `region` without visiting it (an OpenMP

@@ -118,7 +118,7 @@ static void pm_thread_begin(struct pm_thread *t)
     t->tid = gettid();
     t->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)t->tid;
     t->cpu_first = t->cpu_last = sched_getcpu();
-    if (pm_sampler_open(&t->smp, &t->smpc, &t->cur, pm_sampling) != 0)
+    if (pm_sampler_open(&t->smp, t->tid, &t->smpc, &t->cur, pm_sampling) != 0)
         pm_msg(PM_MSG_COUNTERS, "cannot sample thread %d: %s; its regions get counts but no "
                "samples", t->index, strerror(errno));
 }
@@ -709,7 +709,7 @@ void pm_thread_take_over(struct pm_thread *t)
 {
     t->adopted = 2;
     t->cpu_last = sched_getcpu();
-    if (pm_sampler_open(&t->smp, &t->smpc, &t->cur, pm_sampling) != 0)
+    if (pm_sampler_open(&t->smp, t->tid, &t->smpc, &t->cur, pm_sampling) != 0)
         pm_msg(PM_MSG_COUNTERS, "cannot sample thread %d: %s; its regions get counts but no "
                "samples", t->index, strerror(errno));
 }

@@ -114,6 +114,15 @@ enum pm_totals_from {
     PM_TOTALS_NONE = 4,         /* none: its exit record was lost (not counted) */
 };
 
+/* What pthread_create (or thrd_create) was asked to run: the start
+ * wrapper (wrappers/threads) hands it to the new thread through its
+ * prepared state. */
+struct pm_thread_birth {
+    void *(*start)(void *);
+    int (*start_c11)(void *);
+    void *arg;
+};
+
 struct pm_thread {
     /* Hot: what every enter and exit touches, first and together (the
      * counter read between them evicts much of L1). */
@@ -157,6 +166,8 @@ struct pm_thread {
     int excluded;           /* left out by its name (PERFMARK_THREADS_EXCLUDE) */
     char name[16];          /* the thread's name at its end (comm, 15 bytes) */
     const void *start_fn;   /* the start routine it was born with, or NULL */
+    struct pm_thread_birth birth;  /* the start wrapper's routine and argument, carried
+                                      here so that the new thread allocates nothing */
     int32_t pin_slot;       /* its place in PERFMARK_PIN=threads' order, -1 until its
                                first region or construct */
     int open_at_end;

@@ -15,7 +15,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <threads.h>
 
 #define PM_EXPORT __attribute__((visibility("default")))
@@ -23,13 +22,6 @@
 typedef int (*pm_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                                     void *);
 typedef int (*pm_thrd_create_fn)(thrd_t *, thrd_start_t, void *);
-
-struct pm_birth {
-    void *(*start)(void *);
-    int (*start_c11)(void *);
-    void *arg;
-    void *prepared;  /* the new thread's state, allocated here (pm_auto.h) */
-};
 
 static void *pm_next(const char *name)
 {
@@ -39,20 +31,20 @@ static void *pm_next(const char *name)
     return p;
 }
 
-/* The new thread: counted, then the program's own start routine. */
-static void *pm_born(void *p)
+/* The new thread: counted, then the program's own start routine. What it
+ * runs comes back from its prepared state: nothing here allocates or frees
+ * (a thread's first malloc or free sets up its allocator cache). */
+static void *pm_born(void *prepared)
 {
-    struct pm_birth b = *(struct pm_birth *)p;
-    free(p);
-    pm_auto_thread_born(b.prepared, (const void *)b.start);
+    struct pm_thread_birth b;
+    pm_auto_thread_born(prepared, &b);
     return b.start(b.arg);
 }
 
-static int pm_born_c11(void *p)
+static int pm_born_c11(void *prepared)
 {
-    struct pm_birth b = *(struct pm_birth *)p;
-    free(p);
-    pm_auto_thread_born(b.prepared, (const void *)b.start_c11);
+    struct pm_thread_birth b;
+    pm_auto_thread_born(prepared, &b);
     return b.start_c11(b.arg);
 }
 
@@ -75,8 +67,11 @@ static int pm_first_interposer(const char *name)
     return first;
 }
 
-static struct pm_birth *pm_birth_new(void *(*start)(void *), int (*start_c11)(void *), void *arg,
-                                     int *first, const char *name)
+/* The new thread's prepared state, carrying what it is to run; NULL: the
+ * thread is not counted (not measured, another interposer first, perfmark's
+ * own thread, or no memory). */
+static void *pm_birth_new(void *(*start)(void *), int (*start_c11)(void *), void *arg,
+                          int *first, const char *name)
 {
     if (!pm_auto_may_measure())
         return NULL;
@@ -88,20 +83,9 @@ static struct pm_birth *pm_birth_new(void *(*start)(void *), int (*start_c11)(vo
     if (!f)
         return NULL;
     int err = errno;
-    void *prepared = pm_auto_thread_prepare();
-    struct pm_birth *b = prepared ? malloc(sizeof *b) : NULL;
-    if (b)
-        *b = (struct pm_birth){start, start_c11, arg, prepared};
-    else
-        pm_auto_thread_unborn(prepared);  /* not counted (perfmark's own thread, or no memory) */
+    void *prepared = pm_auto_thread_prepare(&(struct pm_thread_birth){start, start_c11, arg});
     errno = err;
-    return b;
-}
-
-static void pm_birth_failed(struct pm_birth *b)
-{
-    pm_auto_thread_unborn(b->prepared);
-    free(b);
+    return prepared;
 }
 
 PM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
@@ -116,12 +100,12 @@ PM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
         __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
     }
     static int first = -1;
-    struct pm_birth *b = pm_birth_new(start, NULL, arg, &first, "pthread_create");
+    void *b = pm_birth_new(start, NULL, arg, &first, "pthread_create");
     if (!b)
         return fn(thread, attr, start, arg);
     int rc = fn(thread, attr, pm_born, b);
     if (rc != 0)
-        pm_birth_failed(b);  /* errno untouched: pthread_create reports by its result */
+        pm_auto_thread_unborn(b);  /* errno untouched: pthread_create reports by its result */
     return rc;
 }
 
@@ -136,11 +120,11 @@ PM_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
         __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
     }
     static int first = -1;
-    struct pm_birth *b = pm_birth_new(NULL, func, arg, &first, "thrd_create");
+    void *b = pm_birth_new(NULL, func, arg, &first, "thrd_create");
     if (!b)
         return fn(thr, func, arg);
     int rc = fn(thr, pm_born_c11, b);
     if (rc != thrd_success)
-        pm_birth_failed(b);
+        pm_auto_thread_unborn(b);
     return rc;
 }
