@@ -13,6 +13,10 @@
 #              inherited set follows new threads (what perfmark did before)
 #   perfstat   perf stat -e the sw events: the kernel's cost of following
 #              every new thread with inherited counters, any tool's floor
+#   k-inherit  bench/thread_floor: the same loop in a process that opened
+#   k-stat     the kernel's side of sw itself, step by step (an inherited
+#   k-record   group of the 4 events; inherit_stat; each thread's record at
+#              its exit into a ring): sw's floor, without perfmark
 # Figures only.
 set -u
 build=${1:?usage: $0 BUILD_DIR [ROUNDS] [N]}
@@ -23,7 +27,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/perfmark-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pm=$build/bin/perfmark
 sw=task-clock,page-faults,context-switches,cpu-migrations
-modes=(plain preload none sw sw-own sw-marker perfstat)
+modes=(plain preload none sw sw-own sw-marker perfstat k-inherit k-stat k-record)
 declare -A runs
 one() {  # MODE: microseconds per thread
   local out
@@ -37,6 +41,7 @@ one() {  # MODE: microseconds per thread
                rm -f "$tmp"/x*.h5 ;;
     perfstat) command -v perf >/dev/null || { echo "-"; return; }
               out=$(perf stat -x, -e "$sw" -o /dev/null "$prog" "$n" 2>/dev/null) ;;
+    k-*) out=$("$build/bin/thread_floor" "${1#k-}" "$n") || { echo "-"; return; } ;;
   esac
   awk '{print $3}' <<<"$out"
 }
