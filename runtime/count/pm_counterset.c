@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* read(2) without libc: not a cancellation point (a marker must not be one),
@@ -261,6 +262,14 @@ static int pm_last_fd(const struct pm_counterset *cs, int g)
     return cs->leader[g];
 }
 
+void pm_counterset_exit_attr(struct perf_event_attr *attr)
+{
+    attr->sample_id_all = 1;
+    attr->sample_type |= PERF_SAMPLE_TIME;
+    attr->use_clockid = 1;
+    attr->clockid = CLOCK_MONOTONIC;
+}
+
 static int pm_open_groups(struct pm_counterset *cs)
 {
     const struct pm_eventset *set = cs->set;
@@ -274,7 +283,10 @@ static int pm_open_groups(struct pm_counterset *cs)
      * ring (pm_counterset_exit_fd), and a child's events leave its context
      * newest first (kernel/events/core.c: list_add_rcu at the head of
      * event_list), so that one still sees its whole group. A record
-     * holding fewer values is refused (pm_exit_counts). */
+     * holding fewer values is refused (pm_exit_counts). Each record carries
+     * the time it was written, on CLOCK_MONOTONIC (pm_counterset_exit_attr):
+     * what tells a thread from an earlier one the kernel gave the same tid
+     * whose record was lost. */
     int stat = cs->inherit == PM_INHERIT_EXIT;
     for (int g = 0; g < set->ngroups; g++) {
         if (cs->gabsent >> g & 1)
@@ -288,6 +300,8 @@ static int pm_open_groups(struct pm_counterset *cs)
         }
         attr.inherit = cs->inherit ? 1 : 0;
         attr.inherit_stat = stat;
+        if (stat)
+            pm_counterset_exit_attr(&attr);
         cs->leader[g] = pm_perf_open_task(&attr, cs->task, cs->cpu, -1);
         if (cs->leader[g] < 0)
             return -1;
@@ -299,6 +313,8 @@ static int pm_open_groups(struct pm_counterset *cs)
         attr = set->ev[i].attr;
         attr.inherit = cs->inherit ? 1 : 0;
         attr.inherit_stat = stat;
+        if (stat)
+            pm_counterset_exit_attr(&attr);
         cs->fd[i] = pm_perf_open_task(&attr, cs->task, cs->cpu, cs->leader[g]);
         if (cs->fd[i] < 0)
             return -1;

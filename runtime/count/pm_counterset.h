@@ -107,6 +107,10 @@ static inline unsigned pm_stride(const struct pm_eventset *set)
  * inheriting thread's values written by the kernel at its exit (2: see
  * pm_exit_counts.h). */
 enum { PM_INHERIT_NONE = 0, PM_INHERIT = 1, PM_INHERIT_EXIT = 2 };
+/* What every event of a PM_INHERIT_EXIT set, and the ring its records go
+ * to, carry: each record stamped with the time it was written, on
+ * CLOCK_MONOTONIC (a ring takes only events of its own clock). */
+void pm_counterset_exit_attr(struct perf_event_attr *attr);
 
 /* Open and enable. 0, or -1 with errno (state BROKEN: readings are zeros). */
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,

@@ -14,12 +14,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* 128 pages: ~4 600 records of a one-group set, fewer where the kernel's
- * per-user budget for rings (perf_event_mlock_kb, shared by every rank of
- * a node) says no. A thread of perfmark's takes them out as the ring fills
- * (pm_thread_exits.c), woken every PM_EXIT_WAKEUP bytes: the ring need
+/* 512 KiB by default (PERFMARK_THREAD_RING_KB): ~4 600 records of a
+ * one-group set, fewer where the kernel's per-user budget for rings
+ * (perf_event_mlock_kb, shared by every rank of a node) says no. A thread
+ * of perfmark's takes them out as the ring fills (pm_thread_exits.c), woken
+ * every PM_EXIT_WAKEUP bytes (a quarter of a smaller ring): the ring need
  * only hold what threads ending at once write before it runs. */
-#define PM_EXIT_RING_PAGES 128
 #define PM_EXIT_WAKEUP (16 * 1024)
 
 static struct {
@@ -51,31 +51,52 @@ static void pm_exit_counts_unmap(void)
     pm_ex.cs = NULL;
 }
 
-int pm_exit_counts_open(const struct pm_counterset *process)
+void pm_exit_counts_set_why(const char *why)
 {
-    if (process->state != PM_CS_OPEN || process->inherit != PM_INHERIT_EXIT) {
-        snprintf(pm_ex.why, sizeof pm_ex.why, "the process-wide set is not open");
-        return -1;
-    }
+    snprintf(pm_ex.why, sizeof pm_ex.why, "%s", why);
+}
+
+/* The dummy that owns the ring, woken when a quarter of `data_bytes` (at
+ * most PM_EXIT_WAKEUP) is waiting, and its ring mapped: 0 or -1. */
+static int pm_ring_open(size_t data_bytes, size_t pagesize)
+{
     struct perf_event_attr attr;
     pm_leader_attr(&attr, 0);
     attr.disabled = 0;
     attr.read_format = 0;
     attr.watermark = 1;
-    attr.wakeup_watermark = PM_EXIT_WAKEUP;
+    attr.wakeup_watermark = (uint32_t)(data_bytes / 4 < PM_EXIT_WAKEUP ? data_bytes / 4
+                                                                      : PM_EXIT_WAKEUP);
+    pm_counterset_exit_attr(&attr);  /* the records' clock */
     pm_ex.fd = pm_perf_open_task(&attr, 0, -1, -1);
-    size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
-    for (unsigned pages = PM_EXIT_RING_PAGES; pm_ex.fd >= 0 && pages >= 2 && !pm_ex.page;
-         pages /= 2) {
-        size_t bytes = (1 + (size_t)pages) * pagesize;
-        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pm_ex.fd, 0);
-        if (m == MAP_FAILED)
-            continue;
-        pm_ex.page = m;
-        pm_ex.data = (unsigned char *)m + pagesize;
-        pm_ex.data_bytes = (size_t)pages * pagesize;
-        pm_ex.map_bytes = bytes;
+    if (pm_ex.fd < 0)
+        return -1;
+    size_t bytes = pagesize + data_bytes;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pm_ex.fd, 0);
+    if (m == MAP_FAILED) {
+        close(pm_ex.fd);
+        pm_ex.fd = -1;
+        return -1;
     }
+    pm_ex.page = m;
+    pm_ex.data = (unsigned char *)m + pagesize;
+    pm_ex.data_bytes = data_bytes;
+    pm_ex.map_bytes = bytes;
+    return 0;
+}
+
+int pm_exit_counts_open(const struct pm_counterset *process, size_t ring_bytes)
+{
+    if (process->state != PM_CS_OPEN || process->inherit != PM_INHERIT_EXIT) {
+        snprintf(pm_ex.why, sizeof pm_ex.why, "the process-wide set is not open");
+        return -1;
+    }
+    size_t pagesize = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = 1;  /* the kernel maps a power of two */
+    while (pages * 2 * pagesize <= ring_bytes)
+        pages *= 2;
+    while (pm_ring_open(pages * pagesize, pagesize) != 0 && errno != EINVAL && pages > 1)
+        pages /= 2;  /* over the per-user budget (EPERM) or memory: smaller */
     pm_ex.reading = calloc(pm_stride(process->set) + 1, sizeof *pm_ex.reading);
     int ok = pm_ex.page && pm_ex.reading;
     for (int g = 0; g < process->ngroups && ok; g++) {
@@ -124,9 +145,10 @@ struct pm_probe {
 
 static void pm_probe_ready(void *arg) { (void)arg; }
 
-static void pm_probe_record(pid_t tid, int group, const uint64_t *reading, void *arg)
+static void pm_probe_record(pid_t tid, int group, const uint64_t *reading, uint64_t time,
+                            void *arg)
 {
-    (void)reading;
+    (void)reading, (void)time;
     struct pm_probe *p = arg;
     if (tid == p->tid)
         p->groups |= 1u << group;
@@ -204,8 +226,8 @@ uint64_t pm_exit_counts_drain(void (*ready)(void *), pm_exit_counts_fn fn, void 
     uint64_t head = __atomic_load_n(&pm_ex.page->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pm_ex.page->data_tail;
     ready(arg);
-    /* header, pid, tid, then nr, enabled, running, {value, id} × nr */
-    uint64_t rec[1 + 1 + 3 + 2 * (1 + PM_MAX_EVENTS)];
+    /* header, pid, tid, then nr, enabled, running, {value, id} × nr, time */
+    uint64_t rec[1 + 1 + 3 + 2 * (1 + PM_MAX_EVENTS) + 1];
     while (tail < head) {
         struct perf_event_header h;
         pm_ring_copy(&h, tail, sizeof h);
@@ -225,7 +247,9 @@ uint64_t pm_exit_counts_drain(void (*ready)(void *), pm_exit_counts_fn fn, void 
             } else if (g < 0 || pm_counterset_decode(pm_ex.cs, g, values, words, pm_ex.reading) != 0) {
                 lost++;
             } else {
-                fn((pid_t)tid, g, pm_ex.reading, arg);
+                size_t group_words = 3 + 2 * (size_t)values[0];  /* decode checked nr */
+                uint64_t time = words > group_words ? values[group_words] : 0;
+                fn((pid_t)tid, g, pm_ex.reading, time, arg);
             }
         }
         tail += h.size;

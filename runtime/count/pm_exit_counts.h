@@ -23,10 +23,14 @@
 #include <sys/types.h>
 
 /* After `process` is opened with PM_INHERIT_EXIT, on the thread that
- * opened it: 0 once a test thread's record came, or -1 (then threads need
- * sets of their own, and pm_exit_counts_why says why). */
-int pm_exit_counts_open(const struct pm_counterset *process);
+ * opened it, with a ring of at most `ring_bytes` (a power of two pages, at
+ * least one, halved while the kernel's budget says no): 0 once a test
+ * thread's record came, or -1 (then threads need sets of their own, and
+ * pm_exit_counts_why says why). */
+int pm_exit_counts_open(const struct pm_counterset *process, size_t ring_bytes);
 const char *pm_exit_counts_why(void);
+/* Why, when the set could not even open with PM_INHERIT_EXIT. */
+void pm_exit_counts_set_why(const char *why);
 int pm_exit_counts_on(void);
 /* The ring's fd: readable (poll) when records are waiting to be taken out. */
 int pm_exit_counts_fd(void);
@@ -36,8 +40,12 @@ uint32_t pm_exit_counts_groups(void);
 void pm_exit_counts_forget(void);
 
 /* A thread's values of one group, as a reading (`reading` has the set's
- * stride; only group g's words are filled). */
-typedef void (*pm_exit_counts_fn)(pid_t tid, int group, const uint64_t *reading, void *arg);
+ * stride; only group g's words are filled), and when the kernel wrote
+ * them, in CLOCK_MONOTONIC ns (0: not said). The kernel gives a tid again
+ * once its thread is gone: a record belongs to the last thread with that
+ * tid born before it. */
+typedef void (*pm_exit_counts_fn)(pid_t tid, int group, const uint64_t *reading, uint64_t time,
+                                  void *arg);
 
 /* Takes out the records written since the last call, for this process's
  * threads, in the order the kernel wrote them; `ready(arg)` is called

@@ -187,6 +187,9 @@ void pm_config_read(struct pm_config *cfg)
     }
     pm_env_string("PERFMARK_THREADS_EXCLUDE", cfg->threads_exclude, sizeof cfg->threads_exclude,
                   "");
+    cfg->thread_ring_kb = pm_env_long("PERFMARK_THREAD_RING_KB", 1L << 20);
+    if (cfg->thread_ring_kb <= 0)
+        cfg->thread_ring_kb = 512;
     const char *throttle = getenv("PERFMARK_THROTTLE");
     if (pm_parse_throttle(throttle && *throttle ? throttle : "on", &cfg->throttle) != 0)
         pm_msg(PM_MSG_ONCE, "PERFMARK_THROTTLE='%.64s' is not on, off or warmup=N,k=K "

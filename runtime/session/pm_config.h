@@ -41,6 +41,7 @@ struct pm_config {
     int threads_own;          /* PERFMARK_THREADS=own: as all, each thread by counters of
                                  its own from its start (not the kernel's record at its exit) */
     char threads_exclude[512]; /* PERFMARK_THREADS_EXCLUDE: comma list of name patterns */
+    long thread_ring_kb;      /* PERFMARK_THREAD_RING_KB: the ring of thread exit records */
     struct pm_throttle {      /* PERFMARK_THROTTLE (docs/guide.md, "Overhead") */
         int on;               /* 0: every visit of every region reads counters */
         long warmup;          /* visits before a region is judged */

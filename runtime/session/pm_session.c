@@ -441,17 +441,24 @@ static void pm_session_start(void)
      * each one's counts at its exit. Counts over time read every thread's
      * own counters, so with them threads open their own at birth. */
     int by_exit = pm_cfg.threads_at_birth && !pm_cfg.threads_own && !pm_cfg.interval_ns;
-    if (pm_set.n && pm_counterset_open(&pm_process_set, &pm_set, -1,
-                                       by_exit ? PM_INHERIT_EXIT : PM_INHERIT, 0) != 0)
+    int open_err = 0;
+    if (pm_set.n && by_exit) {
+        if (pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT_EXIT, 0) != 0)
+            open_err = errno;  /* e.g. a kernel refusing timed records: tried plain below */
+        else if (pm_exit_counts_open(&pm_process_set,
+                                     (size_t)pm_cfg.thread_ring_kb * 1024) == 0)
+            open_err = -1;  /* open, with records */
+        if (open_err != -1) {
+            pm_exit_failed = 1;  /* threads open their own counters: the set needs no records */
+            if (open_err)
+                pm_exit_counts_set_why(strerror(open_err));
+            pm_counterset_close(&pm_process_set);
+        }
+    }
+    if (pm_set.n && open_err != -1 &&
+        pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT, 0) != 0)
         pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
                "file will have no /rank totals", strerror(errno));
-    else if (pm_set.n && by_exit && pm_exit_counts_open(&pm_process_set) != 0) {
-        pm_exit_failed = 1;  /* threads open their own counters: the set needs no records */
-        pm_counterset_close(&pm_process_set);
-        if (pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT, 0) != 0)
-            pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
-                   "file will have no /rank totals", strerror(errno));
-    }
     /* Threads this one starts from now inherit the set (and theirs). */
     pm_carrier = pm_exit_counts_on();
     /* Node mode: the node's first local rank watches it; a process with no

@@ -178,6 +178,8 @@ struct pm_thread {
     int by_exit;
     uint32_t exit_groups;   /* groups of its exit record taken so far (into scratch) */
     struct pm_thread *exit_next;  /* in the stack of threads ended, not yet expected */
+    uint64_t born_ns;       /* CLOCK_MONOTONIC at its birth: which of the threads
+                               given one tid an exit record belongs to */
     int totals_from;        /* enum pm_totals_from */
     const struct pm_eventset *set;
     uint64_t *base;         /* reading the thread totals run from */

@@ -23,8 +23,9 @@
 /* Expected threads by tid, chained through pm_thread.exit_next in a fixed
  * table: taking records out never allocates (an allocator's lock held by
  * a preempted thread would stall it while the ring overflows). A tid the
- * kernel gives again is appended after its earlier holder, and records
- * come in exit order, so the first match is the right one. Only the
+ * kernel gives again is appended after its earlier holder; a record is of
+ * the last holder born before the kernel wrote it (an earlier holder still
+ * expected lost its record: it stays, and the write says so). Only the
  * thread taking records out touches it (under `lock`); a thread ending
  * pushes itself on `ended` without a lock, so that thousands ending at
  * once never queue behind the one taking their records out. */
@@ -53,13 +54,21 @@ static void pm_tx_insert(struct pm_thread *t)
     pm_tx.n++;
 }
 
-/* The link pointing at the first thread expected with `tid`, or NULL. */
-static struct pm_thread **pm_tx_find(pid_t tid)
+/* The link pointing at the thread expected with `tid` whose record was
+ * written at `time` (0: not said, the first one), or NULL. */
+static struct pm_thread **pm_tx_find(pid_t tid, uint64_t time)
 {
-    for (struct pm_thread **at = pm_tx_chain(tid); *at; at = &(*at)->exit_next)
-        if ((*at)->tid == tid)
+    struct pm_thread **found = NULL;
+    for (struct pm_thread **at = pm_tx_chain(tid); *at; at = &(*at)->exit_next) {
+        if ((*at)->tid != tid)
+            continue;
+        if (time == 0)
             return at;
-    return NULL;
+        if ((*at)->born_ns > time)
+            break;  /* born after the record: a later holder, and so is the rest */
+        found = at;
+    }
+    return found;
 }
 
 static void pm_tx_remove(struct pm_thread **at)
@@ -107,11 +116,11 @@ static void pm_expect_ended(void *arg)
 }
 
 /* One group's values of one thread (under pm_tx.lock). */
-static void pm_on_record(pid_t tid, int g, const uint64_t *reading, void *arg)
+static void pm_on_record(pid_t tid, int g, const uint64_t *reading, uint64_t time, void *arg)
 {
     (void)arg;
     pm_tx.taken++;
-    struct pm_thread **at = pm_tx_find(tid);
+    struct pm_thread **at = pm_tx_find(tid, time);
     if (at) {
         struct pm_thread *t = *at;
         const struct pm_eventset *set = t->set;

@@ -55,8 +55,8 @@ def measure(tmp, argv, env=None, expect=3):
     out = os.path.join(tmp, "out.h5")
     p = subprocess.run([PERFMARK, "run", "-e", "sw", "-o", out, "--"] + argv,
                        env=clean_env(env), cwd=tmp, capture_output=True, text=True, timeout=100)
-    check(p.returncode == expect, "%s exited %d, want %d:\n%s" % (argv[0], p.returncode, expect,
-                                                                  p.stderr[-2000:]))
+    check(expect is None or p.returncode == expect, "%s exited %d, want %s:\n%s" % (
+        argv[0], p.returncode, expect, p.stderr[-2000:]))
     check(os.path.exists(out), "no file: %s" % p.stderr[-2000:])
     return p, out
 
@@ -207,6 +207,53 @@ def case_creations_100k(tmp):
     print("10^5 threads: a row each, totals from %s; task-clock process %.3f s, threads %.3f s"
           % ("the kernel at their exit" if want else "their own counters", proc / 1e9,
              threads / 1e9))
+
+
+def case_tid_reuse(tmp):
+    """A record lost in a burst, its tid given again: the later thread's
+    record goes to the later thread, never to the earlier one."""
+    n, burst, reuse = 300, 20, 300
+    env = {"PERFMARK_THREAD_RING_KB": "4"}  # one page: ~35 records, a burst of 300 overflows it
+    p, out = measure(tmp, [prog("thread_tid_reuse"), str(n), str(burst), str(reuse)], env=env,
+                     expect=None)
+    if p.returncode == 77:
+        print("SKIP: %s" % p.stderr.strip())
+        return SKIP
+    check(p.returncode == 0, "tid_reuse exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+    f = File(out)
+    if not f.by_kernel():
+        print("SKIP: no exit records here, so none lost")
+        return SKIP
+    rows = {"burst": [], "reuse": []}
+    for row in range(len(f.threads)):
+        if f.name(row) in rows:
+            rows[f.name(row)].append(row)
+    check(len(rows["burst"]) == n, "%d burst rows, want %d" % (len(rows["burst"]), n))
+    tid = lambda row: int(f.threads["tid"][row])  # noqa: E731
+    lost = {tid(r) for r in rows["burst"] if f.totals_from(r) == 4}
+    reused = {int(w[1]) for w in (line.split() for line in p.stdout.splitlines())
+              if len(w) == 2 and w[0] == "reuse"}
+    # each row holding its own thread's exit record: its own pages, never the other kind's
+    for kind, pages in (("burst", burst), ("reuse", reuse)):
+        for r in rows[kind]:
+            if f.totals_from(r) == 1:
+                faults = f.total(r, "page-faults")
+                check(pages <= faults <= pages + 16, "%s thread tid %d: %d page-faults, touched "
+                      "%d pages: another thread's record" % (kind, tid(r), faults, pages))
+    victims = lost & reused
+    for r in rows["reuse"]:
+        if tid(r) in victims:
+            check(f.totals_from(r) == 1, "reuse thread tid %d (its burst holder's record lost): "
+                  "totals_from %d, want its own record" % (tid(r), f.totals_from(r)))
+    check("%d lost" % len(lost) in f.seen(), "threads attribute %r, %d burst records lost"
+          % (f.seen(), len(lost)))
+    if not victims:
+        print("SKIP: %d of %d burst records lost, %d tids given again, none of them both: "
+              "nothing to tell apart" % (len(lost), n, len(reused)))
+        return SKIP
+    print("%d of %d burst records lost; %d of their tids given again to a later thread, each "
+          "row with its own record (burst %d pages, reuse %d)" % (len(lost), n, len(victims),
+                                                                 burst, reuse))
 
 
 def case_still_running_region(tmp):
