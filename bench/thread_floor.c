@@ -8,8 +8,9 @@
  *             thread (what perf stat, or any tool following new threads, pays)
  *   stat      and inherit_stat on each (per-thread values kept apart)
  *   record    and the group's last event redirected to a dummy's ring, so
- *             that each thread's exit writes its group's values there; a
- *             reader thread empties the ring when the kernel wakes it
+ *             that each thread's exit writes its group's values there,
+ *             stamped with its time; a reader thread empties the ring when
+ *             the kernel wakes it
  * usage: thread_floor MODE [N]; prints the mean time per thread.
  * Figures only (bench/run_threads.sh prints them beside perfmark's). */
 #define _GNU_SOURCE
@@ -31,6 +32,18 @@ enum { PLAIN, INHERIT, STAT, RECORD };
 
 static struct perf_event_mmap_page *ring;
 
+/* As perfmark's set with exit records: each record stamped with its time
+ * (pm_counterset_exit_attr). */
+static void timed(struct perf_event_attr *a, int mode)
+{
+    if (mode < RECORD)
+        return;
+    a->sample_id_all = 1;
+    a->sample_type = PERF_SAMPLE_TIME;
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC;
+}
+
 static int open_event(uint64_t config, int mode, int group)
 {
     struct perf_event_attr a;
@@ -40,6 +53,7 @@ static int open_event(uint64_t config, int mode, int group)
     a.config = config;
     a.inherit = mode >= INHERIT;
     a.inherit_stat = mode >= STAT;
+    timed(&a, mode);
     a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
                     PERF_FORMAT_TOTAL_TIME_RUNNING;
     return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
@@ -67,6 +81,7 @@ static int open_ring(int last)
     a.config = PERF_COUNT_SW_DUMMY;
     a.watermark = 1;
     a.wakeup_watermark = RING_PAGES * 4096 / 4;
+    timed(&a, RECORD);
     dummy = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (dummy < 0)
         return -1;

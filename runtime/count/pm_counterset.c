@@ -262,8 +262,14 @@ static int pm_last_fd(const struct pm_counterset *cs, int g)
     return cs->leader[g];
 }
 
+static int pm_exit_untimed;
+
+void pm_counterset_exit_untimed(void) { pm_exit_untimed = 1; }
+
 void pm_counterset_exit_attr(struct perf_event_attr *attr)
 {
+    if (pm_exit_untimed)
+        return;
     attr->sample_id_all = 1;
     attr->sample_type |= PERF_SAMPLE_TIME;
     attr->use_clockid = 1;

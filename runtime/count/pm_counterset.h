@@ -111,6 +111,10 @@ enum { PM_INHERIT_NONE = 0, PM_INHERIT = 1, PM_INHERIT_EXIT = 2 };
  * to, carry: each record stamped with the time it was written, on
  * CLOCK_MONOTONIC (a ring takes only events of its own clock). */
 void pm_counterset_exit_attr(struct perf_event_attr *attr);
+/* A kernel that refuses a clock on an event (before Linux 4.1): records
+ * without their time from now on (a record then goes to the first thread
+ * expected with its tid). */
+void pm_counterset_exit_untimed(void);
 
 /* Open and enable. 0, or -1 with errno (state BROKEN: readings are zeros). */
 int pm_counterset_open(struct pm_counterset *cs, const struct pm_eventset *set, int cpu,

@@ -1,6 +1,8 @@
 #include "pm_auto.h"
 #include "pm_session.h"
 
+#include <errno.h>
+
 __attribute__((visibility("default"))) __thread int pm_mpi_depth
     __attribute__((tls_model("initial-exec")));
 
@@ -42,7 +44,12 @@ void pm_auto_thread_born(void *prepared, struct pm_thread_birth *birth)
                                            : (const void *)birth->start_c11);
 }
 
-void pm_auto_thread_unborn(void *prepared) { pm_session_thread_unborn(prepared); }
+void pm_auto_thread_unborn(void *prepared)
+{
+    int saved = errno;  /* the application's, whatever freeing does */
+    pm_session_thread_unborn(prepared);
+    errno = saved;
+}
 
 int pm_auto_place(int32_t region)
 {

@@ -443,22 +443,29 @@ static void pm_session_start(void)
     int by_exit = pm_cfg.threads_at_birth && !pm_cfg.threads_own && !pm_cfg.interval_ns;
     int open_err = 0;
     if (pm_set.n && by_exit) {
-        if (pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT_EXIT, 0) != 0)
-            open_err = errno;  /* e.g. a kernel refusing timed records: tried plain below */
+        int rc = pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT_EXIT, 0);
+        if (rc != 0 && errno == EINVAL) {  /* a kernel refusing the records' clock */
+            pm_counterset_exit_untimed();
+            rc = pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT_EXIT, 0);
+        }
+        if (rc != 0)
+            open_err = errno;  /* tried plain below */
         else if (pm_exit_counts_open(&pm_process_set,
                                      (size_t)pm_cfg.thread_ring_kb * 1024) == 0)
             open_err = -1;  /* open, with records */
-        if (open_err != -1) {
-            pm_exit_failed = 1;  /* threads open their own counters: the set needs no records */
-            if (open_err)
-                pm_exit_counts_set_why(strerror(open_err));
+        if (open_err != -1)
             pm_counterset_close(&pm_process_set);
+    }
+    if (pm_set.n && open_err != -1) {
+        if (pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT, 0) != 0) {
+            pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
+                   "file will have no /rank totals", strerror(errno));
+        } else if (by_exit) {
+            pm_exit_failed = 1;  /* threads open their own counters: the set needs no records */
+            if (open_err > 0)
+                pm_exit_counts_set_why(strerror(open_err));
         }
     }
-    if (pm_set.n && open_err != -1 &&
-        pm_counterset_open(&pm_process_set, &pm_set, -1, PM_INHERIT, 0) != 0)
-        pm_msg(PM_MSG_ONCE, "cannot open the process-wide (inherited) counters: %s; the "
-               "file will have no /rank totals", strerror(errno));
     /* Threads this one starts from now inherit the set (and theirs). */
     pm_carrier = pm_exit_counts_on();
     /* Node mode: the node's first local rank watches it; a process with no
