@@ -99,6 +99,10 @@ int main(int argc, char **argv)
         pthread_join(threads[i], NULL);
         printf("burst %d\n", (int)tids[i]);
     }
+    /* The burst's records are written after the joins return (the kernel
+     * wakes a joiner before it counts the thread out): let perfmark's
+     * thread empty the ring before the reuse threads write theirs. */
+    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
     for (int i = 0; i < n; i++) {
         wait_released(tids[i]);
         pid_t got = 0;
