@@ -14,6 +14,8 @@
  * usage: thread_floor MODE [N]; prints the mean time per thread.
  * Figures only (bench/run_threads.sh prints them beside perfmark's). */
 #define _GNU_SOURCE
+#include "thread_loop.h"
+
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -92,8 +94,6 @@ static int open_ring(int last)
     return pthread_create(&t, NULL, reader, &dummy) == 0 ? 0 : -1;
 }
 
-static void *nothing(void *arg) { return arg; }
-
 int main(int argc, char **argv)
 {
     static const char *names[] = {"plain", "inherit", "stat", "record"};
@@ -122,16 +122,5 @@ int main(int argc, char **argv)
         perror("thread_floor: the exit records' ring");
         return 1;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (long i = 0; i < n; i++) {
-        pthread_t t;
-        if (pthread_create(&t, NULL, nothing, NULL) != 0)
-            return 1;
-        pthread_join(t, NULL);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
-    printf("%ld threads: %.2f us each\n", n, ns / (double)n / 1e3);
-    return 0;
+    return thread_loop(n);
 }
