@@ -258,6 +258,41 @@ def case_tid_reuse(tmp):
                                                                  burst, reuse))
 
 
+def case_tid_reuse_pending(tmp):
+    """Tids given again while their earlier holders' records still wait in
+    the ring, none lost: each record goes to its own holder."""
+    n, burst, reuse = 50, 20, 300
+    p, out = measure(tmp, [prog("thread_tid_reuse"), str(n), str(burst), str(reuse), "0"],
+                     expect=None)
+    if p.returncode == 77:
+        print("SKIP: %s" % p.stderr.strip())
+        return SKIP
+    check(p.returncode == 0, "tid_reuse exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+    f = File(out)
+    if not f.by_kernel():
+        print("SKIP: no exit records here")
+        return SKIP
+    reused = {int(w[1]) for w in (line.split() for line in p.stdout.splitlines())
+              if len(w) == 2 and w[0] == "reuse"}
+    pages = {"burst": burst, "reuse": reuse}
+    rows = [r for r in range(len(f.threads)) if f.name(r) in pages]
+    bursts = sum(1 for r in rows if f.name(r) == "burst")
+    check(bursts == n and len(rows) - n >= len(reused), "%d burst rows (want %d), %d reuse rows "
+          "(%d given a burst tid)" % (bursts, n, len(rows) - n, len(reused)))
+    for r in rows:
+        tid, kind = int(f.threads["tid"][r]), f.name(r)
+        check(f.totals_from(r) == 1, "%s thread tid %d: totals_from %d, want its exit record"
+              % (kind, tid, f.totals_from(r)))
+        faults = f.total(r, "page-faults")
+        check(pages[kind] <= faults <= pages[kind] + 16, "%s thread tid %d: %d page-faults, "
+              "touched %d pages: another thread's record" % (kind, tid, faults, pages[kind]))
+    if not reused:
+        print("SKIP: no tid given again (another process took them)")
+        return SKIP
+    print("%d tids given again while their first holders' records waited: each row its own"
+          % len(reused))
+
+
 def case_still_running_region(tmp):
     pages = 800
     p, out = measure(tmp, [prog("thread_workers"), "3", str(pages), "40", "linger-region"])

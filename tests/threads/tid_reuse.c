@@ -1,7 +1,7 @@
 /* A tid the kernel gives again after its earlier holder's exit record was
  * lost, with work known by construction.
  *
- *   tid_reuse N BURST_PAGES REUSE_PAGES
+ *   tid_reuse N BURST_PAGES REUSE_PAGES [WAIT_MS]
  *
  * N threads named "burst" each first-touch BURST_PAGES pages, wait at a
  * barrier and end together (under a small PERFMARK_THREAD_RING_KB the ring
@@ -12,6 +12,9 @@
  *   reuse TID
  * when the kernel gave it that same tid. Every burst thread prints
  *   burst TID
+ * Between the two, WAIT_MS (default 100) for perfmark's thread to empty
+ * the ring; 0: the burst's records may still wait there, not yet taken,
+ * when a later holder of their tid ends.
  * Exit status 0; 77 when ns_last_pid cannot be written (it needs root). */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
     int n = atoi(argv[1]);
     burst_pages = atol(argv[2]);
     reuse_pages = atol(argv[3]);
+    long wait_ms = argc > 4 ? atol(argv[4]) : 100;
     FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "r");
     int last = 0;
     if (!f || fscanf(f, "%d", &last) != 1 || fclose(f) != 0 || set_last_pid(last) != 0) {
@@ -102,7 +106,7 @@ int main(int argc, char **argv)
     /* The burst's records are written after the joins return (the kernel
      * wakes a joiner before it counts the thread out): let perfmark's
      * thread empty the ring before the reuse threads write theirs. */
-    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+    nanosleep(&(struct timespec){wait_ms / 1000, wait_ms % 1000 * 1000000}, NULL);
     for (int i = 0; i < n; i++) {
         wait_released(tids[i]);
         pid_t got = 0;
