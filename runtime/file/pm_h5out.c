@@ -368,7 +368,7 @@ static int pm_write_threads(struct pm_h5model *m, const struct pm_output *o, con
         snprintf(rows[i].host, sizeof rows[i].host, "%s", o->host);
         snprintf(rows[i].binding, sizeof rows[i].binding, "%s", t->binding);
         snprintf(rows[i].name, sizeof rows[i].name, "%s", t->name);
-        pm_thread_start_name(t->start_fn, rows[i].start, sizeof rows[i].start);
+        pm_thread_start_name(pm_thread_start_fn(t), rows[i].start, sizeof rows[i].start);
     }
     uint64_t dims[1] = {s->thread_total};
     int rc = pm_h5model_rows(m, PM_S_THREADS, fields, PM_NFIELDS(fields), sizeof *rows, dims,

@@ -40,8 +40,7 @@ void pm_auto_thread_born(void *prepared, struct pm_thread_birth *birth)
 {
     struct pm_thread *t = prepared;
     *birth = t->birth;  /* before the session may free it */
-    pm_session_thread_born(t, birth->start ? (const void *)birth->start
-                                           : (const void *)birth->start_c11);
+    pm_session_thread_born(t);
 }
 
 void pm_auto_thread_unborn(void *prepared)

@@ -763,7 +763,7 @@ struct pm_thread *pm_session_thread_prepare(void)
 
 void pm_session_thread_unborn(struct pm_thread *t) { pm_thread_free_unstarted(t); }
 
-void pm_session_thread_born(struct pm_thread *t, const void *start)
+void pm_session_thread_born(struct pm_thread *t)
 {
     int saved = errno;
     /* Perfmark may have stopped (or not started: a thread started in a
@@ -787,7 +787,6 @@ void pm_session_thread_born(struct pm_thread *t, const void *start)
         errno = saved;
         return;
     }
-    t->start_fn = start;
     pthread_setspecific(pm_thread_key, t);
     if (t->smp.page)
         pm_sample_drainer_add(&t->smp);
@@ -833,7 +832,7 @@ void pm_session_thread_named(struct pm_thread *t, const char *name)
     if (!pm_cfg.threads_exclude[0] || t->index == 0)
         return;  /* dladdr below walks symbol tables: only when a pattern asks */
     char start[128];
-    pm_thread_start_name(t->start_fn, start, sizeof start);
+    pm_thread_start_name(pm_thread_start_fn(t), start, sizeof start);
     /* The main thread holds the process's own regions: never left out. */
     t->excluded = pm_name_excluded(t->name) || pm_name_excluded(start);
 }

@@ -41,7 +41,7 @@ int pm_markers_are_primary(void);
  * thread that starts it (NULL: not counted) and started on the new thread
  * before its start routine (born), or freed if it never started (unborn). */
 struct pm_thread *pm_session_thread_prepare(void);
-void pm_session_thread_born(struct pm_thread *prepared, const void *start);
+void pm_session_thread_born(struct pm_thread *prepared);
 void pm_session_thread_unborn(struct pm_thread *prepared);
 /* The thread's name as it ends (or at the write): recorded in its row, and
  * matched against PERFMARK_THREADS_EXCLUDE (a match leaves the row out of

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Exported for the MPI wrapper libraries' inline poll path (pm_auto.h). */
@@ -143,9 +142,7 @@ void pm_thread_start(struct pm_thread *t, int bind_cpu, int pinned)
 
 void pm_thread_start_by_exit(struct pm_thread *t)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);  /* after the kernel gave it its tid */
-    t->born_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    t->born_ns = pm_mono_ns();  /* after the kernel gave it its tid */
     pm_thread_begin(t);
     t->by_exit = 1;
     t->totals_from = PM_TOTALS_NONE;  /* until its record or the write says */

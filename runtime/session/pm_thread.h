@@ -165,9 +165,9 @@ struct pm_thread {
                                since; 2: it has since called a marker and took over */
     int excluded;           /* left out by its name (PERFMARK_THREADS_EXCLUDE) */
     char name[16];          /* the thread's name at its end (comm, 15 bytes) */
-    const void *start_fn;   /* the start routine it was born with, or NULL */
     struct pm_thread_birth birth;  /* the start wrapper's routine and argument, carried
-                                      here so that the new thread allocates nothing */
+                                      here so that the new thread allocates nothing
+                                      (zeros: not born through the wrapper) */
     int32_t pin_slot;       /* its place in PERFMARK_PIN=threads' order, -1 until its
                                first region or construct */
     int open_at_end;
@@ -196,6 +196,12 @@ struct pm_thread {
 
 /* The calling thread's state, NULL until its first marker call. */
 extern __thread struct pm_thread *pm_self __attribute__((tls_model("initial-exec")));
+
+/* The start routine a thread was born with, or NULL. */
+static inline const void *pm_thread_start_fn(const struct pm_thread *t)
+{
+    return t->birth.start ? (const void *)t->birth.start : (const void *)t->birth.start_c11;
+}
 
 struct pm_thread *pm_thread_create(const struct pm_eventset *set, int bind_cpu, int pinned,
                                    int32_t index);

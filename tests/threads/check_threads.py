@@ -210,6 +210,24 @@ def case_creations_100k(tmp):
              threads / 1e9))
 
 
+def run_tid_reuse(tmp, args, env=None):
+    """thread_tid_reuse ARGS measured: (the file, the tids given again to a
+    reuse thread), or None to skip (not root, or no records)."""
+    p, out = measure(tmp, [prog("thread_tid_reuse")] + [str(a) for a in args], env=env,
+                     expect=None)
+    if p.returncode == 77:
+        print("SKIP: %s" % p.stderr.strip())
+        return None
+    check(p.returncode == 0, "tid_reuse exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+    f = File(out)
+    if not f.by_kernel():
+        print("SKIP: no exit records here")
+        return None
+    reused = {int(w[1]) for w in (line.split() for line in p.stdout.splitlines())
+              if len(w) == 2 and w[0] == "reuse"}
+    return f, reused
+
+
 def case_tid_reuse(tmp):
     """A record lost in a burst, its tid given again: the later thread's
     record goes to the later thread, never to the earlier one."""
@@ -217,16 +235,10 @@ def case_tid_reuse(tmp):
     # a ring of one page holds page / 120 records; a burst of ~9 pages' worth overflows it
     n, burst, reuse = 300 * max(1, page // 4096), 20, 300
     env = {"PERFMARK_THREAD_RING_KB": str(max(1, page // 1024))}
-    p, out = measure(tmp, [prog("thread_tid_reuse"), str(n), str(burst), str(reuse)], env=env,
-                     expect=None)
-    if p.returncode == 77:
-        print("SKIP: %s" % p.stderr.strip())
+    run = run_tid_reuse(tmp, [n, burst, reuse], env)
+    if run is None:
         return SKIP
-    check(p.returncode == 0, "tid_reuse exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
-    f = File(out)
-    if not f.by_kernel():
-        print("SKIP: no exit records here, so none lost")
-        return SKIP
+    f, reused = run
     rows = {"burst": [], "reuse": []}
     for row in range(len(f.threads)):
         if f.name(row) in rows:
@@ -234,8 +246,6 @@ def case_tid_reuse(tmp):
     check(len(rows["burst"]) == n, "%d burst rows, want %d" % (len(rows["burst"]), n))
     tid = lambda row: int(f.threads["tid"][row])  # noqa: E731
     lost = {tid(r) for r in rows["burst"] if f.totals_from(r) == 4}
-    reused = {int(w[1]) for w in (line.split() for line in p.stdout.splitlines())
-              if len(w) == 2 and w[0] == "reuse"}
     # each row holding its own thread's exit record: its own pages, never the other kind's
     for kind, pages in (("burst", burst), ("reuse", reuse)):
         for r in rows[kind]:
@@ -262,18 +272,10 @@ def case_tid_reuse_pending(tmp):
     """Tids given again while their earlier holders' records still wait in
     the ring, none lost: each record goes to its own holder."""
     n, burst, reuse = 50, 20, 300
-    p, out = measure(tmp, [prog("thread_tid_reuse"), str(n), str(burst), str(reuse), "0"],
-                     expect=None)
-    if p.returncode == 77:
-        print("SKIP: %s" % p.stderr.strip())
+    run = run_tid_reuse(tmp, [n, burst, reuse, 0])
+    if run is None:
         return SKIP
-    check(p.returncode == 0, "tid_reuse exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
-    f = File(out)
-    if not f.by_kernel():
-        print("SKIP: no exit records here")
-        return SKIP
-    reused = {int(w[1]) for w in (line.split() for line in p.stdout.splitlines())
-              if len(w) == 2 and w[0] == "reuse"}
+    f, reused = run
     pages = {"burst": burst, "reuse": reuse}
     rows = [r for r in range(len(f.threads)) if f.name(r) in pages]
     bursts = sum(1 for r in rows if f.name(r) == "burst")
